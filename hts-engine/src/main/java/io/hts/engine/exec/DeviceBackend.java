@@ -1,0 +1,51 @@
+package io.hts.engine.exec;
+
+import io.hts.engine.graph.Device;
+import io.hts.engine.policy.DeviceStatus;
+
+/**
+ * The service-provider interface of an execution backend for a device other than the CPU (the GPU
+ * backend of {@code hts-gpu} implements it). The CPU is always served by the
+ * {@link WorkStealingPool}.
+ *
+ * <p>The scheduler hands the backend each task the policy placed on its device with
+ * {@link #dispatch}. The backend runs the task's {@code GpuBody} when it has a slot (a stream) and
+ * reports the outcome exactly once through {@link DeviceTask#complete} or {@link DeviceTask#fail},
+ * from any thread. It must not block the dispatching thread (a CPU worker).
+ */
+public interface DeviceBackend extends AutoCloseable {
+
+    /** The device kind this backend serves. */
+    Device device();
+
+    /** A human-readable name, e.g. {@code cuda:0 NVIDIA H200}. */
+    String name();
+
+    /**
+     * The backend's current load and health, as the policies see it. Called on the scheduling
+     * path: must be cheap and must not block.
+     */
+    DeviceStatus status();
+
+    /**
+     * Accepts a task for execution. Must return promptly; the work happens asynchronously.
+     *
+     * @param task the task
+     */
+    void dispatch(DeviceTask task);
+
+    /**
+     * Called when a run is cancelled; the backend may stop queued tasks of that run early (they
+     * then fail or complete as usual). The default does nothing: the tasks see
+     * {@link DeviceTask#isCancelled()}.
+     *
+     * @param runId the run
+     */
+    default void onRunCancelled(long runId) {
+    }
+
+    /** Releases the backend's resources. The scheduler closes the backends it was given. */
+    @Override
+    default void close() {
+    }
+}

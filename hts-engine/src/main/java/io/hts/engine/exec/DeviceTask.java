@@ -1,0 +1,65 @@
+package io.hts.engine.exec;
+
+import io.hts.engine.graph.GpuBody;
+import io.hts.engine.graph.TaskContext;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One attempt of a task, as a {@link DeviceBackend} receives it.
+ */
+public interface DeviceTask {
+
+    /** The task's name. */
+    String taskName();
+
+    /** The run the attempt belongs to. */
+    long runId();
+
+    /** The attempt number, from 1. */
+    int attempt();
+
+    /** The GPU body to run. */
+    GpuBody<?> gpuBody();
+
+    /**
+     * The task context (inputs, cancellation); the backend wraps it into the
+     * {@code GpuTaskContext} it passes to the body.
+     */
+    TaskContext context();
+
+    /**
+     * The attempt's deadline on the {@link System#nanoTime()} clock, or {@link Long#MAX_VALUE}
+     * when it has no time limit. A backend that completes work asynchronously (CUDA events) should
+     * fail the attempt with a {@code TimeoutException} when the deadline passes, and keep its
+     * device resources until the device work has really finished.
+     */
+    long deadlineNanos();
+
+    /** Whether the run or the task has been cancelled. */
+    boolean isCancelled();
+
+    /**
+     * Marks the attempt as started on a lane of the device (a stream), just before the backend
+     * runs the body. Returns {@code false} when the task was cancelled while queued: the backend
+     * then drops it without running the body and without calling {@link #complete} or
+     * {@link #fail}.
+     *
+     * @param lane the stream (or similar) index
+     * @return whether the backend should run the body
+     */
+    boolean start(int lane);
+
+    /**
+     * Reports success. Exactly one of {@code complete} and {@link #fail} may be called.
+     *
+     * @param result the result
+     */
+    void complete(@Nullable Object result);
+
+    /**
+     * Reports failure.
+     *
+     * @param error the cause
+     */
+    void fail(Throwable error);
+}

@@ -1,0 +1,238 @@
+package io.hts.engine.fault;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.resilience4j.core.IntervalFunction;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
+import io.github.resilience4j.retry.RetryRegistry;
+import io.github.resilience4j.timelimiter.TimeLimiter;
+import io.github.resilience4j.timelimiter.TimeLimiterConfig;
+import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
+import io.hts.engine.graph.GraphValidationException;
+import io.hts.engine.graph.Task;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Turns the retry and time-limit declarations of tasks into Resilience4j {@link Retry} and
+ * {@link TimeLimiter} instances, applying the scheduler's defaults and registries.
+ *
+ * <p>Instances are shared: every task with the same statistics name (a group's members) and the
+ * same declaration uses one instance, so Resilience4j's events and metrics aggregate per task
+ * kind, not per task. Named instances come from the registries given (with Spring Boot, the
+ * application's, configured under {@code resilience4j.retry.instances.*} and
+ * {@code resilience4j.timelimiter.instances.*}); HTS never creates registry beans of its own.
+ */
+public final class FaultTolerance {
+
+    private final @Nullable RetryRegistry retryRegistry;
+    private final @Nullable TimeLimiterRegistry timeLimiterRegistry;
+    private final RetrySpec defaultRetry;
+    private final IntervalFunction defaultBackoff;
+    private final TimeLimitSpec defaultTimeLimit;
+    private final Map<Object, Retry> retries = new ConcurrentHashMap<>();
+    private final Map<Object, TimeLimiter> timeLimiters = new ConcurrentHashMap<>();
+
+    private FaultTolerance(Builder b) {
+        this.retryRegistry = b.retryRegistry;
+        this.timeLimiterRegistry = b.timeLimiterRegistry;
+        this.defaultRetry = b.defaultRetry;
+        this.defaultBackoff = b.defaultBackoff;
+        this.defaultTimeLimit = b.defaultTimeLimit;
+    }
+
+    /** A builder; by default no retries, no time limit, 100 ms between retries, no registries. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Defaults only: no retries and no time limits unless tasks declare them. */
+    public static FaultTolerance defaults() {
+        return builder().build();
+    }
+
+    /** The retry used for tasks that declare none. */
+    public RetrySpec defaultRetry() {
+        return defaultRetry;
+    }
+
+    /** The time limit used for tasks that declare none. */
+    public TimeLimitSpec defaultTimeLimit() {
+        return defaultTimeLimit;
+    }
+
+    /** The application's retry registry, if one was given. */
+    public Optional<RetryRegistry> retryRegistry() {
+        return Optional.ofNullable(retryRegistry);
+    }
+
+    /** The application's time limiter registry, if one was given. */
+    public Optional<TimeLimiterRegistry> timeLimiterRegistry() {
+        return Optional.ofNullable(timeLimiterRegistry);
+    }
+
+    /**
+     * The retry for a task.
+     *
+     * @param task the task
+     * @return the Resilience4j retry, or {@code null} when the task does not retry
+     * @throws GraphValidationException when it names an instance no registry provides
+     */
+    public @Nullable Retry retryFor(Task<?> task) {
+        RetrySpec spec = task.retry() != null ? task.retry() : defaultRetry;
+        return switch (spec.kind()) {
+            case NONE -> null;
+            case INSTANCE -> spec.retry();
+            case NAMED -> retries.computeIfAbsent(spec, k -> namedRetry(task, Objects.requireNonNull(spec.instanceName())));
+            case CONFIG -> retries.computeIfAbsent(List.of(task.statisticsName(), spec),
+                    k -> Retry.of(task.statisticsName(), Objects.requireNonNull(spec.config())));
+            case COUNT -> retries.computeIfAbsent(List.of(task.statisticsName(), spec), k -> Retry.of(
+                    task.statisticsName(), RetryConfig.custom().maxAttempts(spec.retries() + 1)
+                            .intervalFunction(spec.backoff() != null ? spec.backoff() : defaultBackoff)
+                            .failAfterMaxAttempts(false).build()));
+        };
+    }
+
+    /**
+     * The time limiter for a task.
+     *
+     * @param task the task
+     * @return the Resilience4j time limiter, or {@code null} when the task has no time limit
+     * @throws GraphValidationException when it names an instance no registry provides
+     */
+    public @Nullable TimeLimiter timeLimiterFor(Task<?> task) {
+        TimeLimitSpec spec = task.timeLimit() != null ? task.timeLimit() : defaultTimeLimit;
+        if (spec.isNone()) {
+            return null;
+        }
+        if (spec.limiter() != null) {
+            return spec.limiter();
+        }
+        if (spec.instanceName() != null) {
+            return timeLimiters.computeIfAbsent(spec, k -> namedTimeLimiter(task, spec.instanceName()));
+        }
+        Duration timeout = Objects.requireNonNull(spec.timeout());
+        return timeLimiters.computeIfAbsent(List.of(task.statisticsName(), spec), k -> TimeLimiter.of(
+                task.statisticsName(),
+                TimeLimiterConfig.custom().timeoutDuration(timeout).cancelRunningFuture(true).build()));
+    }
+
+    private Retry namedRetry(Task<?> task, String name) {
+        RetryRegistry registry = retryRegistry;
+        if (registry == null) {
+            throw invalid(task, "uses retry instance '" + name + "' but the scheduler has no RetryRegistry;"
+                    + " give it one (Scheduler.builder().retryRegistry(...)) or declare retries on the task");
+        }
+        Optional<Retry> existing = registry.find(name);
+        if (existing.isPresent()) {
+            return existing.get();
+        }
+        if (registry.getConfiguration(name).isPresent()) {
+            return registry.retry(name, name);
+        }
+        return registry.retry(name);
+    }
+
+    private TimeLimiter namedTimeLimiter(Task<?> task, String name) {
+        TimeLimiterRegistry registry = timeLimiterRegistry;
+        if (registry == null) {
+            throw invalid(task, "uses time limiter '" + name + "' but the scheduler has no TimeLimiterRegistry;"
+                    + " give it one (Scheduler.builder().timeLimiterRegistry(...)) or declare a timeout on the task");
+        }
+        Optional<TimeLimiter> existing = registry.find(name);
+        if (existing.isPresent()) {
+            return existing.get();
+        }
+        if (registry.getConfiguration(name).isPresent()) {
+            return registry.timeLimiter(name, name);
+        }
+        return registry.timeLimiter(name);
+    }
+
+    private static GraphValidationException invalid(Task<?> task, String what) {
+        return new GraphValidationException(GraphValidationException.Problem.INVALID_SETTING, List.of(task.name()),
+                "task '" + task.name() + "' of graph '" + task.graph().name() + "' " + what);
+    }
+
+    /** Builds a {@link FaultTolerance}. */
+    public static final class Builder {
+
+        private @Nullable RetryRegistry retryRegistry;
+        private @Nullable TimeLimiterRegistry timeLimiterRegistry;
+        private RetrySpec defaultRetry = RetrySpec.none();
+        private IntervalFunction defaultBackoff = IntervalFunction.of(Duration.ofMillis(100));
+        private TimeLimitSpec defaultTimeLimit = TimeLimitSpec.none();
+
+        private Builder() {
+        }
+
+        /**
+         * The registry for named retries ({@code TaskBuilder.retry("name")}).
+         *
+         * @param registry the application's registry
+         * @return this builder
+         */
+        public Builder retryRegistry(@Nullable RetryRegistry registry) {
+            this.retryRegistry = registry;
+            return this;
+        }
+
+        /**
+         * The registry for named time limiters.
+         *
+         * @param registry the application's registry
+         * @return this builder
+         */
+        public Builder timeLimiterRegistry(@Nullable TimeLimiterRegistry registry) {
+            this.timeLimiterRegistry = registry;
+            return this;
+        }
+
+        /**
+         * The retry of tasks that declare none.
+         *
+         * @param spec e.g. {@code RetrySpec.retries(2, Duration.ofMillis(50))} or
+         *     {@code RetrySpec.named("hts-cpu")}
+         * @return this builder
+         */
+        public Builder defaultRetry(RetrySpec spec) {
+            this.defaultRetry = Objects.requireNonNull(spec, "spec");
+            return this;
+        }
+
+        /**
+         * The backoff of tasks that declare a retry count without a backoff.
+         *
+         * @param backoff the wait before each retry, 0 or more
+         * @return this builder
+         */
+        public Builder defaultBackoff(Duration backoff) {
+            if (backoff.isNegative()) {
+                throw new IllegalArgumentException("default backoff must be 0 or more, was " + backoff);
+            }
+            this.defaultBackoff = IntervalFunction.of(backoff);
+            return this;
+        }
+
+        /**
+         * The time limit of tasks that declare none.
+         *
+         * @param spec e.g. {@code TimeLimitSpec.of(Duration.ofMinutes(5))}
+         * @return this builder
+         */
+        public Builder defaultTimeLimit(TimeLimitSpec spec) {
+            this.defaultTimeLimit = Objects.requireNonNull(spec, "spec");
+            return this;
+        }
+
+        /** Builds the resolver. */
+        public FaultTolerance build() {
+            return new FaultTolerance(this);
+        }
+    }
+}

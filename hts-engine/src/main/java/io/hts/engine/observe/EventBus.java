@@ -1,0 +1,185 @@
+package io.hts.engine.observe;
+
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.hts.engine.graph.Device;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Delivers the scheduler's {@link TaskEvent}s to the {@link EventLog} and to
+ * {@link TaskListener}s.
+ *
+ * <p>Events are built only when someone wants them ({@link #wants(EventType)}): the routine
+ * ready / started / succeeded events only when the log keeps {@link EventDetail#ALL} or a listener
+ * asks for routine events. A listener that throws is isolated: the exception is counted and
+ * logged (the first time at WARN, then at DEBUG), and delivery goes on.
+ */
+public final class EventBus {
+
+    private static final Logger log = LoggerFactory.getLogger(EventBus.class);
+    private static final TaskListener[] NONE = new TaskListener[0];
+
+    private final @Nullable EventLog eventLog;
+    private final EventDetail logDetail;
+    private final AtomicLong sequence = new AtomicLong();
+    private final AtomicLong listenerFailures = new AtomicLong();
+    private final long epochNanos = System.nanoTime();
+    private final Instant epoch = Instant.now();
+    private volatile TaskListener[] listeners = NONE;
+    private volatile boolean routineWanted;
+    private volatile boolean notableWanted;
+
+    /**
+     * Creates a bus.
+     *
+     * @param logCapacity the number of recent events kept, 0 for no log
+     * @param logDetail which events the log keeps
+     */
+    public EventBus(int logCapacity, EventDetail logDetail) {
+        this.eventLog = logCapacity > 0 && logDetail != EventDetail.NONE ? new EventLog(logCapacity) : null;
+        this.logDetail = Objects.requireNonNull(logDetail, "logDetail");
+        recompute();
+    }
+
+    /** The recent-events buffer, or {@code null} when disabled. */
+    public @Nullable EventLog log() {
+        return eventLog;
+    }
+
+    /**
+     * Subscribes a listener.
+     *
+     * @param listener the listener
+     */
+    public synchronized void addListener(TaskListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        TaskListener[] current = listeners;
+        TaskListener[] next = Arrays.copyOf(current, current.length + 1);
+        next[current.length] = listener;
+        listeners = next;
+        recompute();
+    }
+
+    /**
+     * Unsubscribes a listener.
+     *
+     * @param listener the listener
+     * @return whether it was subscribed
+     */
+    public synchronized boolean removeListener(TaskListener listener) {
+        TaskListener[] current = listeners;
+        for (int i = 0; i < current.length; i++) {
+            if (current[i] == listener) {
+                TaskListener[] next = new TaskListener[current.length - 1];
+                System.arraycopy(current, 0, next, 0, i);
+                System.arraycopy(current, i + 1, next, i, current.length - i - 1);
+                listeners = next;
+                recompute();
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether anyone wants events of a type; check before building one.
+     *
+     * @param type the event type
+     * @return whether {@link #publish} would deliver it anywhere
+     */
+    public boolean wants(EventType type) {
+        return type.isRoutine() ? routineWanted : notableWanted;
+    }
+
+    /** Whether anyone wants routine events: a single volatile read for the hot path. */
+    public boolean wantsRoutine() {
+        return routineWanted;
+    }
+
+    /** Exceptions thrown by listeners so far. */
+    public long listenerFailures() {
+        return listenerFailures.get();
+    }
+
+    /** The last sequence number handed out. */
+    public long lastSequence() {
+        return sequence.get();
+    }
+
+    /**
+     * Builds and delivers an event.
+     *
+     * @param type what happened
+     * @param runId the run
+     * @param graph the graph's name
+     * @param task the task's name, or {@code null} for run events
+     * @param taskIndex the task's index, or -1
+     * @param device the device, when known
+     * @param worker the worker or stream, or -1
+     * @param attempt the attempt, or 0
+     * @param error the failure, if any
+     * @param decision the policy's decision, if any
+     * @param detail a note, if any
+     */
+    public void publish(EventType type, long runId, String graph, @Nullable String task, int taskIndex,
+            @Nullable Device device, int worker, int attempt, @Nullable Throwable error,
+            @Nullable DeviceDecision decision, @Nullable String detail) {
+        long now = System.nanoTime();
+        Instant time = epoch.plusNanos(now - epochNanos);
+        TaskEvent event;
+        EventLog target = eventLog;
+        if (target != null && logDetail.accepts(type)) {
+            // Sequence numbers of logged events are taken under the log's lock: the log stays in
+            // sequence order, so a reader's cursor never skips an event still in the buffer.
+            synchronized (target) {
+                event = new TaskEvent(sequence.incrementAndGet(), now, time, type, runId, graph, task, taskIndex,
+                        device, worker, attempt, error, decision, detail);
+                target.append(event);
+            }
+        }
+        else {
+            event = new TaskEvent(sequence.incrementAndGet(), now, time, type, runId, graph, task, taskIndex, device,
+                    worker, attempt, error, decision, detail);
+        }
+        deliver(event);
+    }
+
+    private void deliver(TaskEvent event) {
+        for (TaskListener l : listeners) {
+            if (event.type().isRoutine() && !l.wantsRoutineEvents()) {
+                continue;
+            }
+            try {
+                l.onEvent(event);
+            }
+            catch (VirtualMachineError fatal) {
+                throw fatal;
+            }
+            catch (Throwable ex) {
+                long n = listenerFailures.incrementAndGet();
+                if (n == 1) {
+                    log.warn("Task listener {} threw on {}; scheduling goes on (further failures at DEBUG)", l,
+                            event, ex);
+                }
+                else {
+                    log.debug("Task listener {} threw on {}", l, event, ex);
+                }
+            }
+        }
+    }
+
+    private void recompute() {
+        boolean logAll = eventLog != null && logDetail == EventDetail.ALL;
+        boolean routine = logAll;
+        for (TaskListener l : listeners) {
+            routine |= l.wantsRoutineEvents();
+        }
+        routineWanted = routine;
+        notableWanted = eventLog != null || listeners.length > 0;
+    }
+}

@@ -1,0 +1,400 @@
+package io.hts.engine.observe;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.AbstractList;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+
+import io.hts.engine.graph.CompiledGraph;
+import io.hts.engine.graph.Device;
+import io.hts.engine.graph.RunStatus;
+import io.hts.engine.graph.TaskState;
+import org.HdrHistogram.Histogram;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The profile of one run: per-task timings, and the run's makespan, total work, critical path,
+ * scheduling overhead and per-worker usage. Exported as Chrome Trace Event JSON
+ * ({@link #toChromeTrace()}, opens in Perfetto) and Graphviz DOT ({@link #toDot()}).
+ *
+ * <p>Built by the scheduler over the run's own timing arrays (no per-task objects are kept);
+ * summaries are computed on first use. A profile taken while the run is still going is a
+ * snapshot of that moment.
+ */
+public final class RunProfile {
+
+    private final long runId;
+    private final CompiledGraph graph;
+    private final RunStatus status;
+    private final String policy;
+    private final Instant submitted;
+    private final long submitNanos;
+    private final long finishNanos;
+    private final int parallelism;
+    private final long @Nullable [] start;
+    private final long @Nullable [] end;
+    private final byte @Nullable [] devices;
+    private final int @Nullable [] lanes;
+    private final int @Nullable [] attempts;
+    private final int[] states;
+    private final long steals;
+    private final long idleSpins;
+    private final List<String> abandoned;
+    private volatile @Nullable Summary summary;
+
+    /**
+     * Created by the scheduler.
+     *
+     * @param runId the run
+     * @param graph the compiled graph
+     * @param status the run's status
+     * @param policy the policy's name
+     * @param submitted when the run was submitted, wall clock
+     * @param submitNanos when the run was submitted, {@link System#nanoTime()}
+     * @param finishNanos when it finished, -1 while running
+     * @param parallelism the number of CPU workers
+     * @param start per task, the start of its last attempt (0: never started); {@code null} when
+     *     profiling was off
+     * @param end per task, the end of its last attempt (0: not ended)
+     * @param devices per task, the ordinal of its device + 1 (0: never placed)
+     * @param lanes per task, the worker or stream of its last attempt
+     * @param attempts per task, attempts started; {@code null} when no task retried
+     * @param states per task, the ordinal of its {@link TaskState}
+     * @param steals tasks stolen between workers during the run (pool-wide)
+     * @param idleSpins empty rescans by idle workers during the run (pool-wide)
+     * @param abandoned timed-out tasks whose bodies had not returned when the run finished
+     */
+    public RunProfile(long runId, CompiledGraph graph, RunStatus status, String policy, Instant submitted,
+            long submitNanos, long finishNanos, int parallelism, long @Nullable [] start, long @Nullable [] end,
+            byte @Nullable [] devices, int @Nullable [] lanes, int @Nullable [] attempts, int[] states,
+            long steals, long idleSpins, List<String> abandoned) {
+        this.runId = runId;
+        this.graph = graph;
+        this.status = status;
+        this.policy = policy;
+        this.submitted = submitted;
+        this.submitNanos = submitNanos;
+        this.finishNanos = finishNanos;
+        this.parallelism = parallelism;
+        this.start = start;
+        this.end = end;
+        this.devices = devices;
+        this.lanes = lanes;
+        this.attempts = attempts;
+        this.states = states;
+        this.steals = steals;
+        this.idleSpins = idleSpins;
+        this.abandoned = List.copyOf(abandoned);
+    }
+
+    /** The run's id. */
+    public long runId() {
+        return runId;
+    }
+
+    /** The graph's name. */
+    public String graphName() {
+        return graph.name();
+    }
+
+    /** The compiled graph. */
+    public CompiledGraph graph() {
+        return graph;
+    }
+
+    /** The run's status when the profile was taken. */
+    public RunStatus status() {
+        return status;
+    }
+
+    /** The policy that placed the tasks. */
+    public String policy() {
+        return policy;
+    }
+
+    /** When the run was submitted. */
+    public Instant submitted() {
+        return submitted;
+    }
+
+    /** Whether per-task timings were recorded (profiling on). */
+    public boolean hasTimings() {
+        return start != null;
+    }
+
+    /** The number of CPU workers. */
+    public int parallelism() {
+        return parallelism;
+    }
+
+    /** Steals between workers while the run was active (pool-wide: includes concurrent runs). */
+    public long steals() {
+        return steals;
+    }
+
+    /** Empty rescans by idle workers while the run was active (pool-wide). */
+    public long idleSpins() {
+        return idleSpins;
+    }
+
+    /** Timed-out tasks whose bodies had not returned when the run finished. */
+    public List<String> abandoned() {
+        return abandoned;
+    }
+
+    /** From submission to the end of the last task (or to now, while running). */
+    public Duration makespan() {
+        return Duration.ofNanos(summary().makespan);
+    }
+
+    /** The sum of all task durations. */
+    public Duration totalWork() {
+        return Duration.ofNanos(summary().totalWork);
+    }
+
+    /** The critical path by measured durations. */
+    public CriticalPath criticalPath() {
+        Summary s = summary();
+        return new CriticalPath(s.criticalPath, Duration.ofNanos(s.criticalPathNanos));
+    }
+
+    /**
+     * The time the run took beyond what its work and its dependencies force:
+     * makespan - max(total work / parallelism, critical path), never negative. With 0.5 ms tasks
+     * this is the scheduler's cost; with tiny tasks it is mostly dispatch latency.
+     */
+    public Duration schedulingOverhead() {
+        Summary s = summary();
+        long ideal = Math.max(s.totalWork / Math.max(1, parallelism), s.criticalPathNanos);
+        return Duration.ofNanos(Math.max(0, s.makespan - ideal));
+    }
+
+    /** {@link #schedulingOverhead()} as a fraction of the makespan. */
+    public double schedulingOverheadRatio() {
+        long m = summary().makespan;
+        return m == 0 ? 0 : (double) schedulingOverhead().toNanos() / m;
+    }
+
+    /** The mean time from a task being ready to it starting. */
+    public Duration meanWait() {
+        return Duration.ofNanos(summary().meanWait);
+    }
+
+    /** Per CPU worker: tasks, busy and idle time within this run. */
+    public List<WorkerUsage> workers() {
+        return summary().workers;
+    }
+
+    /** Per-task timings, in index order (a view; nothing is copied). */
+    public List<TaskTiming> tasks() {
+        return new AbstractList<>() {
+            @Override
+            public TaskTiming get(int i) {
+                return timing(i);
+            }
+
+            @Override
+            public int size() {
+                return graph.size();
+            }
+        };
+    }
+
+    /**
+     * One task's timing.
+     *
+     * @param index the task's index
+     * @return its timing
+     */
+    public TaskTiming timing(int index) {
+        long s = start != null && start[index] != 0 ? start[index] - submitNanos : -1;
+        long e = end != null && end[index] != 0 ? end[index] - submitNanos : -1;
+        Device d = devices != null && devices[index] != 0 ? Device.values()[devices[index] - 1] : null;
+        int lane = lanes != null && d != null ? lanes[index] : -1;
+        int att = attempts != null ? attempts[index] : (s >= 0 ? 1 : 0);
+        return new TaskTiming(index, graph.name(index), graph.task(index).statisticsName(), TaskState.of(states[index]), d, lane,
+                att, readyNanos(index), s, e);
+    }
+
+    /**
+     * The longest tasks of this run.
+     *
+     * @param n how many
+     * @return up to {@code n} timings, longest first
+     */
+    public List<TaskTiming> slowest(int n) {
+        if (start == null || n <= 0) {
+            return List.of();
+        }
+        PriorityQueue<TaskTiming> heap = new PriorityQueue<>(Comparator.comparingLong(TaskTiming::durationNanos));
+        for (int i = 0; i < graph.size(); i++) {
+            if (start[i] == 0 || end == null || end[i] == 0) {
+                continue;
+            }
+            long d = duration(i);
+            if (heap.size() < n) {
+                heap.add(timing(i));
+            }
+            else if (heap.peek().durationNanos() < d) {
+                heap.poll();
+                heap.add(timing(i));
+            }
+        }
+        List<TaskTiming> out = new ArrayList<>(heap);
+        out.sort(Comparator.comparingLong(TaskTiming::durationNanos).reversed());
+        return out;
+    }
+
+    /** Per statistics name, this run's duration statistics. */
+    public Map<String, TaskStatistics> statistics() {
+        Map<String, Histogram> histograms = new LinkedHashMap<>();
+        recordInto(histograms, Profiler.MAX_NAMES, Profiler.OTHER);
+        Map<String, TaskStatistics> out = new LinkedHashMap<>();
+        histograms.forEach((name, h) -> out.put(name, Profiler.statistics(name, h)));
+        return out;
+    }
+
+    /** Chrome Trace Event JSON of this run; opens in Perfetto and chrome://tracing. */
+    public String toChromeTrace() {
+        return ChromeTraceExporter.export(this);
+    }
+
+    /** The graph in Graphviz DOT, nodes coloured by state and labelled with durations. */
+    public String toDot() {
+        return DotExporter.export(graph, this);
+    }
+
+    /** Records every succeeded task's duration into per-name histograms, at most {@code maxNames} names. */
+    void recordInto(Map<String, Histogram> histograms, int maxNames, String other) {
+        if (start == null || end == null) {
+            return;
+        }
+        String lastName = null;
+        Histogram last = null;
+        int succeeded = TaskState.SUCCEEDED.ordinal();
+        for (int i = 0; i < graph.size(); i++) {
+            if (start[i] == 0 || end[i] == 0 || states[i] != succeeded) {
+                continue;
+            }
+            String name = graph.task(i).statisticsName();
+            if (last == null || !name.equals(lastName)) {
+                last = histograms.get(name);
+                if (last == null) {
+                    String key = histograms.size() < maxNames ? name : other;
+                    last = histograms.computeIfAbsent(key, k -> new Histogram(3));
+                }
+                lastName = name;
+            }
+            last.recordValue(Math.max(0, end[i] - start[i]));
+        }
+    }
+
+    long submitNanos() {
+        return submitNanos;
+    }
+
+    private long duration(int i) {
+        if (start == null || end == null || start[i] == 0 || end[i] == 0) {
+            return 0;
+        }
+        return Math.max(0, end[i] - start[i]);
+    }
+
+    private long readyNanos(int i) {
+        if (end == null) {
+            return 0;
+        }
+        long ready = 0;
+        for (int k = graph.predecessorStart(i); k < graph.predecessorEnd(i); k++) {
+            int p = graph.predecessor(k);
+            if (end[p] != 0) {
+                ready = Math.max(ready, end[p] - submitNanos);
+            }
+        }
+        return ready;
+    }
+
+    private Summary summary() {
+        Summary s = summary;
+        if (s == null) {
+            s = computeSummary();
+            summary = s;
+        }
+        return s;
+    }
+
+    private Summary computeSummary() {
+        int n = graph.size();
+        long lastEnd = submitNanos;
+        long total = 0;
+        long waitSum = 0;
+        long waitCount = 0;
+        long[] busy = new long[parallelism];
+        long[] count = new long[parallelism];
+        long[] path = new long[n];
+        int[] via = new int[n];
+        long bestPath = 0;
+        int bestEnd = -1;
+        for (int k = 0; k < n; k++) {
+            int i = graph.topological(k);
+            long d = duration(i);
+            long longestBefore = 0;
+            int from = -1;
+            for (int q = graph.predecessorStart(i); q < graph.predecessorEnd(i); q++) {
+                int p = graph.predecessor(q);
+                if (path[p] > longestBefore) {
+                    longestBefore = path[p];
+                    from = p;
+                }
+            }
+            path[i] = longestBefore + d;
+            via[i] = from;
+            if (path[i] > bestPath) {
+                bestPath = path[i];
+                bestEnd = i;
+            }
+            if (start != null && end != null && start[i] != 0 && end[i] != 0) {
+                total += d;
+                lastEnd = Math.max(lastEnd, end[i]);
+                waitSum += Math.max(0, start[i] - submitNanos - readyNanos(i));
+                waitCount++;
+                if (devices != null && lanes != null && devices[i] == Device.CPU.ordinal() + 1) {
+                    int w = lanes[i];
+                    if (w >= 0 && w < parallelism) {
+                        busy[w] += d;
+                        count[w]++;
+                    }
+                }
+            }
+        }
+        long makespan = finishNanos > 0 ? finishNanos - submitNanos
+                : (start != null ? lastEnd - submitNanos : System.nanoTime() - submitNanos);
+        List<String> criticalPath = new ArrayList<>();
+        for (int i = bestEnd; i >= 0; i = via[i]) {
+            criticalPath.add(graph.name(i));
+        }
+        java.util.Collections.reverse(criticalPath);
+        List<WorkerUsage> workers = new ArrayList<>(parallelism);
+        for (int w = 0; w < parallelism; w++) {
+            workers.add(new WorkerUsage(w, count[w], busy[w], Math.max(0, makespan - busy[w])));
+        }
+        return new Summary(makespan, total, bestPath, List.copyOf(criticalPath),
+                waitCount == 0 ? 0 : waitSum / waitCount, List.copyOf(workers));
+    }
+
+    @Override
+    public String toString() {
+        return "run " + runId + " of graph '" + graph.name() + "': " + status + ", " + graph.size() + " tasks, makespan "
+                + makespan() + ", total work " + totalWork() + ", critical path " + criticalPath().length()
+                + ", overhead " + String.format(java.util.Locale.ROOT, "%.2f%%", 100 * schedulingOverheadRatio());
+    }
+
+    private record Summary(long makespan, long totalWork, long criticalPathNanos, List<String> criticalPath,
+            long meanWait, List<WorkerUsage> workers) {
+    }
+}

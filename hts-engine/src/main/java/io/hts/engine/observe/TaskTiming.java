@@ -1,0 +1,38 @@
+package io.hts.engine.observe;
+
+import io.hts.engine.graph.Device;
+import io.hts.engine.graph.TaskState;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One task of one run, as the profiler saw it. Times are nanoseconds from the run's submission.
+ *
+ * @param index the task's index in its graph
+ * @param name the task's name
+ * @param statisticsName the name its statistics aggregate under
+ * @param state its final (or current) state
+ * @param device where its last attempt ran, {@code null} when it never started
+ * @param lane the CPU worker or GPU stream of its last attempt, -1 when it never started
+ * @param attempts how many attempts started
+ * @param readyNanos when its dependencies were done (the latest end among them; 0 for roots)
+ * @param startNanos when its last attempt started, -1 when it never started
+ * @param endNanos when its last attempt ended, -1 when it has not ended
+ */
+public record TaskTiming(int index, String name, String statisticsName, TaskState state, @Nullable Device device,
+        int lane, int attempts, long readyNanos, long startNanos, long endNanos) {
+
+    /** Whether the task ran (at least its last attempt started and ended). */
+    public boolean ran() {
+        return startNanos >= 0 && endNanos >= startNanos;
+    }
+
+    /** The duration of its last attempt, 0 when it did not run. */
+    public long durationNanos() {
+        return ran() ? endNanos - startNanos : 0;
+    }
+
+    /** How long it waited between being ready and starting, 0 when it did not run. */
+    public long waitNanos() {
+        return startNanos >= 0 ? Math.max(0, startNanos - readyNanos) : 0;
+    }
+}

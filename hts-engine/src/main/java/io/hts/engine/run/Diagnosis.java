@@ -1,0 +1,73 @@
+package io.hts.engine.run;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import io.hts.engine.graph.RunStatus;
+import io.hts.engine.graph.TaskState;
+
+/**
+ * What a run's unfinished tasks are doing and waiting on, from {@link GraphRun#diagnose()} and the
+ * stall watchdog's log line. Read it top-down: tasks that are READY, RUNNING or RETRYING are the
+ * frontier; CREATED tasks list the dependencies they still wait for.
+ *
+ * @param runId the run
+ * @param graph the graph's name
+ * @param status the run's status
+ * @param elapsed time since submission
+ * @param counts tasks per state
+ * @param waiting every unfinished task
+ * @param abandoned timed-out tasks whose bodies have not returned
+ */
+public record Diagnosis(long runId, String graph, RunStatus status, Duration elapsed, Map<TaskState, Integer> counts,
+        List<Waiting> waiting, List<String> abandoned) {
+
+    private static final int SHOWN = 50;
+
+    /**
+     * One unfinished task.
+     *
+     * @param task its name
+     * @param state its state
+     * @param waitingOn for a CREATED task, its unfinished dependencies with their states
+     * @param reason what it is doing or waiting for, in words
+     */
+    public record Waiting(String task, TaskState state, List<String> waitingOn, String reason) {
+    }
+
+    /** The unfinished tasks that are not waiting for dependencies (READY, RUNNING, RETRYING). */
+    public List<Waiting> frontier() {
+        return waiting.stream().filter(w -> w.state() != TaskState.CREATED).toList();
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("run ").append(runId).append(" of graph '").append(graph).append("' is ")
+                .append(status).append(" after ").append(elapsed).append("; tasks: ").append(counts);
+        if (!abandoned.isEmpty()) {
+            sb.append("\n  abandoned after time-out (body still running): ").append(abandoned);
+        }
+        int shown = 0;
+        for (Waiting w : frontier()) {
+            if (shown++ == SHOWN) {
+                break;
+            }
+            sb.append("\n  ").append(w.task()).append(" [").append(w.state()).append("] ").append(w.reason());
+        }
+        for (Waiting w : waiting) {
+            if (w.state() != TaskState.CREATED) {
+                continue;
+            }
+            if (shown++ == SHOWN) {
+                break;
+            }
+            sb.append("\n  ").append(w.task()).append(" [CREATED] ").append(w.reason()).append(": ")
+                    .append(w.waitingOn());
+        }
+        if (waiting.size() > SHOWN) {
+            sb.append("\n  ... and ").append(waiting.size() - SHOWN).append(" more unfinished tasks");
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,156 @@
+package io.hts.engine.run;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.timelimiter.TimeLimiter;
+import io.hts.engine.exec.ResourceDemand;
+import io.hts.engine.exec.ResourceLimiter;
+import io.hts.engine.fault.FaultTolerance;
+import io.hts.engine.graph.CompiledGraph;
+import io.hts.engine.graph.Device;
+import io.hts.engine.graph.GraphValidationException;
+import io.hts.engine.graph.Task;
+import io.hts.engine.policy.CostModel;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A compiled graph bound to one scheduler: per task, what the hot path needs to know in one byte
+ * of flags, and the resolved Resilience4j instances, resource demands and cost-model cells. Built
+ * once per graph and scheduler (the second validation step: devices, resources, named
+ * instances), shared by every run.
+ */
+final class ExecutionPlan {
+
+    static final int CPU = 1;
+    static final int GPU = 2;
+    static final int URGENT = 4;
+    static final int RESOURCES = 8;
+    static final int TIMED = 16;
+    static final int RETRY = 32;
+
+    final CompiledGraph graph;
+    final byte[] flags;
+    final Retry @Nullable [] retries;
+    final TimeLimiter @Nullable [] timeLimiters;
+    final ResourceDemand @Nullable [] demands;
+    final CostModel.@Nullable Cell @Nullable [] costCells;
+    final boolean anyRetry;
+
+    ExecutionPlan(CompiledGraph graph, FaultTolerance faults, ResourceLimiter limiter, CostModel costs,
+            boolean gpuBackend) {
+        this.graph = graph;
+        int n = graph.size();
+        this.flags = new byte[n];
+        Retry[] r = null;
+        TimeLimiter[] tl = null;
+        ResourceDemand[] rd = null;
+        CostModel.Cell[] cells = null;
+        List<String> gpuOnly = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Task<?> task = graph.task(i);
+            int f = 0;
+            boolean cpu = task.cpuBody() != null || task.isBarrier();
+            boolean gpu = task.gpuBody() != null;
+            if (cpu) {
+                f |= CPU;
+            }
+            if (gpu && gpuBackend) {
+                f |= GPU;
+            }
+            if (!cpu && !gpuBackend) {
+                gpuOnly.add(task.name());
+            }
+            if (task.priority() > 0) {
+                f |= URGENT;
+            }
+            if (!task.isBarrier()) {
+                Retry retry = faults.retryFor(task);
+                if (retry != null) {
+                    if (r == null) {
+                        r = new Retry[n];
+                    }
+                    r[i] = retry;
+                    f |= RETRY;
+                }
+                TimeLimiter limit = faults.timeLimiterFor(task);
+                if (limit != null) {
+                    if (tl == null) {
+                        tl = new TimeLimiter[n];
+                    }
+                    tl[i] = limit;
+                    f |= TIMED;
+                }
+            }
+            if (!task.resources().isEmpty()) {
+                if (rd == null) {
+                    rd = new ResourceDemand[n];
+                }
+                try {
+                    rd[i] = limiter.demand(task.resources(), "task '" + task.name() + "'");
+                }
+                catch (IllegalArgumentException ex) {
+                    throw new GraphValidationException(GraphValidationException.Problem.UNKNOWN_RESOURCE,
+                            List.of(task.name()), "graph '" + graph.name() + "': " + ex.getMessage());
+                }
+                f |= RESOURCES;
+            }
+            if ((f & CPU) != 0 && (f & GPU) != 0) {
+                if (cells == null) {
+                    cells = new CostModel.Cell[n];
+                }
+                cells[i] = costs.cell(task.statisticsName());
+            }
+            flags[i] = (byte) f;
+        }
+        if (!gpuOnly.isEmpty()) {
+            throw new GraphValidationException(GraphValidationException.Problem.NO_DEVICE, gpuOnly,
+                    "graph '" + graph.name() + "': " + describe(gpuOnly) + " only a GPU body, and this scheduler has"
+                            + " no GPU backend; add a CPU body with bodies(cpu, gpu), or give the scheduler a GPU"
+                            + " backend (module hts-gpu)");
+        }
+        this.retries = r;
+        this.timeLimiters = tl;
+        this.demands = rd;
+        this.costCells = cells;
+        this.anyRetry = r != null;
+    }
+
+    boolean has(int i, int flag) {
+        return (flags[i] & flag) != 0;
+    }
+
+    @Nullable Retry retry(int i) {
+        return retries == null ? null : retries[i];
+    }
+
+    @Nullable TimeLimiter timeLimiter(int i) {
+        return timeLimiters == null ? null : timeLimiters[i];
+    }
+
+    @Nullable ResourceDemand demand(int i) {
+        return demands == null ? null : demands[i];
+    }
+
+    CostModel.@Nullable Cell costCell(int i) {
+        return costCells == null ? null : costCells[i];
+    }
+
+    /** The estimated cost of a task on a device: declared, else learned, else -1. */
+    long estimate(int i, Device device) {
+        long declared = graph.task(i).costNanos(device);
+        if (declared >= 0) {
+            return declared;
+        }
+        CostModel.Cell cell = costCell(i);
+        return cell == null ? -1 : cell.estimate(device);
+    }
+
+    private static String describe(List<String> names) {
+        int shown = Math.min(names.size(), 10);
+        String list = String.join("', '", names.subList(0, shown));
+        String more = names.size() > shown ? " and " + (names.size() - shown) + " more" : "";
+        return (names.size() == 1 ? "task '" : "tasks '") + list + "'" + more + (names.size() == 1 ? " has" : " have");
+    }
+}

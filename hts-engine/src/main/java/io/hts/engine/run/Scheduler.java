@@ -1,0 +1,702 @@
+package io.hts.engine.run;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.hts.engine.exec.DeviceBackend;
+import io.hts.engine.exec.PoolStats;
+import io.hts.engine.exec.ResourceLimiter;
+import io.hts.engine.exec.WorkStealingPool;
+import io.hts.engine.fault.FaultTolerance;
+import io.hts.engine.graph.CompiledGraph;
+import io.hts.engine.graph.Device;
+import io.hts.engine.graph.GraphValidationException;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.observe.EventBus;
+import io.hts.engine.observe.EventDetail;
+import io.hts.engine.observe.EventType;
+import io.hts.engine.observe.Profiler;
+import io.hts.engine.observe.RunProfile;
+import io.hts.engine.observe.TaskListener;
+import io.hts.engine.policy.CostModel;
+import io.hts.engine.policy.DefaultPolicy;
+import io.hts.engine.policy.DeviceHealth;
+import io.hts.engine.policy.DeviceStatus;
+import io.hts.engine.policy.SchedulingPolicy;
+import io.hts.engine.policy.SystemStatus;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs task graphs: validates a graph on first submission, places each ready task on a device
+ * through the {@link SchedulingPolicy}, executes CPU tasks on the work-stealing pool and GPU
+ * tasks through the GPU backend, retries and times out through Resilience4j, and records events
+ * and profiles.
+ *
+ * <pre>{@code
+ * try (Scheduler scheduler = Scheduler.builder().threads(8).build()) {
+ *     GraphRun run = scheduler.submit(graph);       // asynchronous
+ *     Report report = run.await().result(merge);
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. Any number of runs, of one graph or many, proceed at once.
+ * {@link #shutdown()} stops admitting runs and lets the running ones finish;
+ * {@link #shutdownNow()} also cancels them; {@link #close()} shuts down and waits.
+ */
+public final class Scheduler implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
+
+    static final Set<Device> BOTH = Collections.unmodifiableSet(EnumSet.allOf(Device.class));
+
+    private static final int RUNNING = 0;
+    private static final int SHUTDOWN = 1;
+    private static final int DRAINED = 2;
+
+    private final WorkStealingPool pool;
+    private final @Nullable DeviceBackend gpu;
+    private final List<DeviceBackend> backends;
+    private final ResourceLimiter resources;
+    private final FaultTolerance faults;
+    private final EventBus events;
+    private final Profiler profiler;
+    private final CostModel costModel;
+    private final ScheduledThreadPoolExecutor timer;
+    private final FailureMode defaultFailureMode;
+    private final boolean profiling;
+    private final AtomicLong runIds = new AtomicLong();
+    private final Map<Long, GraphRun> active = new ConcurrentHashMap<>();
+    private final Map<String, TaskGraph> registered = new ConcurrentHashMap<>();
+    private final Object lifecycle = new Object();
+    private final CountDownLatch drained = new CountDownLatch(1);
+    private final AtomicLong policyFailures = new AtomicLong();
+    private final @Nullable StallWatchdog watchdog;
+    private volatile SchedulingPolicy policy;
+    private volatile int state = RUNNING;
+
+    private Scheduler(Builder b) {
+        this.pool = WorkStealingPool.builder().threads(b.threads).threadNamePrefix(b.threadNamePrefix)
+                .spinsBeforePark(b.spinsBeforePark).build();
+        this.gpu = b.gpuBackend;
+        this.backends = gpu == null ? List.of() : List.of(gpu);
+        this.resources = new ResourceLimiter(b.resources);
+        this.faults = b.faultTolerance;
+        this.events = new EventBus(b.eventBufferSize, b.eventDetail);
+        for (TaskListener l : b.listeners) {
+            events.addListener(l);
+        }
+        this.profiler = new Profiler(b.retainedRuns);
+        this.costModel = b.costModel;
+        this.policy = b.policy;
+        this.defaultFailureMode = b.failureMode;
+        this.profiling = b.profiling;
+        this.timer = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, b.threadNamePrefix + "timer");
+            t.setDaemon(true);
+            return t;
+        });
+        this.timer.setRemoveOnCancelPolicy(true);
+        this.timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.watchdog = b.stallTimeout != null ? new StallWatchdog(this, b.stallTimeout) : null;
+    }
+
+    /** A builder; defaults: one worker per processor, the default policy, fail-fast, profiling on. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A scheduler with every default. */
+    public static Scheduler create() {
+        return builder().build();
+    }
+
+    // ================================================================== runs
+
+    /**
+     * Starts a run of a graph. The first submission validates and compiles the graph and freezes it.
+     *
+     * @param graph the graph
+     * @return the run, already started
+     * @throws GraphValidationException when the graph is not valid (the message names the tasks)
+     * @throws RejectedExecutionException when the scheduler is shut down
+     */
+    public GraphRun submit(TaskGraph graph) {
+        return submit(graph, RunOptions.defaults());
+    }
+
+    /**
+     * Starts a run of a graph with options.
+     *
+     * @param graph the graph
+     * @param options the run's options
+     * @return the run, already started
+     * @throws GraphValidationException when the graph is not valid
+     * @throws RejectedExecutionException when the scheduler is shut down
+     */
+    public GraphRun submit(TaskGraph graph, RunOptions options) {
+        Objects.requireNonNull(graph, "graph");
+        Objects.requireNonNull(options, "options");
+        if (state != RUNNING) {
+            throw rejected(graph);
+        }
+        CompiledGraph compiled = graph.compile();
+        ExecutionPlan plan = compiled.bound(this, ExecutionPlan.class,
+                g -> new ExecutionPlan(g, faults, resources, costModel, gpu != null));
+        FailureMode mode = options.failureMode() != null ? options.failureMode() : defaultFailureMode;
+        GraphRun run;
+        synchronized (lifecycle) {
+            if (state != RUNNING) {
+                throw rejected(graph);
+            }
+            run = new GraphRun(this, plan, runIds.incrementAndGet(), mode, profiling);
+            active.put(run.id(), run);
+        }
+        if (events.wants(EventType.RUN_SUBMITTED)) {
+            events.publish(EventType.RUN_SUBMITTED, run.id(), graph.name(), null, -1, null, -1, 0, null, null,
+                    compiled.size() + " tasks, " + compiled.edgeCount() + " edges, " + mode);
+        }
+        run.start();
+        return run;
+    }
+
+    /**
+     * Runs a graph and waits for it.
+     *
+     * @param graph the graph
+     * @return the finished run
+     * @throws GraphRunException when a task failed or the run was cancelled
+     */
+    public GraphRun execute(TaskGraph graph) {
+        return submit(graph).await();
+    }
+
+    /**
+     * Runs a graph with options and waits for it.
+     *
+     * @param graph the graph
+     * @param options the run's options
+     * @return the finished run
+     * @throws GraphRunException when a task failed or the run was cancelled
+     */
+    public GraphRun execute(TaskGraph graph, RunOptions options) {
+        return submit(graph, options).await();
+    }
+
+    /** Runs not yet finished. */
+    public Collection<GraphRun> activeRuns() {
+        return List.copyOf(active.values());
+    }
+
+    /**
+     * An unfinished run.
+     *
+     * @param runId its id
+     * @return the run, while it is active
+     */
+    public Optional<GraphRun> activeRun(long runId) {
+        return Optional.ofNullable(active.get(runId));
+    }
+
+    /**
+     * Registers a graph by name, for discovery (the Actuator endpoint lists registered graphs).
+     *
+     * @param graph the graph
+     */
+    public void register(TaskGraph graph) {
+        registered.put(graph.name(), graph);
+    }
+
+    /** Registered graphs by name. */
+    public Map<String, TaskGraph> registeredGraphs() {
+        return Collections.unmodifiableMap(new LinkedHashMap<>(registered));
+    }
+
+    // ================================================================== state
+
+    /** The policy placing tasks that can run on more than one device. */
+    public SchedulingPolicy policy() {
+        return policy;
+    }
+
+    /**
+     * Switches the policy; tasks placed from now on use it.
+     *
+     * @param policy the new policy
+     */
+    public void setPolicy(SchedulingPolicy policy) {
+        this.policy = Objects.requireNonNull(policy, "policy");
+    }
+
+    /** The load and health of every device, as the policy sees it. */
+    public SystemStatus systemStatus() {
+        int queued = pool.queuedTasks();
+        DeviceStatus cpu = new DeviceStatus(Device.CPU, pool.isShutdown() ? DeviceHealth.DOWN : DeviceHealth.UP,
+                pool.parallelism(), queued, pool.activeWorkers(), queued * pool.meanTaskNanos(), -1,
+                "work-stealing pool, " + pool.parallelism() + " workers");
+        if (gpu == null) {
+            return SystemStatus.of(cpu);
+        }
+        DeviceStatus g;
+        try {
+            g = gpu.status();
+        }
+        catch (RuntimeException ex) {
+            g = new DeviceStatus(Device.GPU, DeviceHealth.DOWN, 0, 0, 0, 0, -1, "status failed: " + ex);
+        }
+        return SystemStatus.of(cpu, g);
+    }
+
+    /** The CPU pool's counters. */
+    public PoolStats poolStats() {
+        return pool.stats();
+    }
+
+    /** The number of CPU workers. */
+    public int parallelism() {
+        return pool.parallelism();
+    }
+
+    /** The event bus: subscribe listeners, read the recent-events log. */
+    public EventBus events() {
+        return events;
+    }
+
+    /**
+     * Subscribes a listener to every task and run event.
+     *
+     * @param listener the listener
+     */
+    public void addListener(TaskListener listener) {
+        events.addListener(listener);
+    }
+
+    /** Recent run profiles and per-task statistics. */
+    public Profiler profiler() {
+        return profiler;
+    }
+
+    /** The learned task costs. */
+    public CostModel costModel() {
+        return costModel;
+    }
+
+    /** The named resources and their free amounts. */
+    public ResourceLimiter resources() {
+        return resources;
+    }
+
+    /** How retries and time limits are resolved. */
+    public FaultTolerance faultTolerance() {
+        return faults;
+    }
+
+    /** The GPU backend, if the scheduler has one. */
+    public Optional<DeviceBackend> gpu() {
+        return Optional.ofNullable(gpu);
+    }
+
+    /** Times the policy threw (its tasks then went to the CPU). */
+    public long policyFailures() {
+        return policyFailures.get();
+    }
+
+    /** Whether per-task timings are recorded. */
+    public boolean profilingEnabled() {
+        return profiling;
+    }
+
+    /** The failure mode of runs that do not choose one. */
+    public FailureMode defaultFailureMode() {
+        return defaultFailureMode;
+    }
+
+    // ================================================================== lifecycle
+
+    /** Stops admitting runs; running runs finish, then the worker threads end. */
+    public void shutdown() {
+        synchronized (lifecycle) {
+            if (state == RUNNING) {
+                state = SHUTDOWN;
+            }
+            if (state == SHUTDOWN && active.isEmpty()) {
+                drain();
+            }
+        }
+    }
+
+    /**
+     * Stops admitting runs and cancels the running ones (their running bodies are interrupted and
+     * the runs finish when those return).
+     *
+     * @return the runs that were cancelled
+     */
+    public List<GraphRun> shutdownNow() {
+        shutdown();
+        List<GraphRun> cancelled = new ArrayList<>();
+        for (GraphRun r : active.values()) {
+            if (r.cancel()) {
+                cancelled.add(r);
+            }
+        }
+        return cancelled;
+    }
+
+    /**
+     * Waits for the runs to finish and the threads to end after a shutdown.
+     *
+     * @param timeout the longest wait
+     * @return whether everything ended in time
+     * @throws InterruptedException when interrupted while waiting
+     */
+    public boolean awaitTermination(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        if (!drained.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+            return false;
+        }
+        long left = Math.max(0, deadline - System.nanoTime());
+        return pool.awaitTermination(Duration.ofNanos(left))
+                && timer.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    /** Whether {@link #shutdown()} has been called. */
+    public boolean isShutdown() {
+        return state != RUNNING;
+    }
+
+    /** Whether every run has finished and every thread has ended. */
+    public boolean isTerminated() {
+        return drained.getCount() == 0 && pool.isTerminated() && timer.isTerminated();
+    }
+
+    /** Shuts down and waits for running runs to finish and the threads to end. */
+    @Override
+    public void close() {
+        shutdown();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                if (awaitTermination(Duration.ofDays(365))) {
+                    break;
+                }
+            }
+            catch (InterruptedException ex) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // ================================================================== internal
+
+    WorkStealingPool pool() {
+        return pool;
+    }
+
+    ScheduledExecutorService timer() {
+        return timer;
+    }
+
+    @Nullable DeviceBackend gpuBackend() {
+        return gpu;
+    }
+
+    List<DeviceBackend> backends() {
+        return backends;
+    }
+
+    long totalSteals() {
+        return pool.totalSteals();
+    }
+
+    long totalIdleSpins() {
+        return pool.totalIdleSpins();
+    }
+
+    void runFinished(GraphRun run, RunProfile profile) {
+        if (profiling) {
+            profiler.record(profile);
+        }
+        active.remove(run.id());
+        if (state != RUNNING) {
+            synchronized (lifecycle) {
+                if (state == SHUTDOWN && active.isEmpty()) {
+                    drain();
+                }
+            }
+        }
+    }
+
+    void policyFailed(SchedulingPolicy p, RuntimeException ex) {
+        if (policyFailures.incrementAndGet() == 1) {
+            log.warn("Scheduling policy '{}' threw; its tasks go to the CPU (further failures at DEBUG)", p.name(), ex);
+        }
+        else {
+            log.debug("Scheduling policy '{}' threw", p.name(), ex);
+        }
+    }
+
+    /** Called under the lifecycle lock once no run is active after shutdown. */
+    private void drain() {
+        state = DRAINED;
+        if (watchdog != null) {
+            watchdog.stop();
+        }
+        pool.shutdown();
+        timer.shutdown();
+        for (DeviceBackend b : backends) {
+            try {
+                b.close();
+            }
+            catch (Exception ex) {
+                log.warn("Closing the {} backend '{}' failed", b.device().id(), b.name(), ex);
+            }
+        }
+        drained.countDown();
+    }
+
+    private RejectedExecutionException rejected(TaskGraph graph) {
+        return new RejectedExecutionException(
+                "the scheduler is shut down; a run of graph '" + graph.name() + "' was not accepted");
+    }
+
+    @Override
+    public String toString() {
+        return "Scheduler[" + pool.parallelism() + " CPU workers" + (gpu != null ? ", GPU " + gpu.name() : "")
+                + ", policy " + policy.name() + ", " + active.size() + " active runs]";
+    }
+
+    /** Builds a {@link Scheduler}. */
+    public static final class Builder {
+
+        private int threads = Runtime.getRuntime().availableProcessors();
+        private SchedulingPolicy policy = new DefaultPolicy();
+        private @Nullable DeviceBackend gpuBackend;
+        private final Map<String, Long> resources = new LinkedHashMap<>();
+        private FaultTolerance faultTolerance = FaultTolerance.defaults();
+        private FailureMode failureMode = FailureMode.FAIL_FAST;
+        private boolean profiling = true;
+        private int retainedRuns = 16;
+        private int eventBufferSize = 4096;
+        private EventDetail eventDetail = EventDetail.NOTABLE;
+        private final List<TaskListener> listeners = new ArrayList<>();
+        private @Nullable Duration stallTimeout;
+        private int spinsBeforePark = 64;
+        private String threadNamePrefix = "hts-worker-";
+        private CostModel costModel = new CostModel();
+
+        private Builder() {
+        }
+
+        /**
+         * The number of CPU worker threads.
+         *
+         * @param threads 1 or more; the number of available processors by default
+         * @return this builder
+         */
+        public Builder threads(int threads) {
+            if (threads < 1) {
+                throw new IllegalArgumentException("threads must be 1 or more, was " + threads);
+            }
+            this.threads = threads;
+            return this;
+        }
+
+        /**
+         * The policy placing tasks that have bodies for several devices.
+         *
+         * @param policy the policy; {@link DefaultPolicy} by default
+         * @return this builder
+         */
+        public Builder policy(SchedulingPolicy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * The GPU execution backend (from {@code hts-gpu}); the scheduler closes it on shutdown.
+         *
+         * @param backend the backend, or {@code null} for CPU only
+         * @return this builder
+         */
+        public Builder gpuBackend(@Nullable DeviceBackend backend) {
+            if (backend != null && backend.device() != Device.GPU) {
+                throw new IllegalArgumentException("the GPU backend serves " + backend.device() + ", not GPU");
+            }
+            this.gpuBackend = backend;
+            return this;
+        }
+
+        /**
+         * A named resource tasks can declare amounts of ({@code TaskBuilder.resource}).
+         *
+         * @param name e.g. {@code io} or {@code gpu-memory}
+         * @param capacity the amount available, 0 or more
+         * @return this builder
+         */
+        public Builder resource(String name, long capacity) {
+            if (capacity < 0) {
+                throw new IllegalArgumentException("capacity of resource '" + name + "' must be 0 or more, was "
+                        + capacity);
+            }
+            resources.put(Objects.requireNonNull(name, "name"), capacity);
+            return this;
+        }
+
+        /**
+         * How retries and time limits are resolved (defaults, registries).
+         *
+         * @param faultTolerance the resolver
+         * @return this builder
+         */
+        public Builder faultTolerance(FaultTolerance faultTolerance) {
+            this.faultTolerance = Objects.requireNonNull(faultTolerance, "faultTolerance");
+            return this;
+        }
+
+        /**
+         * The failure mode of runs that do not choose one.
+         *
+         * @param mode {@link FailureMode#FAIL_FAST} by default
+         * @return this builder
+         */
+        public Builder failureMode(FailureMode mode) {
+            this.failureMode = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
+        /**
+         * Whether to record per-task timings (two clock reads per task, about 20 bytes per task per
+         * run). Run profiles, critical paths, traces and per-name statistics need it.
+         *
+         * @param profiling {@code true} by default
+         * @return this builder
+         */
+        public Builder profiling(boolean profiling) {
+            this.profiling = profiling;
+            return this;
+        }
+
+        /**
+         * How many finished runs' profiles to keep.
+         *
+         * @param runs 0 or more; 16 by default
+         * @return this builder
+         */
+        public Builder retainedRuns(int runs) {
+            if (runs < 0) {
+                throw new IllegalArgumentException("retained runs must be 0 or more, was " + runs);
+            }
+            this.retainedRuns = runs;
+            return this;
+        }
+
+        /**
+         * The size of the recent-events buffer.
+         *
+         * @param events 0 (no buffer) or more; 4096 by default
+         * @return this builder
+         */
+        public Builder eventBufferSize(int events) {
+            if (events < 0) {
+                throw new IllegalArgumentException("event buffer size must be 0 or more, was " + events);
+            }
+            this.eventBufferSize = events;
+            return this;
+        }
+
+        /**
+         * Which events the recent-events buffer keeps.
+         *
+         * @param detail {@link EventDetail#NOTABLE} by default
+         * @return this builder
+         */
+        public Builder eventDetail(EventDetail detail) {
+            this.eventDetail = Objects.requireNonNull(detail, "detail");
+            return this;
+        }
+
+        /**
+         * A listener subscribed from the start.
+         *
+         * @param listener the listener
+         * @return this builder
+         */
+        public Builder listener(TaskListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
+         * Logs a diagnosis (at WARN) and publishes {@code RUN_STALLED} when a run finishes no task
+         * for this long.
+         *
+         * @param timeout the stall time, at least 10 ms; {@code null} (the default) for no watchdog
+         * @return this builder
+         */
+        public Builder stallTimeout(@Nullable Duration timeout) {
+            if (timeout != null && timeout.compareTo(Duration.ofMillis(10)) < 0) {
+                throw new IllegalArgumentException("stall timeout must be at least 10 ms, was " + timeout);
+            }
+            this.stallTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * How many times an idle worker rescans the queues before parking.
+         *
+         * @param spins 0 or more; 64 by default
+         * @return this builder
+         */
+        public Builder spinsBeforePark(int spins) {
+            this.spinsBeforePark = spins;
+            return this;
+        }
+
+        /**
+         * The prefix of the scheduler's thread names.
+         *
+         * @param prefix {@code hts-worker-} by default
+         * @return this builder
+         */
+        public Builder threadNamePrefix(String prefix) {
+            this.threadNamePrefix = Objects.requireNonNull(prefix, "prefix");
+            return this;
+        }
+
+        /**
+         * The learned cost model (share one between schedulers to share what is learned).
+         *
+         * @param model the model
+         * @return this builder
+         */
+        public Builder costModel(CostModel model) {
+            this.costModel = Objects.requireNonNull(model, "model");
+            return this;
+        }
+
+        /** Starts the scheduler's threads. */
+        public Scheduler build() {
+            return new Scheduler(this);
+        }
+    }
+}
