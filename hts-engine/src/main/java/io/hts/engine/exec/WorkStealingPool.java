@@ -285,7 +285,15 @@ public final class WorkStealingPool implements AutoCloseable {
 
     /** Whether every worker has ended. */
     public boolean isTerminated() {
-        return terminated.getCount() == 0;
+        if (terminated.getCount() != 0) {
+            return false;
+        }
+        for (Worker w : workers) {
+            if (w.isAlive()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -296,7 +304,21 @@ public final class WorkStealingPool implements AutoCloseable {
      * @throws InterruptedException when interrupted while waiting
      */
     public boolean awaitTermination(Duration timeout) throws InterruptedException {
-        return terminated.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        if (!terminated.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+            return false;
+        }
+        for (Worker w : workers) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 && w.isAlive()) {
+                return false;
+            }
+            TimeUnit.NANOSECONDS.timedJoin(w, Math.max(1, left));
+            if (w.isAlive()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Shuts the pool down and waits for its workers to end. */
@@ -307,6 +329,9 @@ public final class WorkStealingPool implements AutoCloseable {
         while (true) {
             try {
                 terminated.await();
+                for (Worker w : workers) {
+                    w.join();
+                }
                 break;
             }
             catch (InterruptedException ex) {
@@ -349,8 +374,9 @@ public final class WorkStealingPool implements AutoCloseable {
     /** Runs a task and the chain of continuations it hands back. */
     private @Nullable PoolTask runTask(Worker w, PoolTask first) {
         PoolTask task = first;
+        boolean continuation = false;
         while (task != null) {
-            if (lane.size() != 0) {
+            if (continuation && lane.size() != 0) {
                 PoolTask urgent = lane.poll();
                 if (urgent != null) {
                     w.push(task);
@@ -368,6 +394,7 @@ public final class WorkStealingPool implements AutoCloseable {
             }
             w.counters.executed();
             task = next;
+            continuation = true;
         }
         w.setCurrent(null);
         return null;

@@ -95,7 +95,7 @@ public final class TaskGraph {
                     Task<T> t = member.define(i, b);
                     if (t == null || t.group() != group || t.groupIndex() != i) {
                         throw new GraphValidationException(GraphValidationException.Problem.MISSING_BODY,
-                                List.of(b.name), "group '" + name + "' member " + i + ": the member function must"
+                                List.of(b.name), "group '" + name + "' member '" + b.name + "': the member function must"
                                         + " return the task built by the builder it was given (call cpu(...),"
                                         + " gpu(...) or bodies(...) on it and return the result)");
                     }

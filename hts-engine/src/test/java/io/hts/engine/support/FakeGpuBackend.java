@@ -1,0 +1,179 @@
+package io.hts.engine.support;
+
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.hts.engine.exec.DeviceBackend;
+import io.hts.engine.exec.DeviceTask;
+import io.hts.engine.graph.Device;
+import io.hts.engine.graph.GpuTaskContext;
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskContext;
+import io.hts.engine.graph.TaskGroup;
+import io.hts.engine.policy.DeviceHealth;
+import io.hts.engine.policy.DeviceStatus;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A test-only stand-in for the GPU backend: runs GPU bodies on its own threads (one per "stream")
+ * and reports a scriptable load and health. Never part of the product.
+ */
+public final class FakeGpuBackend implements DeviceBackend {
+
+    private final int streams;
+    private final ExecutorService executor;
+    private final AtomicInteger queued = new AtomicInteger();
+    private final AtomicInteger running = new AtomicInteger();
+    private final AtomicInteger nextLane = new AtomicInteger();
+    private final ConcurrentLinkedQueue<String> ran = new ConcurrentLinkedQueue<>();
+    private volatile DeviceHealth health = DeviceHealth.UP;
+    private volatile String detail = "fake GPU";
+    private volatile long backlogPerTaskNanos = 1_000_000;
+    private volatile boolean closed;
+
+    public FakeGpuBackend(int streams) {
+        this.streams = streams;
+        this.executor = Executors.newFixedThreadPool(streams, r -> {
+            Thread t = new Thread(r, "fake-gpu-stream");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    @Override
+    public Device device() {
+        return Device.GPU;
+    }
+
+    @Override
+    public String name() {
+        return "fake:0";
+    }
+
+    @Override
+    public DeviceStatus status() {
+        int q = queued.get();
+        int r = running.get();
+        return new DeviceStatus(Device.GPU, health, streams, q, r, (q + r) * backlogPerTaskNanos, 1L << 30, detail);
+    }
+
+    @Override
+    public void dispatch(DeviceTask task) {
+        queued.incrementAndGet();
+        executor.execute(() -> {
+            queued.decrementAndGet();
+            int lane = Math.floorMod(nextLane.getAndIncrement(), streams);
+            if (!task.start(lane)) {
+                return;
+            }
+            running.incrementAndGet();
+            try {
+                Object result = task.gpuBody().run(new Context(task.context(), this));
+                ran.add(task.taskName());
+                task.complete(result);
+            }
+            catch (Throwable ex) {
+                task.fail(ex);
+            }
+            finally {
+                running.decrementAndGet();
+            }
+        });
+    }
+
+    public void setHealth(DeviceHealth health, String detail) {
+        this.health = health;
+        this.detail = detail;
+    }
+
+    public void setBacklogPerTask(long nanos) {
+        this.backlogPerTaskNanos = nanos;
+    }
+
+    /** Names of the tasks whose GPU bodies ran, in completion order. */
+    public List<String> ran() {
+        return List.copyOf(ran);
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        executor.shutdown();
+        try {
+            executor.awaitTermination(10, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The context GPU bodies get: delegates to the engine's task context. */
+    private record Context(TaskContext delegate, FakeGpuBackend backend) implements GpuTaskContext {
+
+        @Override
+        public int deviceOrdinal() {
+            return 0;
+        }
+
+        @Override
+        public <C> C unwrap(Class<C> type) {
+            if (type.isInstance(backend)) {
+                return type.cast(backend);
+            }
+            throw new IllegalArgumentException("not a " + type.getName());
+        }
+
+        @Override
+        public String taskName() {
+            return delegate.taskName();
+        }
+
+        @Override
+        public String graphName() {
+            return delegate.graphName();
+        }
+
+        @Override
+        public long runId() {
+            return delegate.runId();
+        }
+
+        @Override
+        public int attempt() {
+            return delegate.attempt();
+        }
+
+        @Override
+        public Device device() {
+            return delegate.device();
+        }
+
+        @Override
+        public int groupIndex() {
+            return delegate.groupIndex();
+        }
+
+        @Override
+        public <U extends @Nullable Object> U input(Task<U> upstream) {
+            return delegate.input(upstream);
+        }
+
+        @Override
+        public <U extends @Nullable Object> List<U> inputs(TaskGroup<U> upstream) {
+            return delegate.inputs(upstream);
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return delegate.isCancelled();
+        }
+    }
+}
