@@ -165,7 +165,7 @@ public final class FaultTolerance {
         private @Nullable RetryRegistry retryRegistry;
         private @Nullable TimeLimiterRegistry timeLimiterRegistry;
         private RetrySpec defaultRetry = RetrySpec.none();
-        private IntervalFunction defaultBackoff = IntervalFunction.of(Duration.ofMillis(100));
+        private IntervalFunction defaultBackoff = RetrySpec.fixed(Duration.ofMillis(100));
         private TimeLimitSpec defaultTimeLimit = TimeLimitSpec.none();
 
         private Builder() {
@@ -215,7 +215,7 @@ public final class FaultTolerance {
             if (backoff.isNegative()) {
                 throw new IllegalArgumentException("default backoff must be 0 or more, was " + backoff);
             }
-            this.defaultBackoff = IntervalFunction.of(backoff);
+            this.defaultBackoff = RetrySpec.fixed(backoff);
             return this;
         }
 

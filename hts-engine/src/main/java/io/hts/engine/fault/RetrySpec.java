@@ -74,7 +74,7 @@ public final class RetrySpec {
             throw new IllegalArgumentException("retries must be 0 or more, was " + retries);
         }
         return retries == 0 ? NONE
-                : new RetrySpec(Kind.COUNT, retries, IntervalFunction.of(backoff), null, null, null, backoff);
+                : new RetrySpec(Kind.COUNT, retries, fixed(backoff), null, null, null, backoff);
     }
 
     /**
@@ -111,6 +111,17 @@ public final class RetrySpec {
             throw new IllegalArgumentException("a retry instance name must not be blank");
         }
         return new RetrySpec(Kind.NAMED, -1, null, null, null, instanceName);
+    }
+
+    /**
+     * A fixed wait; unlike {@code IntervalFunction.of}, zero is allowed (retry at once).
+     *
+     * @param backoff the wait, 0 or more
+     * @return the interval function
+     */
+    static IntervalFunction fixed(Duration backoff) {
+        long millis = backoff.toMillis();
+        return attempt -> millis;
     }
 
     /** What kind of spec this is. */

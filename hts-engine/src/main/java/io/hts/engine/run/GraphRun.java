@@ -838,13 +838,13 @@ public final class GraphRun {
         e.attemptFuture = attempt;
         limiter.executeCompletionStage(scheduler.timer(), () -> attempt).whenComplete((r, ex) -> {
             Throwable cause = ex instanceof CompletionException c && c.getCause() != null ? c.getCause() : ex;
-            if (cause instanceof TimeoutException timeout) {
-                timedOut(e, timeout);
+            if (cause instanceof TimeoutException) {
+                timedOut(e);
             }
         });
     }
 
-    private void timedOut(TaskExecution e, TimeoutException timeout) {
+    private void timedOut(TaskExecution e) {
         if (!e.claimTimeout()) {
             return;
         }
@@ -858,7 +858,6 @@ public final class GraphRun {
                 + ") exceeded its time limit of "
                 + plan.timeLimiter(i).getTimeLimiterConfig().getTimeoutDuration() + "; its body is abandoned"
                 + " until it returns");
-        error.initCause(timeout);
         publish(EventType.TASK_TIMED_OUT, i, e.device, e.lane, e.attempt, error, null, null);
         attemptFailed(e, error);
     }

@@ -1,0 +1,160 @@
+package io.hts.engine.observe;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+import io.hts.engine.graph.Device;
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.graph.TaskGroup;
+import io.hts.engine.graph.TaskState;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.Scheduler;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ProfilerTests {
+
+    /** a -> (slow1 -> slow2) and a -> fast -> join; the slow branch is the critical path. */
+    private static TaskGraph branches() {
+        TaskGraph g = TaskGraph.named("branches");
+        Task<Integer> a = g.task("a").cpu(ctx -> 1);
+        Task<Integer> slow1 = g.task("slow1").after(a).cpu(ctx -> {
+            Thread.sleep(30);
+            return 2;
+        });
+        Task<Integer> slow2 = g.task("slow2").after(slow1).cpu(ctx -> {
+            Thread.sleep(30);
+            return 3;
+        });
+        Task<Integer> fast = g.task("fast").after(a).cpu(ctx -> 4);
+        g.task("join").after(slow2, fast).cpu(ctx -> 5);
+        return g;
+    }
+
+    @Test
+    void aRunProfileHasPerTaskTimesTheCriticalPathAndWorkerUsage() {
+        try (Scheduler s = Scheduler.builder().threads(2).build()) {
+            GraphRun run = s.execute(branches());
+            RunProfile p = run.profile();
+            assertThat(p.hasTimings()).isTrue();
+            assertThat(p.tasks()).hasSize(5).allSatisfy(t -> {
+                assertThat(t.state()).isEqualTo(TaskState.SUCCEEDED);
+                assertThat(t.device()).isEqualTo(Device.CPU);
+                assertThat(t.lane()).isBetween(0, 1);
+                assertThat(t.attempts()).isOne();
+                assertThat(t.ran()).isTrue();
+                assertThat(t.startNanos()).isGreaterThanOrEqualTo(t.readyNanos());
+            });
+            assertThat(p.criticalPath().tasks()).containsExactly("a", "slow1", "slow2", "join");
+            assertThat(p.criticalPath().length()).isGreaterThanOrEqualTo(Duration.ofMillis(60));
+            assertThat(p.makespan()).isGreaterThanOrEqualTo(p.criticalPath().length());
+            assertThat(p.totalWork()).isGreaterThanOrEqualTo(Duration.ofMillis(60));
+            assertThat(p.schedulingOverhead()).isGreaterThanOrEqualTo(Duration.ZERO);
+            assertThat(p.schedulingOverheadRatio()).isBetween(0.0, 1.0);
+            assertThat(p.workers()).hasSize(2);
+            assertThat(p.workers().stream().mapToLong(WorkerUsage::tasks).sum()).isEqualTo(5);
+            assertThat(p.slowest(2)).extracting(TaskTiming::name).containsExactlyInAnyOrder("slow1", "slow2");
+            assertThat(p.toString()).contains("branches").contains("critical path");
+        }
+    }
+
+    @Test
+    void theProfilerKeepsRecentRunsAndPerNamePercentiles() {
+        try (Scheduler s = Scheduler.builder().threads(2).retainedRuns(3).build()) {
+            TaskGraph g = TaskGraph.named("stats");
+            TaskGroup<Integer> shards = g.group("shard", 10, (i, t) -> t.cpu(ctx -> i));
+            g.task("merge").after(shards).cpu(ctx -> 0);
+            Set<Long> ids = new HashSet<>();
+            for (int i = 0; i < 5; i++) {
+                ids.add(s.execute(g).id());
+            }
+            Profiler profiler = s.profiler();
+            assertThat(profiler.recentRuns()).hasSize(3);
+            assertThat(profiler.recordedRuns()).isEqualTo(5);
+            long last = profiler.recentRuns().get(2).runId();
+            assertThat(profiler.run(last)).isPresent();
+            Map<String, TaskStatistics> stats = profiler.taskStatistics();
+            assertThat(stats).containsOnlyKeys("shard", "merge");
+            assertThat(stats.get("shard").count()).as("10 shards x 3 retained runs").isEqualTo(30);
+            assertThat(stats.get("merge").count()).isEqualTo(3);
+            TaskStatistics shard = stats.get("shard");
+            assertThat(shard.p50()).isLessThanOrEqualTo(shard.p99());
+            assertThat(shard.p99()).isLessThanOrEqualTo(shard.max());
+            assertThat(profiler.slowestTasks(4)).hasSize(4);
+        }
+    }
+
+    @Test
+    void theChromeTraceIsValidTraceEventJson() throws Exception {
+        try (Scheduler s = Scheduler.builder().threads(2).build()) {
+            GraphRun run = s.execute(branches());
+            JsonNode root = JsonMapper.builder().build().readTree(run.profile().toChromeTrace());
+            assertThat(root.get("displayTimeUnit").asString()).isEqualTo("ms");
+            assertThat(root.get("otherData").get("graph").asString()).isEqualTo("branches");
+            JsonNode events = root.get("traceEvents");
+            assertThat(events.isArray()).isTrue();
+            int complete = 0;
+            for (JsonNode e : events) {
+                String ph = e.get("ph").asString();
+                assertThat(ph).isIn("X", "M");
+                assertThat(e.get("pid").isInt()).isTrue();
+                if (ph.equals("X")) {
+                    complete++;
+                    assertThat(e.get("name").isString()).isTrue();
+                    assertThat(e.get("ts").isNumber()).isTrue();
+                    assertThat(e.get("dur").isNumber()).isTrue();
+                    assertThat(e.get("dur").asDouble()).isNotNegative();
+                    assertThat(e.get("tid").isInt()).isTrue();
+                    assertThat(e.get("args").get("state").asString()).isEqualTo("SUCCEEDED");
+                }
+                else {
+                    assertThat(e.get("name").asString()).isIn("process_name", "thread_name");
+                    assertThat(e.get("args").get("name").isString()).isTrue();
+                }
+            }
+            assertThat(complete).isEqualTo(5);
+        }
+    }
+
+    @Test
+    void namesAreEscapedInJsonAndDot() throws Exception {
+        try (Scheduler s = Scheduler.builder().threads(1).build()) {
+            TaskGraph g = TaskGraph.named("quote\"graph");
+            g.task("a \"quoted\"\\ name\n").cpu(ctx -> 1);
+            RunProfile p = s.execute(g).profile();
+            JsonNode root = JsonMapper.builder().build().readTree(p.toChromeTrace());
+            assertThat(root.get("traceEvents").findValuesAsString("name")).contains("a \"quoted\"\\ name\n");
+            assertThat(p.toDot()).startsWith("digraph \"quote\\\"graph\"");
+        }
+    }
+
+    @Test
+    void dotShowsEdgesStatesAndDurations() {
+        try (Scheduler s = Scheduler.builder().threads(2).build()) {
+            GraphRun run = s.execute(branches());
+            String dot = run.profile().toDot();
+            assertThat(dot).startsWith("digraph \"branches\" {").endsWith("}\n");
+            assertThat(dot).contains("t0 -> t1;").contains("t1 -> t2;").contains("t2 -> t4;").contains("t3 -> t4;");
+            assertThat(dot).contains("palegreen").contains(" ms");
+            assertThat(DotExporter.export(run.graph().compile())).contains("t0 -> t3;").doesNotContain("palegreen");
+        }
+    }
+
+    @Test
+    void withProfilingOffRunsStillCompleteAndReportMakespanOnly() {
+        try (Scheduler s = Scheduler.builder().threads(2).profiling(false).build()) {
+            GraphRun run = s.execute(branches());
+            RunProfile p = run.profile();
+            assertThat(p.hasTimings()).isFalse();
+            assertThat(p.makespan()).isPositive();
+            assertThat(p.slowest(3)).isEmpty();
+            assertThat(s.profiler().recentRuns()).isEmpty();
+        }
+    }
+}

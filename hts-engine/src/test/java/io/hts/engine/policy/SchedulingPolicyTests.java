@@ -1,0 +1,110 @@
+package io.hts.engine.policy;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+import io.hts.engine.graph.Device;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class SchedulingPolicyTests {
+
+    private static final Set<Device> BOTH = EnumSet.allOf(Device.class);
+
+    private static DeviceStatus cpu(int capacity, int queued, int running, long backlogNanos) {
+        return new DeviceStatus(Device.CPU, DeviceHealth.UP, capacity, queued, running, backlogNanos, -1, "cpu");
+    }
+
+    private static DeviceStatus gpu(DeviceHealth health, int capacity, int queued, int running, long backlogNanos) {
+        return new DeviceStatus(Device.GPU, health, capacity, queued, running, backlogNanos, 1L << 30, "gpu");
+    }
+
+    private static TaskInfo task(long cpuNanos, long gpuNanos) {
+        return new TaskInfo("t", "t", BOTH, 0, cpuNanos, gpuNanos);
+    }
+
+    @Test
+    void defaultPicksTheEarliestEstimatedFinish() {
+        DefaultPolicy policy = new DefaultPolicy();
+        SystemStatus idle = SystemStatus.of(cpu(8, 0, 0, 0), gpu(DeviceHealth.UP, 4, 0, 0, 0));
+        assertThat(policy.selectDevice(task(10_000_000, 1_000_000), idle)).isEqualTo(Device.GPU);
+        assertThat(policy.selectDevice(task(1_000_000, 10_000_000), idle)).isEqualTo(Device.CPU);
+        // The GPU is ten times faster but has 400 ms of backlog over 4 streams: 100 ms wait + 1 ms.
+        SystemStatus gpuBusy = SystemStatus.of(cpu(8, 0, 0, 0), gpu(DeviceHealth.UP, 4, 40, 4, 400_000_000));
+        assertThat(policy.selectDevice(task(10_000_000, 1_000_000), gpuBusy)).isEqualTo(Device.CPU);
+        // The CPU is saturated: 8 workers with 800 ms of backlog.
+        SystemStatus cpuBusy = SystemStatus.of(cpu(8, 100, 8, 800_000_000), gpu(DeviceHealth.UP, 4, 0, 0, 0));
+        assertThat(policy.selectDevice(task(1_000_000, 10_000_000), cpuBusy)).isEqualTo(Device.GPU);
+    }
+
+    @Test
+    void defaultTriesAnIdleDeviceWhoseCostIsUnknownAndSkipsADownOne() {
+        DefaultPolicy policy = new DefaultPolicy();
+        SystemStatus gpuIdle = SystemStatus.of(cpu(8, 4, 8, 40_000_000), gpu(DeviceHealth.UP, 4, 0, 0, 0));
+        assertThat(policy.selectDevice(task(5_000_000, -1), gpuIdle)).as("explore the idle GPU").isEqualTo(Device.GPU);
+        SystemStatus gpuDown = SystemStatus.of(cpu(8, 4, 8, 40_000_000), gpu(DeviceHealth.DOWN, 4, 0, 0, 0));
+        assertThat(policy.selectDevice(task(5_000_000, 1), gpuDown)).isEqualTo(Device.CPU);
+        SystemStatus bothIdleUnknown = SystemStatus.of(cpu(8, 0, 0, 0), gpu(DeviceHealth.UP, 4, 0, 0, 0));
+        assertThat(policy.selectDevice(task(-1, -1), bothIdleUnknown)).as("tie: more free slots").isEqualTo(Device.CPU);
+    }
+
+    @Test
+    void gpuFirstAndCpuFirstPreferTheirDeviceWhenUsable() {
+        SystemStatus gpuBusy = SystemStatus.of(cpu(8, 0, 0, 0), gpu(DeviceHealth.UP, 4, 1000, 4, Long.MAX_VALUE / 2));
+        assertThat(new GpuFirstPolicy().selectDevice(task(1, 1_000_000_000), gpuBusy)).isEqualTo(Device.GPU);
+        assertThat(new CpuFirstPolicy().selectDevice(task(1_000_000_000, 1), gpuBusy)).isEqualTo(Device.CPU);
+        SystemStatus gpuDown = SystemStatus.of(cpu(8, 0, 0, 0), gpu(DeviceHealth.DOWN, 4, 0, 0, 0));
+        assertThat(new GpuFirstPolicy().selectDevice(task(1, 1), gpuDown)).isEqualTo(Device.CPU);
+        TaskInfo gpuOnly = new TaskInfo("g", "g", EnumSet.of(Device.GPU), 0, -1, -1);
+        SystemStatus up = SystemStatus.of(cpu(8, 0, 0, 0), gpu(DeviceHealth.DEGRADED, 4, 0, 0, 0));
+        assertThat(new CpuFirstPolicy().selectDevice(gpuOnly, up)).isEqualTo(Device.GPU);
+    }
+
+    @Test
+    void roundRobinAlternatesOverUsableDevices() {
+        RoundRobinPolicy policy = new RoundRobinPolicy();
+        SystemStatus up = SystemStatus.of(cpu(8, 0, 0, 0), gpu(DeviceHealth.UP, 4, 0, 0, 0));
+        assertThat(policy.selectDevice(task(1, 1), up)).isEqualTo(Device.CPU);
+        assertThat(policy.selectDevice(task(1, 1), up)).isEqualTo(Device.GPU);
+        assertThat(policy.selectDevice(task(1, 1), up)).isEqualTo(Device.CPU);
+        SystemStatus down = SystemStatus.of(cpu(8, 0, 0, 0), gpu(DeviceHealth.DOWN, 4, 0, 0, 0));
+        assertThat(policy.selectDevice(task(1, 1), down)).isEqualTo(Device.CPU);
+        assertThat(policy.selectDevice(task(1, 1), down)).isEqualTo(Device.CPU);
+    }
+
+    @Test
+    void shortestJobFirstOrdersByCostAndPlacesByFinishTime() {
+        ShortestJobFirstPolicy policy = new ShortestJobFirstPolicy();
+        assertThat(policy.readyOrder()).isEqualTo(ReadyOrder.SHORTEST_FIRST);
+        assertThat(new DefaultPolicy().readyOrder()).isEqualTo(ReadyOrder.PRIORITY);
+        SystemStatus idle = SystemStatus.of(cpu(8, 0, 0, 0), gpu(DeviceHealth.UP, 4, 0, 0, 0));
+        assertThat(policy.selectDevice(task(10_000_000, 1_000_000), idle)).isEqualTo(Device.GPU);
+    }
+
+    @Test
+    void policyTypesResolveByConfigurationNameAndRejectUnknownOnesListingTheAccepted() {
+        assertThat(PolicyType.fromId("gpu-first").create()).isInstanceOf(GpuFirstPolicy.class);
+        assertThat(PolicyType.fromId("SHORTEST_JOB_FIRST").create().name()).isEqualTo("shortest-job-first");
+        for (PolicyType t : PolicyType.values()) {
+            assertThat(t.create().name()).isEqualTo(t.id());
+        }
+        assertThatThrownBy(() -> PolicyType.fromId("fastest")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'fastest'")
+                .hasMessageContaining("default, gpu-first, cpu-first, round-robin, shortest-job-first");
+    }
+
+    @Test
+    void theCostModelLearnsAMovingAveragePerNameAndDevice() {
+        CostModel model = new CostModel(0.5);
+        assertThat(model.estimate("gemm", Device.GPU)).isEqualTo(-1);
+        model.record("gemm", Device.GPU, 1000);
+        model.record("gemm", Device.GPU, 2000);
+        model.record("gemm", Device.CPU, 50_000);
+        assertThat(model.estimate("gemm", Device.GPU)).isEqualTo(1500);
+        assertThat(model.estimate("gemm", Device.CPU)).isEqualTo(50_000);
+        assertThat(model.snapshot()).containsKey("gemm");
+        assertThatThrownBy(() -> new CostModel(0)).hasMessageContaining("(0, 1]");
+    }
+}
