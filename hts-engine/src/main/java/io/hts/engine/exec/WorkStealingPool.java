@@ -479,6 +479,9 @@ public final class WorkStealingPool implements AutoCloseable {
                 return null;
             }
             counters.parked();
+            // A stray interrupt (a task that interrupted itself) would make park return at once
+            // and turn this loop into a spin; the pool uses unpark, never interrupts.
+            Thread.interrupted();
             while (w.inIdleStack && state == RUNNING) {
                 LockSupport.park(this);
             }

@@ -1,11 +1,11 @@
 package io.hts.engine.fault;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
@@ -22,9 +22,11 @@ import org.jspecify.annotations.Nullable;
  * Turns the retry and time-limit declarations of tasks into Resilience4j {@link Retry} and
  * {@link TimeLimiter} instances, applying the scheduler's defaults and registries.
  *
- * <p>Instances are shared: every task with the same statistics name (a group's members) and the
- * same declaration uses one instance, so Resilience4j's events and metrics aggregate per task
- * kind, not per task. Named instances come from the registries given (with Spring Boot, the
+ * <p>Within one graph instances are shared: every task with the same statistics name (a group's
+ * members) and the same declaration uses one instance (see {@link #resolution()}), so
+ * Resilience4j's events and metrics aggregate per task kind, not per task; nothing is cached
+ * across graphs, so graphs built on the fly leave nothing behind. Named instances come from the
+ * registries given (with Spring Boot, the
  * application's, configured under {@code resilience4j.retry.instances.*} and
  * {@code resilience4j.timelimiter.instances.*}); HTS never creates registry beans of its own.
  */
@@ -35,8 +37,6 @@ public final class FaultTolerance {
     private final RetrySpec defaultRetry;
     private final IntervalFunction defaultBackoff;
     private final TimeLimitSpec defaultTimeLimit;
-    private final Map<Object, Retry> retries = new ConcurrentHashMap<>();
-    private final Map<Object, TimeLimiter> timeLimiters = new ConcurrentHashMap<>();
 
     private FaultTolerance(Builder b) {
         this.retryRegistry = b.retryRegistry;
@@ -77,49 +77,71 @@ public final class FaultTolerance {
     }
 
     /**
-     * The retry for a task.
+     * A resolution scope: resolves the tasks of one graph, sharing instances between tasks of the
+     * same statistics name and declaration.
      *
-     * @param task the task
-     * @return the Resilience4j retry, or {@code null} when the task does not retry
-     * @throws GraphValidationException when it names an instance no registry provides
+     * @return a new scope
      */
-    public @Nullable Retry retryFor(Task<?> task) {
-        RetrySpec spec = task.retry() != null ? task.retry() : defaultRetry;
-        return switch (spec.kind()) {
-            case NONE -> null;
-            case INSTANCE -> spec.retry();
-            case NAMED -> retries.computeIfAbsent(spec, k -> namedRetry(task, Objects.requireNonNull(spec.instanceName())));
-            case CONFIG -> retries.computeIfAbsent(List.of(task.statisticsName(), spec),
-                    k -> Retry.of(task.statisticsName(), Objects.requireNonNull(spec.config())));
-            case COUNT -> retries.computeIfAbsent(List.of(task.statisticsName(), spec), k -> Retry.of(
-                    task.statisticsName(), RetryConfig.custom().maxAttempts(spec.retries() + 1)
-                            .intervalFunction(spec.backoff() != null ? spec.backoff() : defaultBackoff)
-                            .failAfterMaxAttempts(false).build()));
-        };
+    public Resolution resolution() {
+        return new Resolution();
     }
 
-    /**
-     * The time limiter for a task.
-     *
-     * @param task the task
-     * @return the Resilience4j time limiter, or {@code null} when the task has no time limit
-     * @throws GraphValidationException when it names an instance no registry provides
-     */
-    public @Nullable TimeLimiter timeLimiterFor(Task<?> task) {
-        TimeLimitSpec spec = task.timeLimit() != null ? task.timeLimit() : defaultTimeLimit;
-        if (spec.isNone()) {
-            return null;
+    /** Resolves the retries and time limits of the tasks of one graph. */
+    public final class Resolution {
+
+        private final Map<Object, Retry> retries = new HashMap<>();
+        private final Map<Object, TimeLimiter> timeLimiters = new HashMap<>();
+
+        private Resolution() {
         }
-        if (spec.limiter() != null) {
-            return spec.limiter();
+
+        /**
+         * The retry for a task.
+         *
+         * @param task the task
+         * @return the Resilience4j retry, or {@code null} when the task does not retry
+         * @throws GraphValidationException when it names an instance no registry provides
+         */
+        public @Nullable Retry retryFor(Task<?> task) {
+            RetrySpec spec = task.retry() != null ? task.retry() : defaultRetry;
+            return switch (spec.kind()) {
+                case NONE -> null;
+                case INSTANCE -> spec.retry();
+                case NAMED -> retries.computeIfAbsent(spec,
+                        k -> namedRetry(task, Objects.requireNonNull(spec.instanceName())));
+                case CONFIG -> retries.computeIfAbsent(List.of(task.statisticsName(), spec),
+                        k -> Retry.of(task.statisticsName(), Objects.requireNonNull(spec.config())));
+                case COUNT -> retries.computeIfAbsent(List.of(task.statisticsName(), spec), k -> Retry.of(
+                        task.statisticsName(), RetryConfig.custom().maxAttempts(spec.retries() + 1)
+                                .intervalFunction(spec.backoff() != null ? spec.backoff() : defaultBackoff)
+                                .failAfterMaxAttempts(false).build()));
+            };
         }
-        if (spec.instanceName() != null) {
-            return timeLimiters.computeIfAbsent(spec, k -> namedTimeLimiter(task, spec.instanceName()));
+
+        /**
+         * The time limiter for a task.
+         *
+         * @param task the task
+         * @return the Resilience4j time limiter, or {@code null} when the task has no time limit
+         * @throws GraphValidationException when it names an instance no registry provides
+         */
+        public @Nullable TimeLimiter timeLimiterFor(Task<?> task) {
+            TimeLimitSpec spec = task.timeLimit() != null ? task.timeLimit() : defaultTimeLimit;
+            if (spec.isNone()) {
+                return null;
+            }
+            if (spec.limiter() != null) {
+                return spec.limiter();
+            }
+            String name = spec.instanceName();
+            if (name != null) {
+                return timeLimiters.computeIfAbsent(spec, k -> namedTimeLimiter(task, name));
+            }
+            Duration timeout = Objects.requireNonNull(spec.timeout());
+            return timeLimiters.computeIfAbsent(List.of(task.statisticsName(), spec), k -> TimeLimiter.of(
+                    task.statisticsName(),
+                    TimeLimiterConfig.custom().timeoutDuration(timeout).cancelRunningFuture(true).build()));
         }
-        Duration timeout = Objects.requireNonNull(spec.timeout());
-        return timeLimiters.computeIfAbsent(List.of(task.statisticsName(), spec), k -> TimeLimiter.of(
-                task.statisticsName(),
-                TimeLimiterConfig.custom().timeoutDuration(timeout).cancelRunningFuture(true).build()));
     }
 
     private Retry namedRetry(Task<?> task, String name) {

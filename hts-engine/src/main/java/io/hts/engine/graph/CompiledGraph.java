@@ -1,5 +1,6 @@
 package io.hts.engine.graph;
 
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -245,16 +246,16 @@ public final class CompiledGraph {
      */
     public <V> V bound(Object owner, Class<V> type, Function<CompiledGraph, V> factory) {
         Binding b = binding;
-        if (b != null && b.owner == owner) {
+        if (b != null && b.owner.get() == owner) {
             return type.cast(b.value);
         }
         synchronized (this) {
             b = binding;
-            if (b != null && b.owner == owner) {
+            if (b != null && b.owner.get() == owner) {
                 return type.cast(b.value);
             }
             V value = factory.apply(this);
-            binding = new Binding(owner, value);
+            binding = new Binding(new WeakReference<>(owner), value);
             return value;
         }
     }
@@ -274,7 +275,8 @@ public final class CompiledGraph {
         return lo;
     }
 
-    private record Binding(Object owner, Object value) {
+    /** The owner is held weakly: a graph kept by the application must not keep a closed scheduler alive. */
+    private record Binding(WeakReference<Object> owner, Object value) {
     }
 
     @Override

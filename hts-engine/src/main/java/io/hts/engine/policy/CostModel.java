@@ -3,7 +3,6 @@ package io.hts.engine.policy;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import io.hts.engine.graph.Device;
 
@@ -12,12 +11,22 @@ import io.hts.engine.graph.Device;
  * statistics name (a task's name, or its group's) and device. Feeds the policies when a task
  * declares no estimate.
  *
- * <p>Updates are deliberately racy (two concurrent samples may lose one): an estimate does not
+ * <p>Callers (the scheduler's execution plans) look a cell up once per graph and keep it, so the
+ * map is off the hot path; it remembers at most {@value #MAX_NAMES} names, least recently used
+ * first out. Updates of a cell are deliberately racy (two concurrent samples may lose one): an estimate does not
  * need every sample, and the hot path must not contend on a lock or a CAS loop.
  */
 public final class CostModel {
 
-    private final ConcurrentHashMap<String, Cell> cells = new ConcurrentHashMap<>();
+    /** The most names remembered; the least recently used is forgotten beyond it. */
+    public static final int MAX_NAMES = 10_000;
+
+    private final Map<String, Cell> cells = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Cell> eldest) {
+            return size() > MAX_NAMES;
+        }
+    };
     private final double weight;
 
     /** A model giving each new sample a weight of 0.2. */
@@ -43,7 +52,7 @@ public final class CostModel {
      * @param statisticsName the task's statistics name
      * @return its cell
      */
-    public Cell cell(String statisticsName) {
+    public synchronized Cell cell(String statisticsName) {
         return cells.computeIfAbsent(statisticsName, n -> new Cell(weight));
     }
 
@@ -65,13 +74,13 @@ public final class CostModel {
      * @param device the device
      * @return nanoseconds, or -1 when nothing was learned
      */
-    public long estimate(String statisticsName, Device device) {
+    public synchronized long estimate(String statisticsName, Device device) {
         Cell c = cells.get(statisticsName);
         return c == null ? -1 : c.estimate(device);
     }
 
     /** Every learned estimate, by name and device. */
-    public Map<String, Map<Device, Duration>> snapshot() {
+    public synchronized Map<String, Map<Device, Duration>> snapshot() {
         Map<String, Map<Device, Duration>> out = new LinkedHashMap<>();
         cells.forEach((name, cell) -> {
             Map<Device, Duration> m = new LinkedHashMap<>();

@@ -48,6 +48,7 @@ final class ExecutionPlan {
         ResourceDemand[] rd = null;
         CostModel.Cell[] cells = null;
         List<String> gpuOnly = new ArrayList<>();
+        FaultTolerance.Resolution resolution = faults.resolution();
         for (int i = 0; i < n; i++) {
             Task<?> task = graph.task(i);
             int f = 0;
@@ -66,7 +67,7 @@ final class ExecutionPlan {
                 f |= URGENT;
             }
             if (!task.isBarrier()) {
-                Retry retry = faults.retryFor(task);
+                Retry retry = resolution.retryFor(task);
                 if (retry != null) {
                     if (r == null) {
                         r = new Retry[n];
@@ -74,7 +75,7 @@ final class ExecutionPlan {
                     r[i] = retry;
                     f |= RETRY;
                 }
-                TimeLimiter limit = faults.timeLimiterFor(task);
+                TimeLimiter limit = resolution.timeLimiterFor(task);
                 if (limit != null) {
                     if (tl == null) {
                         tl = new TimeLimiter[n];

@@ -290,10 +290,12 @@ public final class GraphRun {
      * @return whether this call cancelled a running run
      */
     public boolean cancel() {
-        if (status.isDone() || cancelRequested) {
-            return false;
+        synchronized (this) {
+            if (status.isDone() || cancelRequested) {
+                return false;
+            }
+            cancelRequested = true;
         }
-        cancelRequested = true;
         int count = stop(new TaskCancelledException("run " + id + " of graph '" + graph.name() + "' was cancelled"));
         pool.forEachRunning(t -> {
             if (t instanceof TaskExecution e && e.run == this) {
@@ -954,16 +956,15 @@ public final class GraphRun {
 
     /** A READY task that cannot be placed anywhere fails without running. */
     private void failNotStarted(int i, Throwable error) {
-        if (!deps.transition(i, TaskState.READY, TaskState.RUNNING)) {
-            return;
-        }
-        TaskExecution e = new TaskExecution(this, i, 1);
-        failBeforeStart(e, error);
+        failBeforeStart(new TaskExecution(this, i, 1), error);
     }
 
+    /** A READY attempt fails without its body running (no device can take it). */
     private void failBeforeStart(TaskExecution e, Throwable error) {
-        deps.transition(e.index, TaskState.READY, TaskState.RUNNING);
         releaseResources(e);
+        if (!deps.transition(e.index, TaskState.READY, TaskState.RUNNING)) {
+            return;
+        }
         results[e.index] = new Outcome(error);
         deps.set(e.index, TaskState.FAILED);
         failures.add(new TaskFailure(graph.name(e.index), e.index, error, 0));

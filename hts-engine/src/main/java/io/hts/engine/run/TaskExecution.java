@@ -94,8 +94,9 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
                 Thread.onSpinWait();
             }
             PHASE.setVolatile(this, DONE);
-            Thread.interrupted();
         }
+        // Whoever set it (an interrupter, or the body itself), the flag must not reach the next task.
+        Thread.interrupted();
     }
 
     /** Interrupts the body's thread if the body is still running; never a later task's. */

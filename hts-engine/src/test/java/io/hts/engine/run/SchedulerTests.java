@@ -293,4 +293,20 @@ class SchedulerTests {
                 .cpu(ctx -> scheduler.submit(inner).future().thenApply(r -> r.result(leaf) + 1).get());
         assertThat(scheduler.execute(outer).result(parent)).isEqualTo(42);
     }
+
+    @Test
+    void anInterruptABodyLeavesBehindReachesNeitherTheNextTaskNorTheIdleWorker() throws Exception {
+        try (Scheduler single = Scheduler.builder().threads(1).threadNamePrefix("interrupt-test-").build()) {
+            TaskGraph g = TaskGraph.named("self-interrupt");
+            Task<Boolean> rude = g.task("rude").cpu(ctx -> {
+                Thread.currentThread().interrupt();
+                return true;
+            });
+            Task<Boolean> next = g.task("next").after(rude).cpu(ctx -> Thread.currentThread().isInterrupted());
+            assertThat(single.execute(g).result(next)).isFalse();
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> Thread.getAllStackTraces()
+                    .keySet().stream().filter(t -> t.getName().equals("interrupt-test-0"))
+                    .allMatch(t -> t.getState() == Thread.State.WAITING));
+        }
+    }
 }
