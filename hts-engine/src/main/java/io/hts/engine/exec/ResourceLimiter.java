@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Caps the concurrent use of named resources (I/O permits, GPU memory bytes, licences...).
  *
@@ -109,19 +111,7 @@ public final class ResourceLimiter {
      * @return {@code true} when taken now ({@code onGranted} is then not used)
      */
     public boolean acquireOrWait(ResourceDemand demand, Runnable onGranted) {
-        check(demand);
-        lock.lock();
-        try {
-            if (!blockedByStarvingWaiter() && fits(demand)) {
-                take(demand);
-                return true;
-            }
-            waiters.addLast(new Waiter(demand, onGranted));
-            return false;
-        }
-        finally {
-            lock.unlock();
-        }
+        return acquire(demand, onGranted);
     }
 
     /**
@@ -131,12 +121,20 @@ public final class ResourceLimiter {
      * @return whether it was taken
      */
     public boolean tryAcquire(ResourceDemand demand) {
+        return acquire(demand, null);
+    }
+
+    /** Takes the demand if free; otherwise queues {@code onGranted} when given. */
+    private boolean acquire(ResourceDemand demand, @Nullable Runnable onGranted) {
         check(demand);
         lock.lock();
         try {
             if (!blockedByStarvingWaiter() && fits(demand)) {
                 take(demand);
                 return true;
+            }
+            if (onGranted != null) {
+                waiters.addLast(new Waiter(demand, onGranted));
             }
             return false;
         }

@@ -600,29 +600,9 @@ public final class GraphRun {
     /** Runs an attempt on a CPU worker; returns the continuation (a successor to run next). */
     @Nullable PoolTask executeOnCpu(TaskExecution e, Worker w) {
         int i = e.index;
-        if (!deps.transition(i, TaskState.READY, TaskState.RUNNING)) {
-            releaseResources(e);
-            return null;
-        }
-        if (stopping) {
-            releaseResources(e);
-            cancelStarted(i);
-            return null;
-        }
         e.device = Device.CPU;
-        e.lane = w.index();
-        if (attempts != null) {
-            attempts[i] = e.attempt;
-        }
-        long t0 = clock ? System.nanoTime() : 0;
-        e.startNanos = t0;
-        if (start != null) {
-            start[i] = t0;
-            devices[i] = (byte) (Device.CPU.ordinal() + 1);
-            lanes[i] = w.index();
-        }
-        if (bus.wantsRoutine()) {
-            publish(EventType.TASK_STARTED, i, Device.CPU, w.index(), e.attempt, null, null, null);
+        if (!beginAttempt(e, w.index())) {
+            return null;
         }
         @SuppressWarnings("unchecked")
         TaskBody<Object> body = (TaskBody<Object>) graph.task(i).cpuBody();
@@ -785,6 +765,21 @@ public final class GraphRun {
     // ================================================================== device execution
 
     boolean startOnDevice(TaskExecution e, int lane) {
+        if (!beginAttempt(e, lane)) {
+            return false;
+        }
+        if (plan.has(e.index, ExecutionPlan.TIMED)) {
+            armTimeLimit(e);
+        }
+        return true;
+    }
+
+    /**
+     * READY to RUNNING for an attempt about to run on {@code e.device}'s {@code lane}, recording
+     * its start; false when it was cancelled meanwhile or the run is stopping (it is then recorded
+     * as cancelled and must not run).
+     */
+    private boolean beginAttempt(TaskExecution e, int lane) {
         int i = e.index;
         if (!deps.transition(i, TaskState.READY, TaskState.RUNNING)) {
             releaseResources(e);
@@ -808,9 +803,6 @@ public final class GraphRun {
         }
         if (bus.wantsRoutine()) {
             publish(EventType.TASK_STARTED, i, e.device, lane, e.attempt, null, null, null);
-        }
-        if (plan.has(i, ExecutionPlan.TIMED)) {
-            armTimeLimit(e);
         }
         return true;
     }

@@ -93,8 +93,7 @@ public final class Scheduler implements AutoCloseable {
     private volatile int state = RUNNING;
 
     private Scheduler(Builder b) {
-        this.pool = WorkStealingPool.builder().threads(b.threads).threadNamePrefix(b.threadNamePrefix)
-                .spinsBeforePark(b.spinsBeforePark).build();
+        this.pool = b.pool.threadNamePrefix(b.threadNamePrefix).build();
         this.gpu = b.gpuBackend;
         this.backends = gpu == null ? List.of() : List.of(gpu);
         this.resources = new ResourceLimiter(b.resources);
@@ -488,7 +487,7 @@ public final class Scheduler implements AutoCloseable {
     /** Builds a {@link Scheduler}. */
     public static final class Builder {
 
-        private int threads = Runtime.getRuntime().availableProcessors();
+        private final WorkStealingPool.Builder pool = WorkStealingPool.builder();
         private SchedulingPolicy policy = new DefaultPolicy();
         private @Nullable DeviceBackend gpuBackend;
         private final Map<String, Long> resources = new LinkedHashMap<>();
@@ -500,7 +499,6 @@ public final class Scheduler implements AutoCloseable {
         private EventDetail eventDetail = EventDetail.NOTABLE;
         private final List<TaskListener> listeners = new ArrayList<>();
         private @Nullable Duration stallTimeout;
-        private int spinsBeforePark = 64;
         private String threadNamePrefix = "hts-worker-";
         private CostModel costModel = new CostModel();
 
@@ -510,14 +508,11 @@ public final class Scheduler implements AutoCloseable {
         /**
          * The number of CPU worker threads.
          *
-         * @param threads 1 or more; the number of available processors by default
+         * @param threads 1 to 65534; the number of available processors by default
          * @return this builder
          */
         public Builder threads(int threads) {
-            if (threads < 1) {
-                throw new IllegalArgumentException("threads must be 1 or more, was " + threads);
-            }
-            this.threads = threads;
+            pool.threads(threads);
             return this;
         }
 
@@ -668,7 +663,7 @@ public final class Scheduler implements AutoCloseable {
          * @return this builder
          */
         public Builder spinsBeforePark(int spins) {
-            this.spinsBeforePark = spins;
+            pool.spinsBeforePark(spins);
             return this;
         }
 
