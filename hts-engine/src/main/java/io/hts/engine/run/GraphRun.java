@@ -729,6 +729,9 @@ public final class GraphRun {
             return;
         }
         results[i] = new Outcome(error);
+        if (failureMode == FailureMode.FAIL_FAST) {
+            stopping = true; // from this moment nothing new starts, before anyone hears of the failure
+        }
         deps.set(i, TaskState.FAILED);
         failures.add(new TaskFailure(graph.name(i), i, error, e.attempt));
         publish(EventType.TASK_FAILED, i, e.device, e.lane, e.attempt, error, null, null);
@@ -958,6 +961,9 @@ public final class GraphRun {
             return;
         }
         results[e.index] = new Outcome(error);
+        if (failureMode == FailureMode.FAIL_FAST) {
+            stopping = true;
+        }
         deps.set(e.index, TaskState.FAILED);
         failures.add(new TaskFailure(graph.name(e.index), e.index, error, 0));
         publish(EventType.TASK_FAILED, e.index, e.device, -1, e.attempt, error, null, null);
