@@ -13,6 +13,7 @@ final class RunnableTask extends PoolTask {
 
     @Override
     protected @Nullable PoolTask execute(Worker worker) {
+        worker.flushCountsUnless(null);
         runnable.run();
         return null;
     }

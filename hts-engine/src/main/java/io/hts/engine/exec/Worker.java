@@ -38,6 +38,12 @@ public final class Worker extends Thread {
     int victimSeed;
     /** Scans made, for the periodic look at the external queue. */
     int scans;
+    /** The counter this worker batches additions for, and the additions not yet added. */
+    private @Nullable BatchedCount batchTarget;
+    private int batched;
+
+    /** The largest batch a worker holds before adding it. */
+    static final int MAX_BATCH = 256;
 
     Worker(WorkStealingPool pool, int index, String name, boolean daemon) {
         super(name);
@@ -65,6 +71,45 @@ public final class Worker extends Thread {
     public void push(PoolTask task) {
         if (deque.push(task)) {
             pool.signalWork();
+        }
+    }
+
+    /**
+     * Counts one for a shared counter, locally; the count reaches the counter in batches (see
+     * {@link BatchedCount}). Must be called from this worker's thread.
+     *
+     * @param target the counter
+     */
+    public void countLocally(BatchedCount target) {
+        if (batchTarget != target) {
+            flushCounts();
+            batchTarget = target;
+        }
+        if (++batched >= MAX_BATCH) {
+            flushCounts();
+        }
+    }
+
+    /**
+     * Adds the local batch to its counter now. The pool calls it before the worker goes idle;
+     * task code calls it before starting work that belongs to another counter. Must be called
+     * from this worker's thread.
+     *
+     * @param next the counter the coming work belongs to; the batch is kept when it is the same
+     */
+    public void flushCountsUnless(@Nullable BatchedCount next) {
+        if (batchTarget != next) {
+            flushCounts();
+        }
+    }
+
+    void flushCounts() {
+        BatchedCount target = batchTarget;
+        int n = batched;
+        batchTarget = null;
+        batched = 0;
+        if (target != null && n > 0) {
+            target.add(n);
         }
     }
 

@@ -30,6 +30,8 @@ public final class CompiledGraph {
     private final int[] roots;
     private final int[] topologicalOrder;
     private final boolean anyGpuBody;
+    /** Rows of the spread layout of per-run arrays, 0 for the identity layout of small graphs. */
+    private final int rows;
     private volatile @Nullable Binding binding;
 
     CompiledGraph(TaskGraph graph, Task<?>[] tasks, int[] successorStart, int[] successors, int[] predecessorStart,
@@ -48,6 +50,31 @@ public final class CompiledGraph {
             gpu |= t.gpuBody() != null;
         }
         this.anyGpuBody = gpu;
+        this.rows = tasks.length >= SPREAD_THRESHOLD ? (tasks.length + SPREAD - 1) / SPREAD : 0;
+    }
+
+    private static final int SPREAD = 16;
+    private static final int SPREAD_THRESHOLD = SPREAD * SPREAD;
+
+    /**
+     * Where task {@code i}'s entry lives in a run's per-task arrays (counters, states, results,
+     * timings). Tasks with nearby indices often run at the same moment on different workers; laid
+     * out densely, their entries would share cache lines and every write by one worker would
+     * invalidate the other's copy (false sharing). The layout deals indices round-robin over 16
+     * rows, so consecutive tasks sit a row apart (at least 64 bytes for arrays of ints and larger
+     * elements) while memory stays one entry per task, plus at most 15.
+     *
+     * @param i the task
+     * @return its position in per-run arrays of length {@link #slots()}
+     */
+    public int slot(int i) {
+        int r = rows;
+        return r == 0 ? i : (i & (SPREAD - 1)) * r + (i >>> 4);
+    }
+
+    /** The length of per-run arrays indexed by {@link #slot(int)}. */
+    public int slots() {
+        return rows == 0 ? tasks.length : rows * SPREAD;
     }
 
     /** The graph this was compiled from. */

@@ -13,7 +13,7 @@ import java.util.TreeMap;
 import org.HdrHistogram.Histogram;
 
 /**
- * Keeps the profiles of the most recent runs, and computes from them, per statistics name (a task
+ * Keeps the profiles of the most recent runs (bounded by runs and by their total tasks), and computes from them, per statistics name (a task
  * name, or a group's name), duration percentiles with HdrHistogram (3 significant digits).
  *
  * <p>Recording a finished run is O(1): the profile references the run's timing arrays, nothing is
@@ -31,7 +31,9 @@ public final class Profiler {
     public static final String OTHER = "(other)";
 
     private final int retainedRuns;
+    private final long retainedTasks;
     private final ArrayDeque<RunProfile> recent = new ArrayDeque<>();
+    private long recentTasks;
     private long recorded;
     private long statisticsVersion = -1;
     private Map<String, TaskStatistics> statistics = Map.of();
@@ -42,11 +44,30 @@ public final class Profiler {
      * @param retainedRuns how many recent run profiles to keep, 0 or more
      */
     public Profiler(int retainedRuns) {
+        this(retainedRuns, DEFAULT_RETAINED_TASKS);
+    }
+
+    /**
+     * Creates a profiler bounded by runs and by tasks: a retained profile keeps its graph and
+     * timing arrays alive, so a few million-task runs would otherwise hold gigabytes.
+     *
+     * @param retainedRuns how many recent run profiles to keep, 0 or more
+     * @param retainedTasks how many tasks the kept profiles may have together (the newest profile
+     *     is kept even when it alone has more)
+     */
+    public Profiler(int retainedRuns, long retainedTasks) {
         if (retainedRuns < 0) {
             throw new IllegalArgumentException("retained runs must be 0 or more, was " + retainedRuns);
         }
+        if (retainedTasks < 0) {
+            throw new IllegalArgumentException("retained tasks must be 0 or more, was " + retainedTasks);
+        }
         this.retainedRuns = retainedRuns;
+        this.retainedTasks = retainedTasks;
     }
+
+    /** The default bound on the tasks of retained profiles. */
+    public static final long DEFAULT_RETAINED_TASKS = 2_000_000;
 
     /** How many recent run profiles are kept. */
     public int retainedRuns() {
@@ -60,8 +81,9 @@ public final class Profiler {
      */
     public synchronized void record(RunProfile profile) {
         recent.addLast(profile);
-        while (recent.size() > retainedRuns) {
-            recent.pollFirst();
+        recentTasks += profile.graph().size();
+        while (recent.size() > retainedRuns || (recentTasks > retainedTasks && recent.size() > 1)) {
+            recentTasks -= recent.pollFirst().graph().size();
         }
         recorded++;
     }
@@ -138,6 +160,7 @@ public final class Profiler {
     /** Forgets every retained run. */
     public synchronized void reset() {
         recent.clear();
+        recentTasks = 0;
         recorded = 0;
         statisticsVersion = -1;
         statistics = Map.of();

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.function.IntFunction;
 
 import io.hts.engine.graph.CompiledGraph;
 import io.hts.engine.graph.Device;
@@ -41,7 +42,7 @@ public final class RunProfile {
     private final byte @Nullable [] devices;
     private final int @Nullable [] lanes;
     private final int @Nullable [] attempts;
-    private final int[] states;
+    private final IntFunction<TaskState> states;
     private final long steals;
     private final long idleSpins;
     private final List<String> abandoned;
@@ -59,19 +60,19 @@ public final class RunProfile {
      * @param finishNanos when it finished, -1 while running
      * @param parallelism the number of CPU workers
      * @param start per task, the start of its last attempt (0: never started); {@code null} when
-     *     profiling was off
+     *     profiling was off; every per-task array is indexed by {@link CompiledGraph#slot(int)}
      * @param end per task, the end of its last attempt (0: not ended)
      * @param devices per task, the ordinal of its device + 1 (0: never placed)
      * @param lanes per task, the worker or stream of its last attempt
      * @param attempts per task, attempts started; {@code null} when no task retried
-     * @param states per task, the ordinal of its {@link TaskState}
+     * @param states the state of task {@code i}
      * @param steals tasks stolen between workers during the run (pool-wide)
      * @param idleSpins empty rescans by idle workers during the run (pool-wide)
      * @param abandoned timed-out tasks whose bodies had not returned when the run finished
      */
     public RunProfile(long runId, CompiledGraph graph, RunStatus status, String policy, Instant submitted,
             long submitNanos, long finishNanos, int parallelism, long @Nullable [] start, long @Nullable [] end,
-            byte @Nullable [] devices, int @Nullable [] lanes, int @Nullable [] attempts, int[] states,
+            byte @Nullable [] devices, int @Nullable [] lanes, int @Nullable [] attempts, IntFunction<TaskState> states,
             long steals, long idleSpins, List<String> abandoned) {
         this.runId = runId;
         this.graph = graph;
@@ -212,12 +213,12 @@ public final class RunProfile {
      * @return its timing
      */
     public TaskTiming timing(int index) {
-        long s = start != null && start[index] != 0 ? start[index] - submitNanos : -1;
-        long e = end != null && end[index] != 0 ? end[index] - submitNanos : -1;
-        Device d = devices != null && devices[index] != 0 ? Device.values()[devices[index] - 1] : null;
-        int lane = lanes != null && d != null ? lanes[index] : -1;
-        int att = attempts != null ? attempts[index] : (s >= 0 ? 1 : 0);
-        return new TaskTiming(index, graph.name(index), graph.task(index).statisticsName(), TaskState.of(states[index]), d, lane,
+        long s = start != null && start[graph.slot(index)] != 0 ? start[graph.slot(index)] - submitNanos : -1;
+        long e = end != null && end[graph.slot(index)] != 0 ? end[graph.slot(index)] - submitNanos : -1;
+        Device d = devices != null && devices[graph.slot(index)] != 0 ? Device.values()[devices[graph.slot(index)] - 1] : null;
+        int lane = lanes != null && d != null ? lanes[graph.slot(index)] : -1;
+        int att = attempts != null ? attempts[graph.slot(index)] : (s >= 0 ? 1 : 0);
+        return new TaskTiming(index, graph.name(index), graph.task(index).statisticsName(), states.apply(index), d, lane,
                 att, readyNanos(index), s, e);
     }
 
@@ -233,7 +234,7 @@ public final class RunProfile {
         }
         PriorityQueue<TaskTiming> heap = new PriorityQueue<>(Comparator.comparingLong(TaskTiming::durationNanos));
         for (int i = 0; i < graph.size(); i++) {
-            if (start[i] == 0 || end == null || end[i] == 0) {
+            if (start[graph.slot(i)] == 0 || end == null || end[graph.slot(i)] == 0) {
                 continue;
             }
             long d = duration(i);
@@ -276,9 +277,8 @@ public final class RunProfile {
         }
         String lastName = null;
         Histogram last = null;
-        int succeeded = TaskState.SUCCEEDED.ordinal();
         for (int i = 0; i < graph.size(); i++) {
-            if (start[i] == 0 || end[i] == 0 || states[i] != succeeded) {
+            if (start[graph.slot(i)] == 0 || end[graph.slot(i)] == 0 || states.apply(i) != TaskState.SUCCEEDED) {
                 continue;
             }
             String name = graph.task(i).statisticsName();
@@ -290,7 +290,7 @@ public final class RunProfile {
                 }
                 lastName = name;
             }
-            last.recordValue(Math.max(0, end[i] - start[i]));
+            last.recordValue(Math.max(0, end[graph.slot(i)] - start[graph.slot(i)]));
         }
     }
 
@@ -299,10 +299,10 @@ public final class RunProfile {
     }
 
     private long duration(int i) {
-        if (start == null || end == null || start[i] == 0 || end[i] == 0) {
+        if (start == null || end == null || start[graph.slot(i)] == 0 || end[graph.slot(i)] == 0) {
             return 0;
         }
-        return Math.max(0, end[i] - start[i]);
+        return Math.max(0, end[graph.slot(i)] - start[graph.slot(i)]);
     }
 
     private long readyNanos(int i) {
@@ -312,8 +312,8 @@ public final class RunProfile {
         long ready = 0;
         for (int k = graph.predecessorStart(i); k < graph.predecessorEnd(i); k++) {
             int p = graph.predecessor(k);
-            if (end[p] != 0) {
-                ready = Math.max(ready, end[p] - submitNanos);
+            if (end[graph.slot(p)] != 0) {
+                ready = Math.max(ready, end[graph.slot(p)] - submitNanos);
             }
         }
         return ready;
@@ -358,13 +358,13 @@ public final class RunProfile {
                 bestPath = path[i];
                 bestEnd = i;
             }
-            if (start != null && end != null && start[i] != 0 && end[i] != 0) {
+            if (start != null && end != null && start[graph.slot(i)] != 0 && end[graph.slot(i)] != 0) {
                 total += d;
-                lastEnd = Math.max(lastEnd, end[i]);
-                waitSum += Math.max(0, start[i] - submitNanos - readyNanos(i));
+                lastEnd = Math.max(lastEnd, end[graph.slot(i)]);
+                waitSum += Math.max(0, start[graph.slot(i)] - submitNanos - readyNanos(i));
                 waitCount++;
-                if (devices != null && lanes != null && devices[i] == Device.CPU.ordinal() + 1) {
-                    int w = lanes[i];
+                if (devices != null && lanes != null && devices[graph.slot(i)] == Device.CPU.ordinal() + 1) {
+                    int w = lanes[graph.slot(i)];
                     if (w >= 0 && w < parallelism) {
                         busy[w] += d;
                         count[w]++;

@@ -8,24 +8,31 @@ import io.hts.engine.graph.CompiledGraph;
 import io.hts.engine.graph.TaskState;
 
 /**
- * The per-run dependency state over a shared {@link CompiledGraph}: each task's count of
- * dependencies not yet done and its {@link TaskState}.
+ * The per-run dependency state over a shared {@link CompiledGraph}: for each task, in one int,
+ * its {@link TaskState} (top bits) and its count of dependencies not yet done (low
+ * {@value #COUNT_BITS} bits).
  *
- * <p><b>Ready exactly once.</b> When a task succeeds, each successor's counter is decremented
- * with an atomic {@code getAndAdd}; exactly one decrement observes the value 1, and only that
- * caller makes the successor ready (the seed's diamond: D waits for B and C and runs once, after
- * both). The atomic also publishes the finished task's result to whoever makes the successor
- * ready (release/acquire through the counter).
+ * <p><b>Ready exactly once.</b> When a task succeeds, each successor's word is decremented with a
+ * CAS; the decrement that takes the count from 1 to 0 also moves the state from CREATED to READY
+ * in the same atomic step, so exactly one finishing predecessor makes the successor ready (the
+ * seed's diamond: D waits for B and C and runs once, after both), with one atomic operation per
+ * edge and none extra for readiness. The CAS also publishes the predecessor's result to whoever
+ * makes the successor ready (release/acquire on the word).
  *
  * <p><b>State changes</b> that can race (a worker starting a task against a cancellation, a retry
- * timer against a fail-fast sweep) are compare-and-set; every task enters a terminal state
- * exactly once, so the run can count them down to its completion.
+ * timer against a fail-fast sweep) are compare-and-set on the same word; every task enters a
+ * terminal state exactly once, so the run can count them down to its completion.
  *
- * <p>Two int arrays per run, no allocation per edge, no lock.
+ * <p>One int per task per run, laid out by {@link CompiledGraph#slot(int)} so that tasks likely to
+ * run at the same time on different workers do not share a cache line. No allocation per edge,
+ * no lock.
  */
 final class DependencyManager {
 
     private static final VarHandle INT_ARRAY = MethodHandles.arrayElementVarHandle(int[].class);
+
+    static final int COUNT_BITS = 28;
+    private static final int COUNT_MASK = (1 << COUNT_BITS) - 1;
 
     private static final int CREATED = TaskState.CREATED.ordinal();
     private static final int READY = TaskState.READY.ordinal();
@@ -33,49 +40,72 @@ final class DependencyManager {
     private static final int CANCELLED = TaskState.CANCELLED.ordinal();
 
     private final CompiledGraph graph;
-    private final int[] remaining;
-    private final int[] states;
+    private final int[] words;
 
     DependencyManager(CompiledGraph graph) {
         this.graph = graph;
-        this.remaining = graph.inDegrees();
-        this.states = new int[graph.size()];
+        this.words = new int[graph.slots()];
+        for (int i = 0, n = graph.size(); i < n; i++) {
+            int in = graph.inDegree(i);
+            if (in > COUNT_MASK) {
+                throw new IllegalArgumentException("task '" + graph.name(i) + "' has " + in
+                        + " dependencies; at most " + COUNT_MASK + " are supported (join them through barriers)");
+            }
+            words[graph.slot(i)] = in;
+        }
+    }
+
+    private static int word(int state, int count) {
+        return (state << COUNT_BITS) | count;
     }
 
     /**
-     * Counts one finished dependency of task {@code i}.
+     * Counts one finished dependency of task {@code i}; the last one also makes it READY.
      *
-     * @return whether that was the last one (the caller makes the task ready)
+     * @return whether this call made the task READY (the caller dispatches it)
      */
     boolean dependencyDone(int i) {
-        return (int) INT_ARRAY.getAndAdd(remaining, i, -1) == 1;
+        int p = graph.slot(i);
+        while (true) {
+            int v = (int) INT_ARRAY.getVolatile(words, p);
+            int count = v & COUNT_MASK;
+            boolean last = count == 1 && (v >>> COUNT_BITS) == CREATED;
+            int next = last ? word(READY, 0) : v - 1;
+            if (INT_ARRAY.compareAndSet(words, p, v, next)) {
+                return last;
+            }
+        }
     }
 
     /** Dependencies of task {@code i} not yet done. */
     int remaining(int i) {
-        return (int) INT_ARRAY.getVolatile(remaining, i);
+        return (int) INT_ARRAY.getVolatile(words, graph.slot(i)) & COUNT_MASK;
     }
 
     TaskState state(int i) {
-        return TaskState.of((int) INT_ARRAY.getAcquire(states, i));
+        return TaskState.of((int) INT_ARRAY.getAcquire(words, graph.slot(i)) >>> COUNT_BITS);
     }
 
     boolean is(int i, TaskState state) {
-        return (int) INT_ARRAY.getAcquire(states, i) == state.ordinal();
+        return ((int) INT_ARRAY.getAcquire(words, graph.slot(i)) >>> COUNT_BITS) == state.ordinal();
     }
 
     boolean transition(int i, TaskState from, TaskState to) {
-        return INT_ARRAY.compareAndSet(states, i, from.ordinal(), to.ordinal());
+        int p = graph.slot(i);
+        while (true) {
+            int v = (int) INT_ARRAY.getVolatile(words, p);
+            if ((v >>> COUNT_BITS) != from.ordinal()) {
+                return false;
+            }
+            if (INT_ARRAY.compareAndSet(words, p, v, word(to.ordinal(), v & COUNT_MASK))) {
+                return true;
+            }
+        }
     }
 
-    /** Sets a state owned by the caller (a RUNNING task's outcome); publishes what was written before. */
+    /** Sets the state of a task the caller owns (RUNNING, no dependencies left); publishes prior writes. */
     void set(int i, TaskState to) {
-        INT_ARRAY.setRelease(states, i, to.ordinal());
-    }
-
-    /** The raw state array, for a finished run's profile. */
-    int[] stateOrdinals() {
-        return states;
+        INT_ARRAY.setRelease(words, graph.slot(i), word(to.ordinal(), 0));
     }
 
     /**
@@ -84,12 +114,14 @@ final class DependencyManager {
      * @return whether this call cancelled it
      */
     boolean cancelIfNotStarted(int i) {
+        int p = graph.slot(i);
         while (true) {
-            int s = (int) INT_ARRAY.getAcquire(states, i);
+            int v = (int) INT_ARRAY.getVolatile(words, p);
+            int s = v >>> COUNT_BITS;
             if (s != CREATED && s != READY && s != RETRYING) {
                 return false;
             }
-            if (INT_ARRAY.compareAndSet(states, i, s, CANCELLED)) {
+            if (INT_ARRAY.compareAndSet(words, p, v, word(CANCELLED, v & COUNT_MASK))) {
                 return true;
             }
         }
@@ -132,7 +164,7 @@ final class DependencyManager {
      */
     int cancelAllNotStarted(IntConsumer onCancelled) {
         int count = 0;
-        for (int i = 0; i < states.length; i++) {
+        for (int i = 0, n = graph.size(); i < n; i++) {
             if (cancelIfNotStarted(i)) {
                 count++;
                 onCancelled.accept(i);

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.timelimiter.TimeLimiter;
+import io.hts.engine.exec.BatchedCount;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.PoolTask;
 import io.hts.engine.exec.ResourceDemand;
@@ -85,6 +86,8 @@ public final class GraphRun {
     private final Map<Integer, Retry.AsyncContext<Object>> retryContexts = new ConcurrentHashMap<>();
     private final Set<Integer> cancelledTasks = ConcurrentHashMap.newKeySet();
     private final Map<Integer, CompletableFuture<Object>> watchers = new ConcurrentHashMap<>();
+    /** Finished tasks counted by workers in batches, then subtracted from {@code pending}. */
+    private final BatchedCount finishedOnWorkers = this::terminated;
     private volatile boolean hasWatchers;
     private volatile boolean anyTaskCancel;
     private volatile boolean stopping;
@@ -102,12 +105,13 @@ public final class GraphRun {
         this.failureMode = failureMode;
         int n = graph.size();
         this.deps = new DependencyManager(graph);
-        this.results = new Object[n];
-        this.start = profiling ? new long[n] : null;
-        this.end = profiling ? new long[n] : null;
-        this.devices = profiling ? new byte[n] : null;
-        this.lanes = profiling ? new int[n] : null;
-        this.attempts = plan.anyRetry ? new int[n] : null;
+        int slots = graph.slots();
+        this.results = new Object[slots];
+        this.start = profiling ? new long[slots] : null;
+        this.end = profiling ? new long[slots] : null;
+        this.devices = profiling ? new byte[slots] : null;
+        this.lanes = profiling ? new int[slots] : null;
+        this.attempts = plan.anyRetry ? new int[slots] : null;
         this.clock = profiling || plan.costCells != null;
         this.pending = new AtomicInteger(n);
         this.bus = scheduler.events();
@@ -239,7 +243,7 @@ public final class GraphRun {
             throw new IllegalStateException("task '" + task.name() + "' of run " + id + " has no result: it is " + s
                     + (cause != null ? " (" + cause + ")" : ""), cause);
         }
-        return (T) results[i];
+        return (T) results[graph.slot(i)];
     }
 
     /**
@@ -442,7 +446,7 @@ public final class GraphRun {
                             : "ready; queued for a device (queued on CPU: " + pool.queuedTasks() + ")";
                 }
                 case RUNNING -> {
-                    long since = start != null && start[i] != 0 ? now - start[i] : -1;
+                    long since = start != null && start[graph.slot(i)] != 0 ? now - start[graph.slot(i)] : -1;
                     TaskExecution e = running.get(i);
                     why = "running" + (since >= 0 ? " for " + Duration.ofNanos(since) : "")
                             + (e != null ? " on CPU worker " + e.lane : "");
@@ -490,11 +494,16 @@ public final class GraphRun {
 
     // ================================================================== dispatching
 
-    /** CREATED to READY (its last dependency just finished), then to a device. */
+    /** A root: CREATED to READY, then to a device. */
     private @Nullable PoolTask becomeReady(int i) {
         if (!deps.transition(i, TaskState.CREATED, TaskState.READY)) {
             return null;
         }
+        return ready(i);
+    }
+
+    /** A task just made READY (by its last dependency, or as a root) goes to a device. */
+    private @Nullable PoolTask ready(int i) {
         if (bus.wantsRoutine()) {
             publish(EventType.TASK_READY, i, null, -1, 1, null, null, null);
         }
@@ -600,6 +609,7 @@ public final class GraphRun {
     /** Runs an attempt on a CPU worker; returns the continuation (a successor to run next). */
     @Nullable PoolTask executeOnCpu(TaskExecution e, Worker w) {
         int i = e.index;
+        w.flushCountsUnless(finishedOnWorkers);
         e.device = Device.CPU;
         if (!beginAttempt(e, w.index())) {
             return null;
@@ -643,7 +653,7 @@ public final class GraphRun {
             }
         }
         if (end != null) {
-            end[i] = t1;
+            end[graph.slot(i)] = t1;
         }
         CostModel.Cell cell = plan.costCell(i);
         if (cell != null && error == null) {
@@ -660,7 +670,7 @@ public final class GraphRun {
 
     private @Nullable PoolTask succeeded(TaskExecution e, @Nullable Object result, @Nullable Worker w) {
         int i = e.index;
-        results[i] = result;
+        results[graph.slot(i)] = result;
         deps.set(i, TaskState.SUCCEEDED);
         if (plan.anyRetry) {
             Retry.AsyncContext<Object> ctx = retryContexts.remove(i);
@@ -678,7 +688,7 @@ public final class GraphRun {
         for (int k = graph.successorStart(i), stop = graph.successorEnd(i); k < stop; k++) {
             int s = graph.successor(k);
             if (deps.dependencyDone(s)) {
-                PoolTask t = becomeReady(s);
+                PoolTask t = ready(s);
                 if (t != null) {
                     if (next == null && w != null) {
                         next = t;
@@ -692,7 +702,12 @@ public final class GraphRun {
                 }
             }
         }
-        terminated(1);
+        if (w != null) {
+            w.countLocally(finishedOnWorkers);
+        }
+        else {
+            terminated(1);
+        }
         return next;
     }
 
@@ -718,7 +733,7 @@ public final class GraphRun {
             }
         }
         if (cancelled) {
-            results[i] = new Outcome(error);
+            results[graph.slot(i)] = new Outcome(error);
             deps.set(i, TaskState.CANCELLED);
             anyCancelled = true;
             publish(EventType.TASK_CANCELLED, i, e.device, e.lane, e.attempt, error, null, null);
@@ -728,7 +743,7 @@ public final class GraphRun {
             terminated(1 + cancelDescendants(i, error));
             return;
         }
-        results[i] = new Outcome(error);
+        results[graph.slot(i)] = new Outcome(error);
         if (failureMode == FailureMode.FAIL_FAST) {
             stopping = true; // from this moment nothing new starts, before anyone hears of the failure
         }
@@ -795,14 +810,14 @@ public final class GraphRun {
         }
         e.lane = lane;
         if (attempts != null) {
-            attempts[i] = e.attempt;
+            attempts[graph.slot(i)] = e.attempt;
         }
         long t0 = clock || plan.has(i, ExecutionPlan.TIMED) ? System.nanoTime() : 0;
         e.startNanos = t0;
         if (start != null) {
-            start[i] = t0;
-            devices[i] = (byte) (e.device.ordinal() + 1);
-            lanes[i] = lane;
+            start[graph.slot(i)] = t0;
+            devices[graph.slot(i)] = (byte) (e.device.ordinal() + 1);
+            lanes[graph.slot(i)] = lane;
         }
         if (bus.wantsRoutine()) {
             publish(EventType.TASK_STARTED, i, e.device, lane, e.attempt, null, null, null);
@@ -849,7 +864,7 @@ public final class GraphRun {
         abandoned.add(e);
         e.interrupt();
         if (end != null) {
-            end[i] = System.nanoTime();
+            end[graph.slot(i)] = System.nanoTime();
         }
         TimeoutException error = new TimeoutException("task '" + graph.name(i) + "' (attempt " + e.attempt
                 + ") exceeded its time limit of "
@@ -879,7 +894,7 @@ public final class GraphRun {
         cancelledTasks.add(i);
         anyTaskCancel = true;
         if (deps.cancelIfNotStarted(i)) {
-            results[i] = new Outcome(cause);
+            results[graph.slot(i)] = new Outcome(cause);
             anyCancelled = true;
             publish(EventType.TASK_CANCELLED, i, null, -1, 0, cause, null, null);
             if (hasWatchers) {
@@ -919,7 +934,7 @@ public final class GraphRun {
     }
 
     private void cancelledBySweep(int i, Throwable cause, int[] events) {
-        results[i] = new Outcome(cause);
+        results[graph.slot(i)] = new Outcome(cause);
         if (events[0]++ < MAX_EVENTS_PER_SWEEP || bus.wantsRoutine()) {
             publish(EventType.TASK_CANCELLED, i, null, -1, 0, cause, null, null);
         }
@@ -939,7 +954,7 @@ public final class GraphRun {
     private void cancelStarted(int i) {
         Throwable cause = new TaskCancelledException("run " + id + " is stopping; task '" + graph.name(i)
                 + "' did not start");
-        results[i] = new Outcome(cause);
+        results[graph.slot(i)] = new Outcome(cause);
         deps.set(i, TaskState.CANCELLED);
         anyCancelled = true;
         publish(EventType.TASK_CANCELLED, i, null, -1, 0, cause, null, null);
@@ -960,7 +975,7 @@ public final class GraphRun {
         if (!deps.transition(e.index, TaskState.READY, TaskState.RUNNING)) {
             return;
         }
-        results[e.index] = new Outcome(error);
+        results[graph.slot(e.index)] = new Outcome(error);
         if (failureMode == FailureMode.FAIL_FAST) {
             stopping = true;
         }
@@ -1031,7 +1046,7 @@ public final class GraphRun {
 
     private RunProfile buildProfile(RunStatus s, long finish) {
         return new RunProfile(id, graph, s, scheduler.policy().name(), submitted, submitNanos, finish,
-                pool.parallelism(), start, end, devices, lanes, attempts, deps.stateOrdinals(),
+                pool.parallelism(), start, end, devices, lanes, attempts, deps::state,
                 scheduler.totalSteals() - stealsAtStart, scheduler.totalIdleSpins() - idleSpinsAtStart, abandoned());
     }
 
@@ -1042,7 +1057,7 @@ public final class GraphRun {
         }
         TaskState s = deps.state(i);
         if (s == TaskState.SUCCEEDED) {
-            f.complete(results[i]);
+            f.complete(results[graph.slot(i)]);
         }
         else if (s.isTerminal()) {
             Throwable cause = errorOf(i);
@@ -1053,7 +1068,7 @@ public final class GraphRun {
     // ================================================================== helpers
 
     @Nullable Object resultOf(int i) {
-        return results[i];
+        return results[graph.slot(i)];
     }
 
     long finishNanos() {
@@ -1065,13 +1080,13 @@ public final class GraphRun {
     }
 
     private @Nullable Throwable errorOf(int i) {
-        Object r = results[i];
+        Object r = results[graph.slot(i)];
         TaskState s = deps.state(i);
         return (s == TaskState.FAILED || s == TaskState.CANCELLED) && r instanceof Outcome o ? o.error : null;
     }
 
     private int attemptsOf(int i) {
-        return attempts == null ? 1 : attempts[i];
+        return attempts == null ? 1 : attempts[graph.slot(i)];
     }
 
     private void releaseResources(TaskExecution e) {

@@ -102,7 +102,7 @@ public final class Scheduler implements AutoCloseable {
         for (TaskListener l : b.listeners) {
             events.addListener(l);
         }
-        this.profiler = new Profiler(b.retainedRuns);
+        this.profiler = new Profiler(b.retainedRuns, b.retainedTasks);
         this.costModel = b.costModel;
         this.policy = b.policy;
         this.defaultFailureMode = b.failureMode;
@@ -495,6 +495,7 @@ public final class Scheduler implements AutoCloseable {
         private FailureMode failureMode = FailureMode.FAIL_FAST;
         private boolean profiling = true;
         private int retainedRuns = 16;
+        private long retainedTasks = Profiler.DEFAULT_RETAINED_TASKS;
         private int eventBufferSize = 4096;
         private EventDetail eventDetail = EventDetail.NOTABLE;
         private final List<TaskListener> listeners = new ArrayList<>();
@@ -602,6 +603,20 @@ public final class Scheduler implements AutoCloseable {
                 throw new IllegalArgumentException("retained runs must be 0 or more, was " + runs);
             }
             this.retainedRuns = runs;
+            return this;
+        }
+
+        /**
+         * How many tasks the kept profiles may have together; older profiles are dropped first.
+         *
+         * @param tasks 0 or more; 2,000,000 by default
+         * @return this builder
+         */
+        public Builder retainedTasks(long tasks) {
+            if (tasks < 0) {
+                throw new IllegalArgumentException("retained tasks must be 0 or more, was " + tasks);
+            }
+            this.retainedTasks = tasks;
             return this;
         }
 

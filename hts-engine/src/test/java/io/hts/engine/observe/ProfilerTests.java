@@ -157,4 +157,21 @@ class ProfilerTests {
             assertThat(s.profiler().recentRuns()).isEmpty();
         }
     }
+
+    @Test
+    void retainedProfilesAreBoundedByTheirTotalTasks() {
+        try (Scheduler s = Scheduler.builder().threads(2).retainedRuns(10).retainedTasks(250).build()) {
+            TaskGraph g = TaskGraph.named("big");
+            g.group("t", 100, (i, t) -> t.cpu(ctx -> i));
+            for (int i = 0; i < 5; i++) {
+                s.execute(g);
+            }
+            assertThat(s.profiler().recentRuns()).as("100-task runs under a 250-task bound").hasSize(2);
+            TaskGraph huge = TaskGraph.named("huge");
+            huge.group("t", 1000, (i, t) -> t.cpu(ctx -> i));
+            s.execute(huge);
+            assertThat(s.profiler().recentRuns()).as("the newest is kept even alone over the bound")
+                    .singleElement().extracting(RunProfile::graphName).isEqualTo("huge");
+        }
+    }
 }

@@ -1,0 +1,120 @@
+package io.hts.benchmarks;
+
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.hts.benchmarks.baseline.CompletableFutureDag;
+import io.hts.benchmarks.baseline.ForkJoinDag;
+import io.hts.benchmarks.workload.Shape;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.Scheduler;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Scheduling cost per task with empty bodies (each only counts itself, so that every
+ * implementation verifies it ran every task), in nanoseconds per task: the subclasses fix the
+ * shape and declare its size as operations per invocation. Warm-up iterations are long (5 s):
+ * the workers' loops only reach their final compiled form after several seconds of this load.
+ *
+ * <ul>
+ *   <li>{@code hts}: the graph built and compiled once, run repeatedly, default settings;
+ *   <li>{@code htsNoProfiling}: the same with per-task timings off;
+ *   <li>{@code htsBuildAndRun}: building, validating and compiling the graph every time as well;
+ *   <li>{@code completableFuture}: baseline (a), hand-written {@code CompletableFuture}s on a
+ *       {@code ForkJoinPool} of the same parallelism;
+ *   <li>{@code forkJoin}: baseline (b), counted completion on a plain {@code ForkJoinPool}.
+ * </ul>
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 5)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 1, jvmArgsAppend = {"-Xms3g", "-Xmx3g"})
+public abstract class EmptyTasksBenchmark {
+
+    private Shape shape;
+    private TaskGraph graph;
+    private Scheduler scheduler;
+    private Scheduler schedulerNoProfiling;
+    private ForkJoinPool forkJoinPool;
+    private final LongAdder done = new LongAdder();
+
+    /** The shape this benchmark runs. */
+    protected abstract Shape shape();
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        shape = shape();
+        int cores = Runtime.getRuntime().availableProcessors();
+        scheduler = Scheduler.builder().threads(cores).build();
+        schedulerNoProfiling = Scheduler.builder().threads(cores).profiling(false).build();
+        forkJoinPool = new ForkJoinPool(cores);
+        graph = shape.toGraph(this::count);
+        graph.compile();
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        scheduler.close();
+        schedulerNoProfiling.close();
+        forkJoinPool.shutdown();
+    }
+
+    private void count(int node) {
+        done.increment();
+    }
+
+    private void verify() {
+        long n = done.sumThenReset();
+        if (n != shape.size()) {
+            throw new IllegalStateException("ran " + n + " tasks, expected " + shape.size());
+        }
+    }
+
+    @Benchmark
+    public GraphRun hts() {
+        GraphRun run = scheduler.execute(graph);
+        verify();
+        return run;
+    }
+
+    @Benchmark
+    public GraphRun htsNoProfiling() {
+        GraphRun run = schedulerNoProfiling.execute(graph);
+        verify();
+        return run;
+    }
+
+    @Benchmark
+    public GraphRun htsBuildAndRun() {
+        GraphRun run = scheduler.execute(shape.toGraph(this::count));
+        verify();
+        return run;
+    }
+
+    @Benchmark
+    public void completableFuture() {
+        CompletableFutureDag.run(shape, forkJoinPool, this::count);
+        verify();
+    }
+
+    @Benchmark
+    public void forkJoin() {
+        ForkJoinDag.run(shape, forkJoinPool, this::count);
+        verify();
+    }
+}
