@@ -60,7 +60,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Counters.</b> Executed tasks, steals, idle spins, parks and busy time are kept per worker
  * in padded {@link WorkerCounters}; busy time is measured per busy period (two clock reads per
- * idle transition), not per task.
+ * idle transition), not per task. A task that follows another on a worker without a pause may
+ * take the end time of that one as its own start ({@link Worker#handOffNanos()}), so a profiled
+ * busy worker reads the clock once per task.
  *
  * <p><b>Shutdown.</b> {@link #shutdown()} rejects further submissions from threads outside the
  * pool, lets workers finish everything queued (including what running tasks create) and then lets
@@ -393,6 +395,7 @@ public final class WorkStealingPool implements AutoCloseable {
                 }
             }
             w.setCurrent(task);
+            w.beforeTask();
             PoolTask next;
             try {
                 next = task.execute(w);
@@ -401,6 +404,7 @@ public final class WorkStealingPool implements AutoCloseable {
                 next = null;
                 reportTaskFailure(w, ex);
             }
+            w.afterTask();
             w.counters.executed();
             task = next;
             continuation = true;
@@ -415,6 +419,7 @@ public final class WorkStealingPool implements AutoCloseable {
         if ((++w.scans & EXTERNAL_FAIRNESS_MASK) == 0 && (t = external.poll()) != null) {
             // Now and then the external queue goes first, so that a new run is not starved by
             // workers busy with the local work of a long one.
+            w.pausedBetweenTasks();
             return t;
         }
         if (lane.size() != 0 && (t = lane.poll()) != null) {
@@ -426,6 +431,7 @@ public final class WorkStealingPool implements AutoCloseable {
         if ((t = w.deque.pop()) != null) {
             return t;
         }
+        w.pausedBetweenTasks();
         if ((t = external.poll()) != null) {
             if (!external.isEmpty()) {
                 signalWork();

@@ -611,7 +611,7 @@ public final class GraphRun {
         int i = e.index;
         w.flushCountsUnless(finishedOnWorkers);
         e.device = Device.CPU;
-        if (!beginAttempt(e, w.index())) {
+        if (!beginAttempt(e, w.index(), w.handOffNanos())) {
             return null;
         }
         @SuppressWarnings("unchecked")
@@ -632,6 +632,7 @@ public final class GraphRun {
             e.endBody();
         }
         long t1 = clock ? System.nanoTime() : 0;
+        w.taskEndedAt(t1);
         return attemptEnded(e, result, error, t1, w);
     }
 
@@ -783,7 +784,7 @@ public final class GraphRun {
     // ================================================================== device execution
 
     boolean startOnDevice(TaskExecution e, int lane) {
-        if (!beginAttempt(e, lane)) {
+        if (!beginAttempt(e, lane, 0)) {
             return false;
         }
         if (plan.has(e.index, ExecutionPlan.TIMED)) {
@@ -795,9 +796,10 @@ public final class GraphRun {
     /**
      * READY to RUNNING for an attempt about to run on {@code e.device}'s {@code lane}, recording
      * its start; false when it was cancelled meanwhile or the run is stopping (it is then recorded
-     * as cancelled and must not run).
+     * as cancelled and must not run). {@code clockHint}: a fresh clock reading to use as the start
+     * ({@link Worker#handOffNanos()}), or 0 to read the clock.
      */
-    private boolean beginAttempt(TaskExecution e, int lane) {
+    private boolean beginAttempt(TaskExecution e, int lane, long clockHint) {
         int i = e.index;
         if (!deps.transition(i, TaskState.READY, TaskState.RUNNING)) {
             releaseResources(e);
@@ -812,7 +814,7 @@ public final class GraphRun {
         if (attempts != null) {
             attempts[graph.slot(i)] = e.attempt;
         }
-        long t0 = clock || plan.has(i, ExecutionPlan.TIMED) ? System.nanoTime() : 0;
+        long t0 = clock || plan.has(i, ExecutionPlan.TIMED) ? (clockHint != 0 ? clockHint : System.nanoTime()) : 0;
         e.startNanos = t0;
         if (start != null) {
             start[graph.slot(i)] = t0;

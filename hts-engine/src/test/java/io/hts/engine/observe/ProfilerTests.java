@@ -37,6 +37,40 @@ class ProfilerTests {
         return g;
     }
 
+    /**
+     * A busy worker takes the end of one task as the start of the next (one clock read per task):
+     * every start is still at or after the task's ready time, every end at or after its start, and
+     * tasks on one worker never overlap.
+     */
+    @Test
+    void timingsStayOrderedWhenTasksFollowEachOtherOnAWorker() {
+        TaskGraph g = TaskGraph.named("chain-and-fan");
+        Task<Integer> previous = g.task("c0").cpu(ctx -> 0);
+        for (int i = 1; i < 2_000; i++) {
+            Task<Integer> p = previous;
+            previous = g.task("c" + i).after(p).cpu(ctx -> ctx.input(p) + 1);
+        }
+        Task<Integer> last = previous;
+        g.group("fan", 500, (i, t) -> t.after(last).cpu(ctx -> ctx.input(last) + i));
+        try (Scheduler s = Scheduler.builder().threads(2).build()) {
+            RunProfile p = s.execute(g).profile();
+            assertThat(p.tasks()).allSatisfy(t -> {
+                assertThat(t.ran()).isTrue();
+                assertThat(t.startNanos()).isGreaterThanOrEqualTo(t.readyNanos());
+                assertThat(t.endNanos()).isGreaterThanOrEqualTo(t.startNanos());
+            });
+            Map<Integer, java.util.List<TaskTiming>> byWorker = new java.util.HashMap<>();
+            p.tasks().forEach(t -> byWorker.computeIfAbsent(t.lane(), k -> new java.util.ArrayList<>()).add(t));
+            byWorker.values().forEach(list -> {
+                list.sort(java.util.Comparator.comparingLong(TaskTiming::startNanos));
+                for (int k = 1; k < list.size(); k++) {
+                    assertThat(list.get(k).startNanos()).as("start of %s after end of %s", list.get(k).name(),
+                            list.get(k - 1).name()).isGreaterThanOrEqualTo(list.get(k - 1).endNanos());
+                }
+            });
+        }
+    }
+
     @Test
     void aRunProfileHasPerTaskTimesTheCriticalPathAndWorkerUsage() {
         try (Scheduler s = Scheduler.builder().threads(2).build()) {
