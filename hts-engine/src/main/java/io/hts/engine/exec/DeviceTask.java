@@ -50,6 +50,17 @@ public interface DeviceTask {
     boolean start(int lane);
 
     /**
+     * Hands a task that has not started back to the scheduler to run on the CPU instead, when it
+     * has a CPU body (a backend that went DOWN with tasks still queued). The backend then forgets
+     * the task: no {@link #start}, {@link #complete} or {@link #fail} follows.
+     *
+     * @param reason why the device cannot run it, recorded in the task's placement event
+     * @return {@code true} when the task now runs on the CPU; {@code false} when it has no CPU
+     *     body (the backend then fails it)
+     */
+    boolean fallBackToCpu(String reason);
+
+    /**
      * Reports success. Exactly one of {@code complete} and {@link #fail} may be called.
      *
      * @param result the result

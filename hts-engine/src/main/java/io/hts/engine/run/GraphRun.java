@@ -827,6 +827,19 @@ public final class GraphRun {
         return true;
     }
 
+    /** A device backend gives a queued attempt back: it runs on the CPU when the task has a CPU body. */
+    boolean fallBackToCpu(TaskExecution e, String reason) {
+        int i = e.index;
+        if (!plan.has(i, ExecutionPlan.CPU) || deps.state(i) != TaskState.READY) {
+            return false;
+        }
+        e.device = Device.CPU;
+        publish(EventType.TASK_PLACED, i, Device.CPU, -1, e.attempt, null, null,
+                "moved from the GPU to the CPU: " + reason);
+        pool.submit(e);
+        return true;
+    }
+
     void finishOnDevice(TaskExecution e, @Nullable Object result, @Nullable Throwable error) {
         long t1 = clock ? System.nanoTime() : 0;
         attemptEnded(e, result, error, t1, null);

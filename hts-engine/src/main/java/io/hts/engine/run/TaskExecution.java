@@ -228,6 +228,11 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
     }
 
     @Override
+    public boolean fallBackToCpu(String reason) {
+        return run.fallBackToCpu(this, reason);
+    }
+
+    @Override
     public void complete(@Nullable Object result) {
         run.finishOnDevice(this, result, null);
     }

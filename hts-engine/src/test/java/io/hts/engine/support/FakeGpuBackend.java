@@ -10,13 +10,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.graph.Device;
+import io.hts.engine.graph.ForwardingTaskContext;
 import io.hts.engine.graph.GpuTaskContext;
-import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskContext;
-import io.hts.engine.graph.TaskGroup;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A test-only stand-in for the GPU backend: runs GPU bodies on its own threads (one per "stream")
@@ -115,8 +113,15 @@ public final class FakeGpuBackend implements DeviceBackend {
         }
     }
 
-    /** The context GPU bodies get: delegates to the engine's task context. */
-    private record Context(TaskContext delegate, FakeGpuBackend backend) implements GpuTaskContext {
+    /** The context GPU bodies get: forwards to the engine's task context. */
+    private static final class Context extends ForwardingTaskContext implements GpuTaskContext {
+
+        private final FakeGpuBackend backend;
+
+        Context(TaskContext delegate, FakeGpuBackend backend) {
+            super(delegate);
+            this.backend = backend;
+        }
 
         @Override
         public int deviceOrdinal() {
@@ -129,51 +134,6 @@ public final class FakeGpuBackend implements DeviceBackend {
                 return type.cast(backend);
             }
             throw new IllegalArgumentException("not a " + type.getName());
-        }
-
-        @Override
-        public String taskName() {
-            return delegate.taskName();
-        }
-
-        @Override
-        public String graphName() {
-            return delegate.graphName();
-        }
-
-        @Override
-        public long runId() {
-            return delegate.runId();
-        }
-
-        @Override
-        public int attempt() {
-            return delegate.attempt();
-        }
-
-        @Override
-        public Device device() {
-            return delegate.device();
-        }
-
-        @Override
-        public int groupIndex() {
-            return delegate.groupIndex();
-        }
-
-        @Override
-        public <U extends @Nullable Object> U input(Task<U> upstream) {
-            return delegate.input(upstream);
-        }
-
-        @Override
-        public <U extends @Nullable Object> List<U> inputs(TaskGroup<U> upstream) {
-            return delegate.inputs(upstream);
-        }
-
-        @Override
-        public boolean isCancelled() {
-            return delegate.isCancelled();
         }
     }
 }

@@ -1,0 +1,213 @@
+package io.hts.gpu.cuda;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The CUDA driver calls HTS makes, as one small interface: {@link JCudaApi} implements it over
+ * JCuda; tests implement it in plain Java to run the memory pool, the stream manager and the GPU
+ * backend without a GPU, and to inject errors (an out-of-memory, a sticky illegal address).
+ *
+ * <p>Device memory is addressed by {@code long} device addresses. Every call applies to the
+ * device whose context is current on the calling thread ({@link #makeCurrent}). A failed call
+ * throws {@link CudaException} with the code, its name and its {@link CudaErrorKind}.
+ */
+public interface CudaApi {
+
+    /** A CUDA stream of this API. */
+    interface Stream {
+    }
+
+    /** A CUDA event of this API (created without timing, for synchronization). */
+    interface Event {
+    }
+
+    /** A loaded module (PTX). */
+    interface Module {
+    }
+
+    /** A kernel of a loaded module. */
+    interface Function {
+    }
+
+    /** The number of CUDA devices. */
+    int deviceCount();
+
+    /**
+     * What a device is.
+     *
+     * @param ordinal from 0
+     * @return its name, memory and compute capability
+     */
+    DeviceInfo deviceInfo(int ordinal);
+
+    /** The driver's CUDA version, e.g. 13000 for 13.0. */
+    int driverVersion();
+
+    /**
+     * Makes the device's primary context current on the calling thread (retaining it on first use).
+     *
+     * @param ordinal the device
+     */
+    void makeCurrent(int ordinal);
+
+    /** Free and total memory of the current device, in bytes: {@code {free, total}}. */
+    long[] memoryInfo();
+
+    /**
+     * {@code cuMemAlloc}.
+     *
+     * @param bytes at least 1
+     * @return the device address
+     */
+    long allocate(long bytes);
+
+    /**
+     * {@code cuMemFree}.
+     *
+     * @param address an address {@link #allocate} returned
+     */
+    void free(long address);
+
+    /**
+     * {@code cuMemAllocHost}: page-locked host memory, which copies use asynchronously.
+     *
+     * @param bytes at least 1
+     * @return a direct buffer over the memory
+     */
+    ByteBuffer allocatePinned(long bytes);
+
+    /**
+     * {@code cuMemFreeHost}.
+     *
+     * @param buffer a buffer {@link #allocatePinned} returned
+     */
+    void freePinned(ByteBuffer buffer);
+
+    /** {@code cuStreamCreate} with {@code CU_STREAM_NON_BLOCKING}. */
+    Stream createStream();
+
+    /**
+     * {@code cuStreamDestroy}.
+     *
+     * @param stream the stream
+     */
+    void destroyStream(Stream stream);
+
+    /**
+     * {@code cuStreamSynchronize}: waits on the host until the stream's work is done.
+     *
+     * @param stream the stream
+     */
+    void synchronize(Stream stream);
+
+    /** {@code cuEventCreate} with {@code CU_EVENT_DISABLE_TIMING}. */
+    Event createEvent();
+
+    /**
+     * {@code cuEventDestroy}.
+     *
+     * @param event the event
+     */
+    void destroyEvent(Event event);
+
+    /**
+     * {@code cuEventRecord}: the event completes when the stream's work enqueued so far is done.
+     *
+     * @param event the event
+     * @param stream the stream
+     */
+    void record(Event event, Stream stream);
+
+    /**
+     * {@code cuEventQuery}.
+     *
+     * @param event the event
+     * @return whether the work before it has completed ({@code CUDA_ERROR_NOT_READY} is false)
+     * @throws CudaException when that work failed (a sticky error surfaces here)
+     */
+    boolean isComplete(Event event);
+
+    /**
+     * {@code cuEventSynchronize}: waits on the host.
+     *
+     * @param event the event
+     */
+    void synchronize(Event event);
+
+    /**
+     * {@code cuStreamWaitEvent}: later work on {@code stream} waits, on the device, for the event.
+     *
+     * @param stream the stream that waits
+     * @param event the event it waits for
+     */
+    void wait(Stream stream, Event event);
+
+    /**
+     * {@code cuMemcpyHtoDAsync}: copies {@code bytes} from {@code source}'s position.
+     *
+     * @param target the device address
+     * @param source host memory (pinned for a truly asynchronous copy)
+     * @param bytes how many
+     * @param stream the stream
+     */
+    void copyToDevice(long target, ByteBuffer source, long bytes, Stream stream);
+
+    /**
+     * {@code cuMemcpyDtoHAsync}: copies {@code bytes} to {@code target}'s position.
+     *
+     * @param target host memory (pinned for a truly asynchronous copy)
+     * @param source the device address
+     * @param bytes how many
+     * @param stream the stream
+     */
+    void copyToHost(ByteBuffer target, long source, long bytes, Stream stream);
+
+    /**
+     * {@code cuMemcpyDtoDAsync}.
+     *
+     * @param target the device address written
+     * @param source the device address read
+     * @param bytes how many
+     * @param stream the stream
+     */
+    void copyOnDevice(long target, long source, long bytes, Stream stream);
+
+    /**
+     * {@code cuMemsetD8Async}.
+     *
+     * @param target the device address
+     * @param value the byte
+     * @param bytes how many
+     * @param stream the stream
+     */
+    void fill(long target, byte value, long bytes, Stream stream);
+
+    /**
+     * {@code cuModuleLoadData} on PTX text.
+     *
+     * @param ptx the PTX
+     * @return the module
+     */
+    Module loadModule(String ptx);
+
+    /**
+     * {@code cuModuleGetFunction}.
+     *
+     * @param module the module
+     * @param name the kernel's (extern "C") name
+     * @return the kernel
+     */
+    Function function(Module module, String name);
+
+    /**
+     * {@code cuLaunchKernel}.
+     *
+     * @param function the kernel
+     * @param grid blocks per grid (x, y, z)
+     * @param block threads per block (x, y, z)
+     * @param sharedBytes dynamic shared memory per block
+     * @param stream the stream
+     * @param arguments the kernel's arguments, in order
+     */
+    void launch(Function function, Dim3 grid, Dim3 block, int sharedBytes, Stream stream, KernelArguments arguments);
+}

@@ -1,0 +1,109 @@
+package io.hts.gpu.cuda;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Finds the CUDA devices, and never throws doing it: no JCuda on the class path, natives that do
+ * not load, no driver, no device: each gives an {@linkplain GpuDiscovery.Result#available()
+ * unavailable} result with the reason, logged once, and HTS runs everything on the CPU.
+ */
+public final class GpuDiscovery {
+
+    private static final Logger log = LoggerFactory.getLogger(GpuDiscovery.class);
+
+    private GpuDiscovery() {
+    }
+
+    /**
+     * What discovery found.
+     *
+     * @param api the CUDA API, when the driver loaded
+     * @param devices the devices found (empty when unavailable)
+     * @param driverVersion the driver's CUDA version (e.g. 13000), 0 when unknown
+     * @param reason why no GPU can be used, {@code null} when one can
+     */
+    public record Result(@Nullable CudaApi api, List<DeviceInfo> devices, int driverVersion, @Nullable String reason) {
+
+        /** Whether at least one device can be used. */
+        public boolean available() {
+            return reason == null && api != null && !devices.isEmpty();
+        }
+
+        /** A one-line description: the devices, or why there are none. */
+        public String describe() {
+            if (!available()) {
+                return "GPU unavailable: " + reason;
+            }
+            return devices.size() + " CUDA device(s), driver CUDA " + driverVersion / 1000 + "." + driverVersion % 1000 / 10
+                    + ": " + devices;
+        }
+    }
+
+    /** Discovers through JCuda. */
+    public static Result discover() {
+        return discover(JCudaApi::load);
+    }
+
+    /**
+     * Discovers through the given API (tests pass a simulated or failing one).
+     *
+     * @param loader loads the API; may throw anything
+     * @return the result, never an exception
+     */
+    public static Result discover(Supplier<? extends CudaApi> loader) {
+        Result r = probe(loader);
+        if (r.available()) {
+            log.info("HTS GPU backend: {}", r.describe());
+        }
+        else {
+            log.info("HTS GPU backend unavailable, tasks run on the CPU: {}", r.reason());
+        }
+        return r;
+    }
+
+    private static Result probe(Supplier<? extends CudaApi> loader) {
+        CudaApi api;
+        try {
+            api = loader.get();
+        }
+        catch (NoClassDefFoundError ex) {
+            return unavailable(null, 0, "JCuda is not on the class path (" + ex.getMessage() + ")");
+        }
+        catch (UnsatisfiedLinkError ex) {
+            return unavailable(null, 0, "the CUDA driver or JCuda's native library could not be loaded: "
+                    + ex.getMessage() + " (is an NVIDIA driver installed, with libcuda.so.1 on the library path?)");
+        }
+        catch (CudaException ex) {
+            return unavailable(null, 0, "the CUDA driver refused to start: " + ex.getMessage());
+        }
+        catch (Throwable ex) {
+            return unavailable(null, 0, "CUDA could not be initialized: " + ex);
+        }
+        int version = 0;
+        try {
+            version = api.driverVersion();
+            int count = api.deviceCount();
+            if (count == 0) {
+                return unavailable(api, version, "the CUDA driver reports no device");
+            }
+            List<DeviceInfo> devices = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                devices.add(api.deviceInfo(i));
+            }
+            return new Result(api, List.copyOf(devices), version, null);
+        }
+        catch (Throwable ex) {
+            return unavailable(api, version, "CUDA devices could not be queried: " + ex);
+        }
+    }
+
+    private static Result unavailable(@Nullable CudaApi api, int version, String reason) {
+        return new Result(api, List.of(), version, reason);
+    }
+}

@@ -1,0 +1,301 @@
+package io.hts.gpu.exec;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.hts.engine.exec.DeviceTask;
+import io.hts.engine.graph.Device;
+import io.hts.engine.graph.ForwardingTaskContext;
+import io.hts.engine.graph.GpuTaskContext;
+import io.hts.gpu.cuda.CudaApi;
+import io.hts.gpu.cuda.Dim3;
+import io.hts.gpu.cuda.KernelArguments;
+import io.hts.gpu.kernel.Kernel;
+import io.hts.gpu.memory.DeviceBuffer;
+import io.hts.gpu.memory.DeviceMemoryPool;
+import io.hts.gpu.memory.PinnedStagingPool;
+import io.hts.gpu.stream.StreamLease;
+
+/**
+ * What a GPU body works with: its device, its stream, the device memory pool, copies, kernels and
+ * cuBLAS. Reach it from the engine's context with {@code ctx.unwrap(GpuContext.class)}.
+ *
+ * <p><b>Everything is asynchronous.</b> A body enqueues work on {@link #stream()} and returns;
+ * the task completes when that work has completed on the device (an event the backend polls), and
+ * only then do downstream tasks start. A body must not wait for the device itself.
+ * {@link #download} therefore returns an array that is filled by the time the task completes;
+ * {@link #scratch} memory is released, and staging memory unpinned, when the task's device work
+ * has completed, even when the task timed out on the host meanwhile.
+ */
+public final class GpuContext extends ForwardingTaskContext implements GpuTaskContext {
+
+    private final GpuBackend backend;
+    private final DeviceTask task;
+    private final StreamLease lease;
+    private final List<Runnable> onDeviceDone = new ArrayList<>();
+
+    GpuContext(GpuBackend backend, DeviceTask task, StreamLease lease) {
+        super(task.context());
+        this.backend = backend;
+        this.task = task;
+        this.lease = lease;
+    }
+
+    // ------------------------------------------------------------------ device, stream, memory
+
+    @Override
+    public int deviceOrdinal() {
+        return backend.deviceInfo().ordinal();
+    }
+
+    int backendSms() {
+        return backend.deviceInfo().multiprocessors();
+    }
+
+    /** The stream this task's work goes on. */
+    public CudaApi.Stream stream() {
+        return lease.stream();
+    }
+
+    /** The stream's lane (its index among the device's streams). */
+    public int lane() {
+        return lease.lane();
+    }
+
+    /** The CUDA API, for calls this context does not wrap (the device's context is current). */
+    public CudaApi cuda() {
+        return backend.cuda();
+    }
+
+    /** The device memory pool. */
+    public DeviceMemoryPool memory() {
+        return backend.memory();
+    }
+
+    /**
+     * Device memory the caller owns: return it as the task's result (a downstream GPU task reads
+     * it in place) or release it with {@link #release}.
+     *
+     * @param bytes at least 1
+     * @return the buffer
+     */
+    public DeviceBuffer allocate(long bytes) {
+        return backend.memory().allocate(bytes);
+    }
+
+    /**
+     * Device memory for this task only, released when its device work has completed.
+     *
+     * @param bytes at least 1
+     * @return the buffer
+     */
+    public DeviceBuffer scratch(long bytes) {
+        DeviceBuffer b = allocate(bytes);
+        onDeviceDone.add(b::close);
+        return b;
+    }
+
+    /**
+     * Releases a buffer once the work enqueued on this task's stream so far has completed.
+     *
+     * @param buffer the buffer
+     */
+    public void release(DeviceBuffer buffer) {
+        buffer.closeAfter(lease.stream());
+    }
+
+    /**
+     * Makes this task's stream wait, on the device, for the work enqueued so far on another
+     * stream (the host does not block).
+     *
+     * @param producer the other stream
+     */
+    public void waitFor(CudaApi.Stream producer) {
+        CudaApi.Event e = backend.streams().order(lease.stream(), producer);
+        onDeviceDone.add(() -> backend.streams().events().recycle(e));
+    }
+
+    // ------------------------------------------------------------------ copies
+
+    /**
+     * Copies floats to new device memory, asynchronously through pinned staging memory.
+     *
+     * @param data the values
+     * @return a buffer the caller owns (like {@link #allocate})
+     */
+    public DeviceBuffer upload(float[] data) {
+        DeviceBuffer b = allocate(Math.max(1, (long) data.length * Float.BYTES));
+        upload(data, b);
+        return b;
+    }
+
+    /**
+     * Copies floats into device memory, asynchronously through pinned staging memory.
+     *
+     * @param data the values
+     * @param target at least {@code data.length * 4} bytes
+     */
+    public void upload(float[] data, DeviceBuffer target) {
+        long bytes = (long) data.length * Float.BYTES;
+        requireSize(target, bytes);
+        if (bytes == 0) {
+            return;
+        }
+        PinnedStagingPool.Staging s = staging(bytes);
+        s.buffer().asFloatBuffer().put(data);
+        backend.cuda().copyToDevice(target.address(), s.buffer(), bytes, lease.stream());
+    }
+
+    /**
+     * Copies bytes from a direct buffer (from its position) into device memory. The buffer must not
+     * change until the task completes; a pinned buffer makes the copy truly asynchronous.
+     *
+     * @param source host memory
+     * @param target at least {@code source.remaining()} bytes
+     */
+    public void upload(ByteBuffer source, DeviceBuffer target) {
+        requireSize(target, source.remaining());
+        backend.cuda().copyToDevice(target.address(), source, source.remaining(), lease.stream());
+    }
+
+    /**
+     * Copies device memory to a float array, asynchronously: the array is filled by the time this
+     * task completes (downstream tasks see the values), not when this method returns.
+     *
+     * @param source at least {@code target.length * 4} bytes
+     * @param target the array to fill
+     * @return {@code target}, for returning it as the task's result
+     */
+    public float[] download(DeviceBuffer source, float[] target) {
+        long bytes = (long) target.length * Float.BYTES;
+        requireSize(source, bytes);
+        if (bytes == 0) {
+            return target;
+        }
+        PinnedStagingPool.Staging s = staging(bytes);
+        backend.cuda().copyToHost(s.buffer(), source.address(), bytes, lease.stream());
+        onDeviceDone.add(0, () -> s.buffer().asFloatBuffer().get(target)); // before the staging is released
+        return target;
+    }
+
+    /**
+     * Copies between device buffers on this task's stream.
+     *
+     * @param source read from its start
+     * @param target written from its start
+     * @param bytes how many
+     */
+    public void copy(DeviceBuffer source, DeviceBuffer target, long bytes) {
+        requireSize(source, bytes);
+        requireSize(target, bytes);
+        backend.cuda().copyOnDevice(target.address(), source.address(), bytes, lease.stream());
+    }
+
+    private PinnedStagingPool.Staging staging(long bytes) {
+        PinnedStagingPool.Staging s = backend.staging().acquire(bytes);
+        onDeviceDone.add(() -> backend.staging().release(s));
+        return s;
+    }
+
+    private static void requireSize(DeviceBuffer b, long bytes) {
+        if (b.bytes() < bytes) {
+            throw new IllegalArgumentException(b + " holds " + b.bytes() + " bytes; the operation needs " + bytes);
+        }
+    }
+
+    // ------------------------------------------------------------------ kernels and cuBLAS
+
+    /**
+     * Launches a kernel on this task's stream.
+     *
+     * @param kernel the kernel ({@link #kernels()} for the built-in ones, {@link #kernel} for yours)
+     * @param grid blocks per grid
+     * @param block threads per block
+     * @param arguments the kernel's arguments
+     */
+    public void launch(Kernel kernel, Dim3 grid, Dim3 block, KernelArguments arguments) {
+        launch(kernel, grid, block, 0, arguments);
+    }
+
+    /**
+     * Launches a kernel with dynamic shared memory on this task's stream.
+     *
+     * @param kernel the kernel
+     * @param grid blocks per grid
+     * @param block threads per block
+     * @param sharedBytes dynamic shared memory per block
+     * @param arguments the kernel's arguments
+     */
+    public void launch(Kernel kernel, Dim3 grid, Dim3 block, int sharedBytes, KernelArguments arguments) {
+        backend.cuda().launch(kernel.function(), grid, block, sharedBytes, lease.stream(), arguments);
+    }
+
+    /** HTS's built-in kernels (AXPY, scale, fill, sum), loaded on this device once. */
+    public BuiltinOps kernels() {
+        return new BuiltinOps(this, backend.kernels());
+    }
+
+    /**
+     * A kernel from PTX, loaded on this device once per distinct PTX text.
+     *
+     * @param ptx the PTX module
+     * @param name the kernel's extern "C" name
+     * @return the kernel
+     */
+    public Kernel kernel(String ptx, String name) {
+        return backend.kernels().fromPtx(ptx, name);
+    }
+
+    /**
+     * A kernel from CUDA C source, compiled by NVRTC once per distinct source and loaded.
+     *
+     * @param source CUDA C source with the kernel declared {@code extern "C" __global__}
+     * @param name the kernel's name
+     * @return the kernel
+     * @throws IllegalStateException when NVRTC cannot be loaded (the message says how to fix it)
+     */
+    public Kernel compile(String source, String name) {
+        return backend.kernels().fromSource(source, name);
+    }
+
+    /** cuBLAS bound to this task's stream. */
+    public io.hts.gpu.blas.Blas blas() {
+        return backend.blas(lease);
+    }
+
+    /**
+     * Runs an action on the launcher thread once this task's device work has completed, before the
+     * task completes (or after it timed out).
+     *
+     * @param action the action
+     */
+    public void onDeviceDone(Runnable action) {
+        onDeviceDone.add(action);
+    }
+
+    List<Runnable> completionActions() {
+        return onDeviceDone;
+    }
+
+    // ------------------------------------------------------------------ engine context
+
+    @Override
+    public <C> C unwrap(Class<C> type) {
+        if (type.isInstance(this)) {
+            return type.cast(this);
+        }
+        throw new IllegalArgumentException("the GPU context is a " + GpuContext.class.getName() + ", not a "
+                + type.getName());
+    }
+
+    @Override
+    public Device device() {
+        return Device.GPU;
+    }
+
+    @Override
+    public boolean isCancelled() {
+        return task.isCancelled();
+    }
+}

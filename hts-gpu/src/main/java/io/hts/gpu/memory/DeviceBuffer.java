@@ -1,0 +1,86 @@
+package io.hts.gpu.memory;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.hts.gpu.cuda.CudaApi;
+
+/**
+ * Device memory from a {@link DeviceMemoryPool}: {@link #bytes()} usable bytes at
+ * {@link #address()} on device {@link #device()}. A GPU task's output buffer can be the input of a
+ * downstream GPU task on the same device as it is, with no copy.
+ *
+ * <p>Give it back once: {@link #close()} from host code when no device work uses it any more (for
+ * instance after the task that wrote it has completed), or {@link #closeAfter(CudaApi.Stream)}
+ * from a GPU body: the memory is then reused only after the work enqueued on that stream so far
+ * has completed, as PyTorch's caching allocator does.
+ */
+public final class DeviceBuffer implements AutoCloseable {
+
+    private final DeviceMemoryPool pool;
+    private final MemoryBlock block;
+    private final long address;
+    private final long bytes;
+    private final AtomicBoolean released = new AtomicBoolean();
+
+    DeviceBuffer(DeviceMemoryPool pool, MemoryBlock block, long address, long bytes) {
+        this.pool = pool;
+        this.block = block;
+        this.address = address;
+        this.bytes = bytes;
+    }
+
+    /** The device ordinal. */
+    public int device() {
+        return pool.device();
+    }
+
+    /** The device address of the first byte. */
+    public long address() {
+        return address;
+    }
+
+    /** The usable size: the bytes asked for. */
+    public long bytes() {
+        return bytes;
+    }
+
+    /** The pool it came from. */
+    public DeviceMemoryPool pool() {
+        return pool;
+    }
+
+    MemoryBlock block() {
+        return block;
+    }
+
+    /** Whether it has been given back. */
+    public boolean isReleased() {
+        return released.get();
+    }
+
+    boolean markReleased() {
+        return released.compareAndSet(false, true);
+    }
+
+    /** Gives the memory back now: no device work may still use it. Idempotent. */
+    @Override
+    public void close() {
+        pool.release(this, null);
+    }
+
+    /**
+     * Gives the memory back after the work enqueued on {@code stream} so far has completed.
+     * Idempotent.
+     *
+     * @param stream the stream whose work may still use the buffer
+     */
+    public void closeAfter(CudaApi.Stream stream) {
+        pool.release(this, stream);
+    }
+
+    @Override
+    public String toString() {
+        return "DeviceBuffer[cuda:" + device() + " 0x" + Long.toHexString(address) + ", " + MemoryStatistics.bytes(bytes)
+                + (isReleased() ? ", released" : "") + "]";
+    }
+}

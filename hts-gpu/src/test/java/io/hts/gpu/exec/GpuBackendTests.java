@@ -1,0 +1,290 @@
+package io.hts.gpu.exec;
+
+import java.time.Duration;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.hts.engine.graph.Device;
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.graph.TaskState;
+import io.hts.engine.policy.CpuFirstPolicy;
+import io.hts.engine.policy.DeviceHealth;
+import io.hts.engine.policy.GpuFirstPolicy;
+import io.hts.engine.policy.SchedulingPolicy;
+import io.hts.engine.run.FailureMode;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.GraphRunException;
+import io.hts.engine.run.Scheduler;
+import io.hts.gpu.cuda.CudaException;
+import io.hts.gpu.memory.DeviceBuffer;
+import io.hts.gpu.memory.MemoryExhaustedException;
+import io.hts.gpu.memory.PoolSettings;
+import io.hts.gpu.support.SimulatedCuda;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** The GPU backend under the real scheduler, on a simulated device (no GPU needed). */
+class GpuBackendTests {
+
+    private static final long MIB = 1L << 20;
+
+    private final SimulatedCuda cuda = new SimulatedCuda(256 * MIB);
+
+    private GpuBackend backend(int streams) {
+        GpuSettings settings = GpuSettings.defaults(64 * MIB).withStreams(streams)
+                .withMemory(new PoolSettings(4 * MIB, 64 * MIB, 4 * MIB, 256));
+        return new GpuBackend(cuda, cuda.deviceInfo(0), settings, false);
+    }
+
+    private static float[] ramp(int n) {
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = i;
+        }
+        return v;
+    }
+
+    /** y = 2x + y on the device, through upload, the built-in kernel and an asynchronous download. */
+    private static float[] axpyOnGpu(GpuContext g, float[] x, float[] y) {
+        DeviceBuffer dx = g.upload(x);
+        DeviceBuffer dy = g.upload(y);
+        g.kernels().axpy(x.length, 2f, dx, dy);
+        float[] out = g.download(dy, new float[y.length]);
+        g.release(dx);
+        g.release(dy);
+        return out;
+    }
+
+    private static float[] axpyOnCpu(float[] x, float[] y) {
+        float[] out = new float[y.length];
+        for (int i = 0; i < y.length; i++) {
+            out[i] = 2f * x[i] + y[i];
+        }
+        return out;
+    }
+
+    @Test
+    void aTaskWithCpuAndGpuBodiesGivesTheSameResultOnEitherDevice() {
+        float[] x = ramp(1000);
+        float[] y = ramp(1000);
+        for (SchedulingPolicy policy : new SchedulingPolicy[] {new GpuFirstPolicy(), new CpuFirstPolicy()}) {
+            GpuBackend gpu = backend(2);
+            try (Scheduler s = Scheduler.builder().threads(2).policy(policy).gpuBackend(gpu).build()) {
+                TaskGraph g = TaskGraph.named("axpy");
+                Task<float[]> axpy = g.task("axpy").bodies(ctx -> axpyOnCpu(x, y),
+                        ctx -> axpyOnGpu(ctx.unwrap(GpuContext.class), x, y));
+                GraphRun run = s.execute(g);
+                assertThat(run.result(axpy)).containsExactly(axpyOnCpu(x, y));
+                Device expected = policy instanceof GpuFirstPolicy ? Device.GPU : Device.CPU;
+                assertThat(run.profile().tasks().get(0).device()).isEqualTo(expected);
+                assertThat(gpu.memory().statistics().used()).as("uploads released after the task").isZero();
+            }
+        }
+        assertThat(cuda.allocatedBytes()).as("the scheduler closed the backend and its pool").isZero();
+        assertThat(cuda.pinnedBuffers()).isZero();
+    }
+
+    /** A GPU task's output buffer is the downstream GPU task's input in place: no copy, one address. */
+    @Test
+    void aDeviceBufferFlowsToADownstreamGpuTaskWithoutACopy() {
+        GpuBackend gpu = backend(2);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
+            TaskGraph g = TaskGraph.named("flow");
+            Task<DeviceBuffer> produce = g.task("produce").gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                DeviceBuffer b = c.allocate(4 * 256);
+                c.kernels().fill(256, 3f, b);
+                return b;
+            });
+            long[] seen = new long[2];
+            Task<float[]> consume = g.task("consume").after(produce).gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                DeviceBuffer in = ctx.input(produce);
+                seen[1] = in.address();
+                c.kernels().scale(256, 2f, in);
+                DeviceBuffer sum = c.scratch(4);
+                c.kernels().sum(256, in, sum);
+                float[] out = c.download(sum, new float[1]);
+                c.release(in);
+                c.onDeviceDone(() -> seen[0] = 1);
+                return out; // filled by the time the task completes, not yet now
+            });
+            Task<Float> read = g.task("read").after(consume).cpu(ctx -> ctx.input(consume)[0]);
+            GraphRun run = s.execute(g);
+            assertThat(run.result(read)).isEqualTo(256 * 6f);
+            assertThat(seen[1]).isEqualTo(run.result(produce).address());
+            assertThat(seen[0]).as("completion actions ran").isOne();
+            assertThat(run.result(produce).isReleased()).isTrue();
+        }
+    }
+
+    /** A task completes when its device work has completed, not when its body returned. */
+    @Test
+    void aTaskCompletesOnlyWhenItsDeviceWorkHasCompleted() throws Exception {
+        cuda.autoRun(false);
+        GpuBackend gpu = backend(1);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
+            TaskGraph g = TaskGraph.named("async");
+            Task<float[]> t = g.task("t").gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                DeviceBuffer b = c.scratch(4 * 16);
+                c.kernels().fill(16, 7f, b);
+                return c.download(b, new float[16]);
+            });
+            Task<Float> after = g.task("after").after(t).cpu(ctx -> ctx.input(t)[15]);
+            GraphRun run = s.submit(g);
+            await().until(() -> cuda.queuedWork() > 0);
+            assertThat(run.state(t)).isEqualTo(TaskState.RUNNING);
+            assertThat(gpu.status().running()).isOne();
+            assertThat(gpu.streams().inUse()).isOne();
+            cuda.runAll();
+            run.await(Duration.ofSeconds(10));
+            assertThat(run.result(after)).isEqualTo(7f);
+            assertThat(gpu.streams().inUse()).isZero();
+        }
+    }
+
+    /**
+     * A GPU task past its time limit fails at once (descendants cancelled), but keeps its stream
+     * and its memory until the device work really completes.
+     */
+    @Test
+    void aTimedOutGpuTaskFailsButHoldsItsStreamAndMemoryUntilTheDeviceIsDone() throws Exception {
+        cuda.autoRun(false);
+        GpuBackend gpu = backend(1);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
+            TaskGraph g = TaskGraph.named("slow");
+            Task<Float> slow = g.task("slow").timeout(Duration.ofMillis(100)).gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                DeviceBuffer b = c.scratch(MIB);
+                c.kernels().fill(1024, 1f, b);
+                return 1f;
+            });
+            Task<Float> next = g.task("next").after(slow).cpu(ctx -> ctx.input(slow));
+            GraphRun run = s.submit(g);
+            assertThatThrownBy(() -> run.await(Duration.ofSeconds(10))).isInstanceOf(GraphRunException.class)
+                    .hasRootCauseInstanceOf(TimeoutException.class);
+            assertThat(run.state(slow)).isEqualTo(TaskState.FAILED);
+            assertThat(run.state(next)).isEqualTo(TaskState.CANCELLED);
+            assertThat(gpu.streams().inUse()).as("stream held while the kernel runs").isOne();
+            assertThat(gpu.memory().statistics().used()).as("scratch held while the kernel runs").isEqualTo(MIB);
+            cuda.runAll();
+            await().until(() -> gpu.streams().inUse() == 0);
+            assertThat(gpu.memory().statistics().used()).isZero();
+        }
+    }
+
+    /** CUDA's out-of-memory is retryable: with retries the task succeeds on a later attempt. */
+    @Test
+    void anOutOfMemoryErrorIsRetried() {
+        GpuBackend gpu = backend(1);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
+            AtomicInteger attempts = new AtomicInteger();
+            TaskGraph g = TaskGraph.named("oom");
+            Task<Integer> t = g.task("t").retries(2, Duration.ofMillis(10)).gpu(ctx -> {
+                if (attempts.incrementAndGet() == 1) {
+                    cuda.failNext("cuLaunchKernel", 2);
+                }
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                c.kernels().fill(16, 1f, c.scratch(64));
+                return ctx.attempt();
+            });
+            assertThat(s.execute(g).result(t)).isEqualTo(2);
+            assertThat(gpu.status().health()).isEqualTo(DeviceHealth.UP);
+        }
+    }
+
+    /**
+     * A sticky error (an illegal address surfacing at the event) takes the device DOWN and poisons
+     * its pool: the failing task fails with the error's name, later dual tasks run on the CPU, and
+     * GPU-only tasks fail saying why.
+     */
+    @Test
+    void aStickyErrorTakesTheDeviceDownAndLaterTasksMoveToTheCpu() {
+        GpuBackend gpu = backend(2);
+        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(gpu).build()) {
+            cuda.failKernelAtCompletion("hts_fill_f32", 700);
+            TaskGraph g = TaskGraph.named("fault");
+            Task<Float> bad = g.task("bad").gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                c.kernels().fill(16, 1f, c.scratch(64));
+                return 1f;
+            });
+            GraphRun run = s.submit(g);
+            assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class)
+                    .hasRootCauseInstanceOf(CudaException.class).rootCause()
+                    .hasMessageContaining("CUDA_ERROR_ILLEGAL_ADDRESS");
+            assertThat(run.state(bad)).isEqualTo(TaskState.FAILED);
+            assertThat(gpu.status().health()).isEqualTo(DeviceHealth.DOWN);
+            assertThat(gpu.status().detail()).contains("CUDA_ERROR_ILLEGAL_ADDRESS", "task 'bad'", "DOWN");
+            assertThat(gpu.memory().poisonedBy()).isEqualTo("CUDA_ERROR_ILLEGAL_ADDRESS");
+            assertThatThrownBy(() -> gpu.memory().allocate(1)).hasMessageContaining("poisoned by CUDA_ERROR_ILLEGAL_ADDRESS");
+
+            TaskGraph later = TaskGraph.named("later");
+            Task<String> dual = later.task("dual").bodies(ctx -> "cpu", ctx -> "gpu");
+            GraphRun second = s.execute(later);
+            assertThat(second.result(dual)).isEqualTo("cpu");
+
+            TaskGraph gpuOnly = TaskGraph.named("gpu-only");
+            gpuOnly.task("only").gpu(ctx -> "gpu");
+            assertThatThrownBy(() -> s.execute(gpuOnly)).isInstanceOf(GraphRunException.class)
+                    .hasMessageContaining("only");
+        }
+    }
+
+    /** Tasks queued on the backend when it goes DOWN move to the CPU if they can. */
+    @Test
+    void queuedTasksFallBackToTheCpuWhenTheDeviceGoesDown() {
+        cuda.autoRun(false);
+        GpuBackend gpu = backend(1);
+        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(gpu)
+                .failureMode(FailureMode.CONTINUE).build()) {
+            cuda.failKernelAtCompletion("hts_fill_f32", 719);
+            TaskGraph g = TaskGraph.named("queue");
+            g.task("first").gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                c.kernels().fill(16, 1f, c.scratch(64));
+                return 0;
+            });
+            Task<String> waiting = g.task("waiting").bodies(ctx -> "cpu", ctx -> "gpu");
+            GraphRun run = s.submit(g);
+            await().until(() -> gpu.status().queued() == 1);
+            cuda.runAll();
+            assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class)
+                    .hasMessageContaining("first");
+            assertThat(run.result(waiting)).isEqualTo("cpu");
+            assertThat(gpu.status().health()).isEqualTo(DeviceHealth.DOWN);
+        }
+    }
+
+    @Test
+    void statusReportsStreamsLoadAndFreeMemory() {
+        try (GpuBackend gpu = backend(3)) {
+            assertThat(gpu.name()).isEqualTo("cuda:0 Simulated GPU");
+            assertThat(gpu.device()).isEqualTo(Device.GPU);
+            var status = gpu.status();
+            assertThat(status.health()).isEqualTo(DeviceHealth.UP);
+            assertThat(status.capacity()).isEqualTo(3);
+            assertThat(status.queued()).isZero();
+            assertThat(status.running()).isZero();
+            assertThat(status.freeMemoryBytes()).isEqualTo(64 * MIB);
+            assertThat(gpu.cublasProblem()).hasValueSatisfying(p -> assertThat(p).contains("not loaded"));
+        }
+    }
+
+    @Test
+    void exhaustingThePoolInABodyFailsTheTaskWithTheStatistics() {
+        GpuBackend gpu = backend(1);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
+            TaskGraph g = TaskGraph.named("big");
+            g.task("huge").gpu(ctx -> ctx.unwrap(GpuContext.class).scratch(128 * MIB));
+            assertThatThrownBy(() -> s.execute(g)).isInstanceOf(GraphRunException.class)
+                    .hasRootCauseInstanceOf(MemoryExhaustedException.class).rootCause()
+                    .hasMessageContaining("cannot allocate 128.0 MiB").hasMessageContaining("hts.gpu.memory-pool.maximum");
+        }
+    }
+}

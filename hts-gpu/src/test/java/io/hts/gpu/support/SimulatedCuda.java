@@ -1,0 +1,413 @@
+package io.hts.gpu.support;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+import io.hts.gpu.cuda.CudaApi;
+import io.hts.gpu.cuda.CudaException;
+import io.hts.gpu.cuda.DeviceInfo;
+import io.hts.gpu.cuda.Dim3;
+import io.hts.gpu.cuda.KernelArguments;
+
+/**
+ * A test-only CUDA device in plain Java: device memory is host memory, streams are FIFO queues of
+ * operations, events complete when the work before them on their stream has run, and kernels are
+ * Java functions registered by name (the built-in ones are). Work runs when the test says so
+ * ({@link #runAll()}, {@link #runStream}) or, in {@linkplain #autoRun(boolean) auto mode}, as
+ * soon as it is enqueued. Errors are injected per call name, or at a kernel's completion (as a
+ * real illegal address surfaces at {@code cuEventQuery}). A sticky error poisons the simulated
+ * context: every later call fails with it. Never part of the product.
+ */
+public final class SimulatedCuda implements CudaApi {
+
+    private static final String[] STICKY_NAMES = {"CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_LAUNCH_FAILED"};
+
+    private final long memoryBytes;
+    private final TreeMap<Long, ByteBuffer> allocations = new TreeMap<>();
+    private final Map<Long, Long> sizes = new HashMap<>();
+    private final Map<String, Consumer<Launch>> kernels = new HashMap<>();
+    private final Map<String, Integer> failNext = new HashMap<>();
+    private final Map<String, Integer> failKernelAtCompletion = new HashMap<>();
+    private final List<SimStream> streams = new ArrayList<>();
+    private long nextAddress = 1L << 32;
+    private long allocatedBytes;
+    private boolean autoRun = true;
+    private int poisonedCode;
+    private String poisonedName = "";
+    private int calls;
+    private int pinnedLive;
+
+    /** A kernel launch as a simulated kernel sees it. */
+    public record Launch(SimulatedCuda device, Dim3 grid, Dim3 block, List<KernelArguments.Argument> arguments) {
+
+        public long i64(int i) {
+            return arguments.get(i).value().longValue();
+        }
+
+        public float f32(int i) {
+            return arguments.get(i).value().floatValue();
+        }
+
+        public ByteBuffer memory(int i) {
+            return device.memoryAt(arguments.get(i).value().longValue());
+        }
+    }
+
+    private final class SimStream implements Stream {
+        final ArrayDeque<Runnable> work = new ArrayDeque<>();
+        long enqueued;
+        long done;
+    }
+
+    private record SimEvent(int id, long[] target) implements Event {
+    }
+
+    private record SimModule(String ptx) implements Module {
+    }
+
+    private record SimFunction(String name) implements Function {
+    }
+
+    public SimulatedCuda(long memoryBytes) {
+        this.memoryBytes = memoryBytes;
+        kernel("hts_axpy_f32", l -> {
+            long n = l.i64(0);
+            float a = l.f32(1);
+            ByteBuffer x = l.memory(2);
+            ByteBuffer y = l.memory(3);
+            for (int i = 0; i < n; i++) {
+                y.putFloat(4 * i, a * x.getFloat(4 * i) + y.getFloat(4 * i));
+            }
+        });
+        kernel("hts_scale_f32", l -> {
+            ByteBuffer x = l.memory(2);
+            for (int i = 0; i < l.i64(0); i++) {
+                x.putFloat(4 * i, l.f32(1) * x.getFloat(4 * i));
+            }
+        });
+        kernel("hts_fill_f32", l -> {
+            ByteBuffer x = l.memory(2);
+            for (int i = 0; i < l.i64(0); i++) {
+                x.putFloat(4 * i, l.f32(1));
+            }
+        });
+        kernel("hts_sum_f32", l -> {
+            ByteBuffer x = l.memory(1);
+            float sum = 0;
+            for (int i = 0; i < l.i64(0); i++) {
+                sum += x.getFloat(4 * i);
+            }
+            ByteBuffer out = l.memory(2);
+            out.putFloat(0, out.getFloat(0) + sum);
+        });
+    }
+
+    // ------------------------------------------------------------------ test controls
+
+    /** Registers a simulated kernel. */
+    public synchronized SimulatedCuda kernel(String name, Consumer<Launch> body) {
+        kernels.put(name, body);
+        return this;
+    }
+
+    /** In auto mode (the default) work runs as soon as it is enqueued; otherwise when the test runs it. */
+    public synchronized void autoRun(boolean auto) {
+        this.autoRun = auto;
+        if (auto) {
+            runAll();
+        }
+    }
+
+    /** Runs every stream's queued work. */
+    public synchronized void runAll() {
+        for (SimStream s : streams) {
+            drain(s);
+        }
+    }
+
+    /** Work enqueued on some stream and not yet run. */
+    public synchronized int queuedWork() {
+        int n = 0;
+        for (SimStream s : streams) {
+            n += s.work.size();
+        }
+        return n;
+    }
+
+    /** The next call named {@code call} (e.g. "cuMemAlloc", "cuLaunchKernel") fails with {@code code}. */
+    public synchronized void failNext(String call, int code) {
+        failNext.put(call, code);
+    }
+
+    /** The kernel's next launch fails when its work runs, sticky, surfacing at the next event query. */
+    public synchronized void failKernelAtCompletion(String kernel, int code) {
+        failKernelAtCompletion.put(kernel, code);
+    }
+
+    /** Device bytes allocated through cuMemAlloc and not freed. */
+    public synchronized long allocatedBytes() {
+        return allocatedBytes;
+    }
+
+    /** Pinned host buffers not freed. */
+    public synchronized int pinnedBuffers() {
+        return pinnedLive;
+    }
+
+    /** The memory at a device address, from that address on (a view; little-endian floats). */
+    public synchronized ByteBuffer memoryAt(long address) {
+        Map.Entry<Long, ByteBuffer> e = allocations.floorEntry(address);
+        if (e == null || address - e.getKey() >= e.getValue().capacity()) {
+            throw new IllegalStateException("simulated illegal address 0x" + Long.toHexString(address));
+        }
+        return e.getValue().duplicate().position((int) (address - e.getKey())).slice().order(ByteOrder.nativeOrder());
+    }
+
+    // ------------------------------------------------------------------ plumbing
+
+    private void enter(String call) {
+        calls++;
+        if (poisonedCode != 0) {
+            throw new CudaException(call, poisonedCode, poisonedName);
+        }
+        Integer code = failNext.remove(call);
+        if (code != null) {
+            throw new CudaException(call, code, nameOf(code));
+        }
+    }
+
+    private static String nameOf(int code) {
+        return switch (code) {
+            case 2 -> "CUDA_ERROR_OUT_OF_MEMORY";
+            case 100 -> "CUDA_ERROR_NO_DEVICE";
+            case 700 -> STICKY_NAMES[0];
+            case 719 -> STICKY_NAMES[1];
+            default -> "CUDA_ERROR_" + code;
+        };
+    }
+
+    private void enqueue(Stream stream, Runnable op) {
+        SimStream s = (SimStream) stream;
+        s.work.add(op);
+        s.enqueued++;
+        if (autoRun) {
+            drain(s);
+        }
+    }
+
+    private void drain(SimStream s) {
+        Runnable op;
+        while (poisonedCode == 0 && (op = s.work.poll()) != null) {
+            op.run();
+            s.done++;
+        }
+    }
+
+    // ------------------------------------------------------------------ CudaApi
+
+    @Override
+    public int deviceCount() {
+        return 1;
+    }
+
+    @Override
+    public DeviceInfo deviceInfo(int ordinal) {
+        return new DeviceInfo(ordinal, "Simulated GPU", memoryBytes, 9, 0, 4);
+    }
+
+    @Override
+    public int driverVersion() {
+        return 13000;
+    }
+
+    @Override
+    public void makeCurrent(int ordinal) {
+    }
+
+    @Override
+    public synchronized long[] memoryInfo() {
+        return new long[] {memoryBytes - allocatedBytes, memoryBytes};
+    }
+
+    @Override
+    public synchronized long allocate(long bytes) {
+        enter("cuMemAlloc");
+        if (allocatedBytes + bytes > memoryBytes) {
+            throw new CudaException("cuMemAlloc(" + bytes + ")", 2, nameOf(2));
+        }
+        long address = nextAddress;
+        nextAddress += (bytes + 4095) & ~4095L;
+        // memory beyond the first 64 MiB of an allocation is accounted for but not backed
+        allocations.put(address, ByteBuffer.allocate((int) Math.min(bytes, 64L << 20)).order(ByteOrder.nativeOrder()));
+        sizes.put(address, bytes);
+        allocatedBytes += bytes;
+        return address;
+    }
+
+    @Override
+    public synchronized void free(long address) {
+        enter("cuMemFree");
+        ByteBuffer b = allocations.remove(address);
+        if (b == null) {
+            throw new CudaException("cuMemFree", 1, "CUDA_ERROR_INVALID_VALUE");
+        }
+        allocatedBytes -= sizes.remove(address);
+    }
+
+    @Override
+    public synchronized ByteBuffer allocatePinned(long bytes) {
+        enter("cuMemAllocHost");
+        pinnedLive++;
+        return ByteBuffer.allocateDirect((int) bytes).order(ByteOrder.nativeOrder());
+    }
+
+    @Override
+    public synchronized void freePinned(ByteBuffer buffer) {
+        pinnedLive--;
+    }
+
+    @Override
+    public synchronized Stream createStream() {
+        enter("cuStreamCreate");
+        SimStream s = new SimStream();
+        streams.add(s);
+        return s;
+    }
+
+    @Override
+    public synchronized void destroyStream(Stream stream) {
+        enter("cuStreamDestroy");
+        drain((SimStream) stream); // destroying a stream lets its work finish; its index stays taken
+    }
+
+    @Override
+    public synchronized void synchronize(Stream stream) {
+        enter("cuStreamSynchronize");
+        drain((SimStream) stream);
+    }
+
+    @Override
+    public synchronized Event createEvent() {
+        enter("cuEventCreate");
+        return new SimEvent(calls, new long[] {0, -1});
+    }
+
+    @Override
+    public void destroyEvent(Event event) {
+    }
+
+    @Override
+    public synchronized void record(Event event, Stream stream) {
+        enter("cuEventRecord");
+        SimStream s = (SimStream) stream;
+        long[] t = ((SimEvent) event).target();
+        t[0] = s.enqueued;
+        t[1] = streams.indexOf(s);
+    }
+
+    @Override
+    public synchronized boolean isComplete(Event event) {
+        enter("cuEventQuery");
+        long[] t = ((SimEvent) event).target();
+        if (t[1] < 0) {
+            return true;
+        }
+        return streams.get((int) t[1]).done >= t[0];
+    }
+
+    @Override
+    public synchronized void synchronize(Event event) {
+        enter("cuEventSynchronize");
+        long[] t = ((SimEvent) event).target();
+        if (t[1] >= 0) {
+            drain(streams.get((int) t[1]));
+        }
+    }
+
+    @Override
+    public synchronized void wait(Stream stream, Event event) {
+        enter("cuStreamWaitEvent");
+        long[] t = ((SimEvent) event).target();
+        if (t[1] >= 0) {
+            SimStream producer = streams.get((int) t[1]);
+            long target = t[0];
+            enqueue(stream, () -> {
+                while (producer.done < target && producer.work.peek() != null) {
+                    producer.work.poll().run();
+                    producer.done++;
+                }
+            });
+        }
+    }
+
+    @Override
+    public synchronized void copyToDevice(long target, ByteBuffer source, long bytes, Stream stream) {
+        enter("cuMemcpyHtoDAsync");
+        ByteBuffer from = source.duplicate();
+        enqueue(stream, () -> memoryAt(target).put(from.limit(from.position() + (int) bytes)));
+    }
+
+    @Override
+    public synchronized void copyToHost(ByteBuffer target, long source, long bytes, Stream stream) {
+        enter("cuMemcpyDtoHAsync");
+        ByteBuffer to = target.duplicate();
+        enqueue(stream, () -> to.put(memoryAt(source).limit((int) bytes)));
+    }
+
+    @Override
+    public synchronized void copyOnDevice(long target, long source, long bytes, Stream stream) {
+        enter("cuMemcpyDtoDAsync");
+        enqueue(stream, () -> memoryAt(target).put(memoryAt(source).limit((int) bytes)));
+    }
+
+    @Override
+    public synchronized void fill(long target, byte value, long bytes, Stream stream) {
+        enter("cuMemsetD8Async");
+        enqueue(stream, () -> {
+            ByteBuffer m = memoryAt(target);
+            for (int i = 0; i < bytes; i++) {
+                m.put(i, value);
+            }
+        });
+    }
+
+    @Override
+    public synchronized Module loadModule(String ptx) {
+        enter("cuModuleLoadData");
+        return new SimModule(ptx);
+    }
+
+    @Override
+    public synchronized Function function(Module module, String name) {
+        enter("cuModuleGetFunction");
+        if (!kernels.containsKey(name) || !((SimModule) module).ptx().contains(name)) {
+            throw new CudaException("cuModuleGetFunction(" + name + ")", 500, "CUDA_ERROR_NOT_FOUND");
+        }
+        return new SimFunction(name);
+    }
+
+    @Override
+    public synchronized void launch(Function function, Dim3 grid, Dim3 block, int sharedBytes, Stream stream,
+            KernelArguments arguments) {
+        String name = ((SimFunction) function).name();
+        enter("cuLaunchKernel");
+        Consumer<Launch> body = kernels.get(name);
+        Launch launch = new Launch(this, grid, block, List.copyOf(arguments.arguments()));
+        Integer failure = failKernelAtCompletion.remove(name);
+        enqueue(stream, () -> {
+            if (failure != null) {
+                poisonedCode = failure;
+                poisonedName = nameOf(failure);
+                return;
+            }
+            body.accept(launch);
+        });
+    }
+}
