@@ -11,7 +11,7 @@ public interface Blas {
     enum Precision {
         /** FP32 in and out, FP32 arithmetic ({@code cublasSgemm}, default math). */
         FP32(4),
-        /** FP32 in and out, TF32 tensor-core arithmetic ({@code CUBLAS_COMPUTE_32F_FAST_TF32}). */
+        /** FP32 in and out, TF32 tensor-core arithmetic ({@code cublasSgemm} in {@code CUBLAS_TF32_TENSOR_OP_MATH}). */
         TF32(4),
         /** BF16 in and out, FP32 accumulation ({@code cublasGemmEx}, tensor cores). */
         BF16(2),

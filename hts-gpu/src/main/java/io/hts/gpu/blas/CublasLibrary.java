@@ -91,14 +91,13 @@ public final class CublasLibrary implements AutoCloseable {
             Pointer pb = Pointer.to(new float[] {beta});
             int op = cublasOperation.CUBLAS_OP_N;
             switch (precision) {
-                case FP32 -> {
-                    check("cublasSetMathMode", JCublas2.cublasSetMathMode(handle, cublasMath.CUBLAS_DEFAULT_MATH));
+                case FP32, TF32 -> {
+                    check("cublasSetMathMode", JCublas2.cublasSetMathMode(handle, precision == Precision.TF32
+                            ? cublasMath.CUBLAS_TF32_TENSOR_OP_MATH : cublasMath.CUBLAS_DEFAULT_MATH));
                     check("cublasSgemm", JCublas2.cublasSgemm(handle, op, op, m, n, k, pa,
                             JCudaApi.pointer(a.address()), m, JCudaApi.pointer(b.address()), k, pb,
                             JCudaApi.pointer(c.address()), m));
                 }
-                case TF32 -> gemmEx(op, m, n, k, pa, a, b, pb, c, cudaDataType.CUDA_R_32F,
-                        cublasComputeType.CUBLAS_COMPUTE_32F_FAST_TF32);
                 case BF16 -> gemmEx(op, m, n, k, pa, a, b, pb, c, cudaDataType.CUDA_R_16BF,
                         cublasComputeType.CUBLAS_COMPUTE_32F);
                 case FP16 -> gemmEx(op, m, n, k, pa, a, b, pb, c, cudaDataType.CUDA_R_16F,

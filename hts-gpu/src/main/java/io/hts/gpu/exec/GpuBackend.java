@@ -46,11 +46,16 @@ import org.slf4j.LoggerFactory;
  * the work in flight ({@code cuEventQuery}, about a microsecond); when one has completed it runs
  * the task's completion actions (downloads into Java arrays, releasing scratch and staging memory),
  * returns the stream and reports the outcome to the scheduler, which then readies the successors.
- * With work in flight and nothing to launch it spins for {@code pollSpin}, then sleeps
- * {@code pollInterval} between polls; with nothing in flight it parks until the next dispatch.
- * (Measured on the H200 through JCuda: a {@code cuLaunchHostFunc} callback round trip costs
- * 28-35 µs, an event record + synchronize about 6 µs; polling an event costs less than either and
- * needs no thread per task.)
+ * With work in flight and nothing to launch it sleeps until shortly (150 µs) before the earliest
+ * expected end (the mean device time of tasks of that name less three mean deviations), spins
+ * through the window where it should end (six deviations plus {@code pollSpin}), then
+ * sleeps {@code pollInterval} between polls; with nothing in flight it parks until the next
+ * dispatch. A long GEMM thus costs no CPU while it runs and is seen within microseconds of its
+ * end; short tasks are polled by spinning.
+ * (Measured on the H200 through JCuda, docs/gpu.md: an event record seen by polling
+ * {@code cuEventQuery} 0.5 µs, record + {@code cuEventSynchronize} 0.4 µs but blocking the
+ * thread, a {@code cuLaunchHostFunc} callback 27 µs; polling needs no thread per task and lets
+ * the same thread launch meanwhile.)
  *
  * <p><b>Time limits</b> are the engine's (Resilience4j's {@code TimeLimiter}): a task past its
  * deadline fails and its descendants are cancelled, but its stream, its scratch memory and its
@@ -67,6 +72,10 @@ import org.slf4j.LoggerFactory;
 public final class GpuBackend implements DeviceBackend {
 
     private static final Logger log = LoggerFactory.getLogger(GpuBackend.class);
+
+    /** Sleeping waits for long work end this long before its expected end; spinning covers the rest. */
+    private static final long SPIN_BEFORE_EXPECTED_END = 150_000;
+    private static final long MAX_SLEEP = TimeUnit.MILLISECONDS.toNanos(5);
 
     private final CudaApi api;
     private final DeviceInfo info;
@@ -86,6 +95,8 @@ public final class GpuBackend implements DeviceBackend {
     private volatile String detail;
     private volatile boolean closing;
     private volatile long meanTaskNanos = 100_000;
+    /** Mean device time per task name (group members under the group's name), launcher thread only. */
+    private final java.util.Map<String, long[]> meanByName = new java.util.HashMap<>();
     private volatile long completed;
 
     private static final class InFlight {
@@ -96,9 +107,11 @@ public final class GpuBackend implements DeviceBackend {
         final @Nullable Object result;
         @Nullable Throwable error;
         final long startNanos;
+        /** Device time of tasks of this name: {mean, mean absolute deviation}, in nanoseconds. */
+        final long[] mean;
 
         InFlight(DeviceTask task, GpuContext ctx, StreamLease lease, CudaApi.@Nullable Event event,
-                @Nullable Object result, @Nullable Throwable error, long startNanos) {
+                @Nullable Object result, @Nullable Throwable error, long startNanos, long[] mean) {
             this.task = task;
             this.ctx = ctx;
             this.lease = lease;
@@ -106,6 +119,7 @@ public final class GpuBackend implements DeviceBackend {
             this.result = result;
             this.error = error;
             this.startNanos = startNanos;
+            this.mean = mean;
         }
     }
 
@@ -280,8 +294,15 @@ public final class GpuBackend implements DeviceBackend {
                 continue;
             }
             long now = System.nanoTime();
+            long expectedEnd = earliestExpectedEnd();
+            if (now < expectedEnd - SPIN_BEFORE_EXPECTED_END) {
+                // long work in flight: sleep until shortly before it should end (parking overshoots
+                // by tens of microseconds, so wake early and spin for the end)
+                LockSupport.parkNanos(this, Math.min(expectedEnd - SPIN_BEFORE_EXPECTED_END - now, MAX_SLEEP));
+                continue;
+            }
             if (spinDeadline == 0) {
-                spinDeadline = now + settings.pollSpin().toNanos();
+                spinDeadline = Math.max(now, expectedEnd) + spinWindow();
             }
             if (now < spinDeadline) {
                 Thread.onSpinWait();
@@ -290,6 +311,41 @@ public final class GpuBackend implements DeviceBackend {
                 LockSupport.parkNanos(this, settings.pollInterval().toNanos());
             }
         }
+    }
+
+    /**
+     * When the earliest in-flight task may end: its start plus the mean device time of tasks of
+     * its name less three mean deviations (its start, before any completed). Keeping the estimate
+     * below the true end means a wake-up is never late, so lateness never feeds back into the mean.
+     */
+    private long earliestExpectedEnd() {
+        long earliest = Long.MAX_VALUE;
+        for (InFlight f : inFlight) {
+            earliest = Math.min(earliest, f.startNanos + Math.max(0, f.mean[0] - 3 * f.mean[1]));
+        }
+        return earliest;
+    }
+
+    /** How long past the expected end the poller keeps spinning: six mean deviations plus {@code pollSpin}. */
+    private long spinWindow() {
+        long window = 0;
+        for (InFlight f : inFlight) {
+            window = Math.max(window, 6 * f.mean[1]);
+        }
+        return window + settings.pollSpin().toNanos();
+    }
+
+    private long[] meanFor(String taskName) {
+        int bracket = taskName.indexOf('[');
+        String name = bracket > 0 ? taskName.substring(0, bracket) : taskName;
+        long[] cell = meanByName.get(name);
+        if (cell == null) {
+            cell = new long[2];
+            if (meanByName.size() < 10_000) {
+                meanByName.put(name, cell);
+            }
+        }
+        return cell;
     }
 
     private boolean launchReady() {
@@ -344,7 +400,7 @@ public final class GpuBackend implements DeviceBackend {
                 error.addSuppressed(ex);
             }
         }
-        inFlight.add(new InFlight(task, ctx, lease, event, result, error, t0));
+        inFlight.add(new InFlight(task, ctx, lease, event, result, error, t0, meanFor(task.taskName())));
         CudaException sticky = sticky(error);
         if (sticky != null) {
             deviceDown(sticky, "task '" + task.taskName() + "'");
@@ -409,6 +465,14 @@ public final class GpuBackend implements DeviceBackend {
         running.decrementAndGet();
         long took = System.nanoTime() - f.startNanos;
         meanTaskNanos = (meanTaskNanos * 7 + took) / 8;
+        long[] m = f.mean;
+        if (m[0] == 0) {
+            m[0] = took;
+        }
+        else {
+            m[1] = (m[1] * 7 + Math.abs(took - m[0])) / 8;
+            m[0] = (m[0] * 7 + took) / 8;
+        }
         completed++;
         if (error == null) {
             f.task.complete(f.result);

@@ -301,7 +301,7 @@ public final class BuddyAllocator {
 
     /** A snapshot of the allocator's state. */
     public MemoryStatistics statistics() {
-        return new MemoryStatistics(capacity, capacity, used.get(), requested.get(), 0, largestFreeBlock(),
+        return new MemoryStatistics(capacity, capacity, used.get(), requested.get(), 0, 0, largestFreeBlock(),
                 highWater.get(), live.get(), allocations.sum(), failures.sum(), 1);
     }
 

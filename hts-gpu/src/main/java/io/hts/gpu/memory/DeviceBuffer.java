@@ -18,14 +18,16 @@ public final class DeviceBuffer implements AutoCloseable {
 
     private final DeviceMemoryPool pool;
     private final MemoryBlock block;
+    private final long arenaBase;
     private final long address;
     private final long bytes;
     private final AtomicBoolean released = new AtomicBoolean();
 
-    DeviceBuffer(DeviceMemoryPool pool, MemoryBlock block, long address, long bytes) {
+    DeviceBuffer(DeviceMemoryPool pool, MemoryBlock block, long arenaBase, long bytes) {
         this.pool = pool;
         this.block = block;
-        this.address = address;
+        this.arenaBase = arenaBase;
+        this.address = arenaBase + block.offset();
         this.bytes = bytes;
     }
 
@@ -51,6 +53,10 @@ public final class DeviceBuffer implements AutoCloseable {
 
     MemoryBlock block() {
         return block;
+    }
+
+    long arenaBase() {
+        return arenaBase;
     }
 
     /** Whether it has been given back. */

@@ -34,9 +34,13 @@ import org.jspecify.annotations.Nullable;
  * next allocation and whenever memory runs short, waiting on their events (host-side) only when
  * nothing else can serve the request.
  *
- * <p><b>Order of attempts</b> for an allocation: the arenas as they are; after reclaiming the
- * completed pending blocks; a new arena, if the limit allows; after waiting for the pending
- * blocks one by one. Then it fails with {@link MemoryExhaustedException} carrying the statistics.
+ * <p><b>Reuse by size.</b> Released blocks of up to 1/16 of an arena are kept by size class in a
+ * {@link FreeBlockCache} (64 a class) and handed out again with one short critical section;
+ * others return to their buddy at once and coalesce.
+ *
+ * <p><b>Order of attempts</b> for an allocation: the cache; the arenas as they are; after
+ * reclaiming the completed pending blocks; after flushing the cache into the buddies; a new arena,
+ * if the limit allows; after waiting for the pending blocks one by one. Then it fails with {@link MemoryExhaustedException} carrying the statistics.
  *
  * <p><b>Poisoning.</b> After a sticky CUDA error the context is unusable and so is everything
  * allocated in it: {@link #poison} makes every later allocation fail with the error's name, and
@@ -60,6 +64,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
     private final AtomicLong inUse = new AtomicLong();
     private final AtomicLong highWater = new AtomicLong();
     private final LongAdder failures = new LongAdder();
+    private final FreeBlockCache cache;
     private volatile @Nullable String poisoned;
     private volatile boolean closed;
 
@@ -82,6 +87,8 @@ public final class DeviceMemoryPool implements AutoCloseable {
         this.device = device;
         this.settings = settings;
         this.events = new EventPool(api);
+        this.cache = new FreeBlockCache(Long.numberOfTrailingZeros(settings.arenaBytes() / settings.minimumBlock()),
+                Math.max(settings.minimumBlock(), settings.arenaBytes() / 16));
         long initial = settings.initialBytes();
         while (reserved.get() < initial) {
             addArena(Math.min(settings.arenaBytes(), Long.highestOneBit(initial - reserved.get())));
@@ -129,8 +136,14 @@ public final class DeviceMemoryPool implements AutoCloseable {
         if (bytes <= 0) {
             throw new IllegalArgumentException("an allocation needs at least 1 byte, asked for " + bytes);
         }
-        DeviceBuffer b = fromArenas(bytes);
+        DeviceBuffer b = fromCache(bytes);
+        if (b == null) {
+            b = fromArenas(bytes);
+        }
         if (b == null && reclaim(false)) {
+            b = fromArenas(bytes);
+        }
+        if (b == null && cache.drainTo() > 0) {
             b = fromArenas(bytes);
         }
         if (b == null) {
@@ -156,19 +169,30 @@ public final class DeviceMemoryPool implements AutoCloseable {
         }
     }
 
+    private @Nullable DeviceBuffer fromCache(long bytes) {
+        long min = settings.minimumBlock();
+        int order = bytes <= min ? 0 : 64 - Long.numberOfLeadingZeros((bytes - 1) / min);
+        FreeBlockCache.Entry e = cache.take(order);
+        return e == null ? null : handOut(e.block(), e.arenaBase(), bytes);
+    }
+
     private @Nullable DeviceBuffer fromArenas(long bytes) {
         for (Arena a : arenas) {
             MemoryBlock block = a.allocator().tryAllocate(bytes);
             if (block != null) {
-                long u = inUse.addAndGet(block.size());
-                long h;
-                while (u > (h = highWater.get()) && !highWater.compareAndSet(h, u)) {
-                    Thread.onSpinWait();
-                }
-                return new DeviceBuffer(this, block, a.base() + block.offset(), bytes);
+                return handOut(block, a.base(), bytes);
             }
         }
         return null;
+    }
+
+    private DeviceBuffer handOut(MemoryBlock block, long arenaBase, long bytes) {
+        long u = inUse.addAndGet(block.size());
+        long h;
+        while (u > (h = highWater.get()) && !highWater.compareAndSet(h, u)) {
+            Thread.onSpinWait();
+        }
+        return new DeviceBuffer(this, block, arenaBase, bytes);
     }
 
     private @Nullable DeviceBuffer fromNewArena(long bytes) {
@@ -230,7 +254,9 @@ public final class DeviceMemoryPool implements AutoCloseable {
 
     private void giveBack(DeviceBuffer buffer) {
         inUse.addAndGet(-buffer.block().size());
-        buffer.block().allocator().free(buffer.block());
+        if (!cache.offer(buffer.block(), buffer.arenaBase())) {
+            buffer.block().allocator().free(buffer.block());
+        }
     }
 
     /**
@@ -286,8 +312,9 @@ public final class DeviceMemoryPool implements AutoCloseable {
         for (Arena a : arenas) {
             parts.add(a.allocator().statistics());
         }
-        return MemoryStatistics.combine(parts, settings.maximumBytes(), pendingBytes.get(), highWater.get(),
-                failures.sum());
+        long[] cached = cache.held();
+        return MemoryStatistics.combine(parts, settings.maximumBytes(), pendingBytes.get(), cached[0], cached[1],
+                highWater.get(), failures.sum());
     }
 
     /** Free device memory the pool could still use: free in its arenas plus what it may still reserve. */
@@ -324,6 +351,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
             closed = true;
             if (poisoned == null) {
                 api.makeCurrent(device);
+                cache.drainTo();
                 for (Pending p; (p = pending.poll()) != null; ) {
                     api.synchronize(p.event());
                     events.recycle(p.event());

@@ -11,6 +11,7 @@ import java.util.Locale;
  * @param used bytes in allocated blocks
  * @param requested bytes asked for by the allocated blocks' owners
  * @param pendingFree bytes freed but not yet reusable (their stream's work has not completed)
+ * @param cachedFree bytes free and kept by size for immediate reuse (part of {@link #free()})
  * @param largestFreeBlock the largest block that can be allocated now without growing
  * @param highWaterMark the most bytes ever in allocated blocks at once
  * @param liveBlocks blocks allocated and not yet freed
@@ -19,7 +20,7 @@ import java.util.Locale;
  * @param arenas the number of arenas (address ranges) managed
  */
 public record MemoryStatistics(long capacity, long limit, long used, long requested, long pendingFree,
-        long largestFreeBlock, long highWaterMark, long liveBlocks, long allocations, long failures, int arenas) {
+        long cachedFree, long largestFreeBlock, long highWaterMark, long liveBlocks, long allocations, long failures, int arenas) {
 
     /** Bytes that can be allocated now, in any block sizes, without growing. */
     public long free() {
@@ -44,12 +45,12 @@ public record MemoryStatistics(long capacity, long limit, long used, long reques
     }
 
     /** Sums snapshots of several arenas (a pool's), with the pool's limit and pending bytes. */
-    static MemoryStatistics combine(Iterable<MemoryStatistics> parts, long limit, long pendingFree, long highWaterMark,
-            long failures) {
+    static MemoryStatistics combine(Iterable<MemoryStatistics> parts, long limit, long pendingFree, long cachedFree,
+            long largestCached, long highWaterMark, long failures) {
         long capacity = 0;
         long used = 0;
         long requested = 0;
-        long largest = 0;
+        long largest = largestCached;
         long live = 0;
         long allocations = 0;
         int arenas = 0;
@@ -62,16 +63,16 @@ public record MemoryStatistics(long capacity, long limit, long used, long reques
             allocations += s.allocations;
             arenas += s.arenas;
         }
-        return new MemoryStatistics(capacity, limit, used - pendingFree, requested, pendingFree, largest,
-                highWaterMark, live, allocations, failures, arenas);
+        return new MemoryStatistics(capacity, limit, used - pendingFree - cachedFree, requested, pendingFree, cachedFree,
+                largest, highWaterMark, live, allocations, failures, arenas);
     }
 
     @Override
     public String toString() {
-        return String.format(Locale.ROOT, "used %s of %s (limit %s, %d arenas), pending free %s, largest free block %s,"
-                + " high water %s, %d live blocks, %d allocations, %d failures, fragmentation internal %.1f%%"
-                + " external %.1f%%", bytes(used), bytes(capacity), bytes(limit), arenas, bytes(pendingFree),
-                bytes(largestFreeBlock), bytes(highWaterMark), liveBlocks, allocations, failures,
+        return String.format(Locale.ROOT, "used %s of %s (limit %s, %d arenas), pending free %s, cached free %s,"
+                + " largest free block %s, high water %s, %d live blocks, %d allocations, %d failures, fragmentation"
+                + " internal %.1f%% external %.1f%%", bytes(used), bytes(capacity), bytes(limit), arenas,
+                bytes(pendingFree), bytes(cachedFree), bytes(largestFreeBlock), bytes(highWaterMark), liveBlocks, allocations, failures,
                 100 * internalFragmentation(), 100 * externalFragmentation());
     }
 

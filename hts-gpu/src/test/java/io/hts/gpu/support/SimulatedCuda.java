@@ -39,6 +39,7 @@ public final class SimulatedCuda implements CudaApi {
     private long nextAddress = 1L << 32;
     private long allocatedBytes;
     private boolean autoRun = true;
+    private int devices = 1;
     private int poisonedCode;
     private String poisonedName = "";
     private int calls;
@@ -151,6 +152,12 @@ public final class SimulatedCuda implements CudaApi {
         failKernelAtCompletion.put(kernel, code);
     }
 
+    /** How many devices the simulated driver reports (1 unless set). */
+    public synchronized SimulatedCuda withDevices(int count) {
+        this.devices = count;
+        return this;
+    }
+
     /** Device bytes allocated through cuMemAlloc and not freed. */
     public synchronized long allocatedBytes() {
         return allocatedBytes;
@@ -213,8 +220,8 @@ public final class SimulatedCuda implements CudaApi {
     // ------------------------------------------------------------------ CudaApi
 
     @Override
-    public int deviceCount() {
-        return 1;
+    public synchronized int deviceCount() {
+        return devices;
     }
 
     @Override

@@ -1,0 +1,401 @@
+package io.hts.benchmarks.gpu;
+
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.policy.GpuFirstPolicy;
+import io.hts.engine.run.Scheduler;
+import io.hts.gpu.blas.Blas;
+import io.hts.gpu.cuda.CudaApi;
+import io.hts.gpu.cuda.DeviceInfo;
+
+import io.hts.gpu.cuda.GpuDiscovery;
+import io.hts.gpu.cuda.JCudaApi;
+
+import io.hts.gpu.exec.GpuBackend;
+import io.hts.gpu.exec.GpuContext;
+import io.hts.gpu.exec.GpuSettings;
+import io.hts.gpu.kernel.KernelCache;
+import io.hts.gpu.memory.DeviceBuffer;
+import io.hts.gpu.memory.DeviceMemoryPool;
+import jcuda.Pointer;
+import jcuda.cudaDataType;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUevent_flags;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmemLocation;
+import jcuda.driver.CUmemPoolProps;
+import jcuda.driver.CUmemoryPool;
+import jcuda.driver.CUmodule;
+import jcuda.driver.CUstream;
+import jcuda.driver.CUstream_flags;
+import jcuda.driver.JCudaDriver;
+import jcuda.jcublas.JCublas2;
+import jcuda.jcublas.cublasComputeType;
+import jcuda.jcublas.cublasGemmAlgo;
+import jcuda.jcublas.cublasHandle;
+import jcuda.jcublas.cublasMath;
+import jcuda.jcublas.cublasOperation;
+import jcuda.runtime.cudaStream_t;
+
+/**
+ * The GPU benchmarks of issue 4, each beside its baseline in the same process, on the first CUDA
+ * device: completion mechanisms, the memory pool against {@code cuMemAlloc} and CUDA's own
+ * stream-ordered pool, GEMM through an HTS task against the same cuBLAS call made directly, and
+ * 10,000 tiny GPU tasks against a raw launch loop. Prints a Markdown table and writes it to
+ * {@code $OUT/gpu-benchmarks.md} when {@code OUT} is set.
+ *
+ * <p>Run on the GPU machine: {@code bash .device/run.sh main io.hts.benchmarks.gpu.GpuBenchmarks [quick]}.
+ */
+public final class GpuBenchmarks {
+
+    private final List<String> rows = new ArrayList<>();
+    private final boolean quick;
+    private final CudaApi api;
+    private final DeviceInfo device;
+
+    private GpuBenchmarks(CudaApi api, DeviceInfo device, boolean quick) {
+        this.api = api;
+        this.device = device;
+        this.quick = quick;
+    }
+
+    public static void main(String[] args) throws Exception {
+        GpuDiscovery.Result found = GpuDiscovery.discover();
+        if (!found.available()) {
+            System.err.println("no GPU: " + found.reason());
+            System.exit(2);
+        }
+        GpuBenchmarks b = new GpuBenchmarks(found.api(), found.devices().get(0), args.length > 0 && args[0].equals("quick"));
+        b.rows.add("| what | HTS | baseline | ratio / overhead |");
+        b.rows.add("|---|---|---|---|");
+        b.completionMechanisms();
+        b.memoryPool();
+        b.tinyTasks();
+        b.gemmExProbe();
+        b.gemm();
+        StringBuilder out = new StringBuilder("# GPU benchmarks, " + b.device + ", " + LocalDate.now() + "\n\n");
+        b.rows.forEach(r -> out.append(r).append('\n'));
+        System.out.println(out);
+        String dir = System.getenv("OUT");
+        if (dir != null) {
+            Files.writeString(Path.of(dir, "gpu-benchmarks.md"), out);
+        }
+    }
+
+    private void row(String what, String hts, String baseline, String ratio) {
+        String r = "| " + what + " | " + hts + " | " + baseline + " | " + ratio + " |";
+        rows.add(r);
+        System.out.println(r);
+    }
+
+    private static String f(String format, Object... args) {
+        return String.format(Locale.ROOT, format, args);
+    }
+
+    // ------------------------------------------------------------------ 1. completion mechanisms
+
+    private void completionMechanisms() {
+        api.makeCurrent(device.ordinal());
+        CUstream stream = new CUstream();
+        JCudaDriver.cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING);
+        CUevent event = new CUevent();
+        JCudaDriver.cuEventCreate(event, CUevent_flags.CU_EVENT_DISABLE_TIMING);
+        int n = quick ? 500 : 5000;
+        for (int round = 0; round < 2; round++) { // the first round warms up
+            long t0 = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                JCudaDriver.cuEventRecord(event, stream);
+                while (JCudaDriver.cuEventQuery(event) != 0) {
+                    Thread.onSpinWait();
+                }
+            }
+            long poll = (System.nanoTime() - t0) / n;
+            t0 = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                JCudaDriver.cuEventRecord(event, stream);
+                JCudaDriver.cuEventSynchronize(event);
+            }
+            long sync = (System.nanoTime() - t0) / n;
+            AtomicLong seen = new AtomicLong();
+            t0 = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                long target = i + 1;
+                JCudaDriver.cuLaunchHostFunc(stream, data -> seen.set(target), null);
+                while (seen.get() != target) {
+                    Thread.onSpinWait();
+                }
+            }
+            long host = (System.nanoTime() - t0) / n;
+            if (round == 1) {
+                row("completion seen by the host: event record + cuEventQuery polling (HTS's choice)", f("%.1f µs", poll / 1e3),
+                        f("record + cuEventSynchronize %.1f µs; cuLaunchHostFunc %.1f µs", sync / 1e3, host / 1e3),
+                        f("%.2f / %.2f", (double) poll / sync, (double) poll / host));
+            }
+        }
+        JCudaDriver.cuEventDestroy(event);
+        JCudaDriver.cuStreamDestroy(stream);
+    }
+
+    // ------------------------------------------------------------------ 2. memory pool
+
+    private void memoryPool() throws InterruptedException {
+        api.makeCurrent(device.ordinal());
+        long size = 1 << 20;
+        DeviceMemoryPool pool = new DeviceMemoryPool(api, device.ordinal(),
+                io.hts.gpu.memory.PoolSettings.of(256L << 20, 1L << 30));
+        int n = quick ? 100_000 : 2_000_000;
+        double poolNs = 0;
+        for (int round = 0; round < 3; round++) {
+            long t0 = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                pool.allocate(size).close();
+            }
+            poolNs = (double) (System.nanoTime() - t0) / n;
+        }
+        int threads = 8;
+        Thread[] workers = new Thread[threads];
+        long t0 = System.nanoTime();
+        for (int t = 0; t < threads; t++) {
+            workers[t] = new Thread(() -> {
+                for (int i = 0; i < n / 4; i++) {
+                    pool.allocate(size).close();
+                }
+            });
+            workers[t].start();
+        }
+        for (Thread w : workers) {
+            w.join();
+        }
+        double pool8 = (double) (System.nanoTime() - t0) / (threads * (long) (n / 4));
+        int m = quick ? 200 : 2000;
+        CUdeviceptr p = new CUdeviceptr();
+        double driver = 0;
+        for (int round = 0; round < 2; round++) {
+            t0 = System.nanoTime();
+            for (int i = 0; i < m; i++) {
+                JCudaDriver.cuMemAlloc(p, size);
+                JCudaDriver.cuMemFree(p);
+            }
+            driver = (double) (System.nanoTime() - t0) / m;
+        }
+        CUstream stream = new CUstream();
+        JCudaDriver.cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING);
+        // CUDA's stream-ordered allocator on a pool of its own (JCuda 12.6 has no binding for the
+        // default pool or its release threshold; without a synchronize in the loop the threshold
+        // does not come into play: freed blocks are reused in stream order)
+        CUmemoryPool cudaPool = new CUmemoryPool();
+        CUmemPoolProps props = new CUmemPoolProps();
+        props.allocType = 1; // CU_MEM_ALLOCATION_TYPE_PINNED
+        props.location = new CUmemLocation(1, device.ordinal()); // CU_MEM_LOCATION_TYPE_DEVICE
+        JCudaDriver.cuMemPoolCreate(cudaPool, props);
+        int k = quick ? 20_000 : 200_000;
+        double async = 0;
+        for (int round = 0; round < 2; round++) {
+            t0 = System.nanoTime();
+            for (int i = 0; i < k; i++) {
+                JCudaDriver.cuMemAllocFromPoolAsync(p, size, cudaPool, stream);
+                JCudaDriver.cuMemFreeAsync(p, stream);
+            }
+            JCudaDriver.cuStreamSynchronize(stream);
+            async = (double) (System.nanoTime() - t0) / k;
+        }
+        JCudaDriver.cuStreamDestroy(stream);
+        JCudaDriver.cuMemPoolDestroy(cudaPool);
+        pool.close();
+        row("1 MiB alloc + free pair, 1 thread", f("%.0f ns", poolNs), f("cuMemAlloc+cuMemFree %.1f µs; cuMemAllocFromPoolAsync+cuMemFreeAsync %.2f µs",
+                driver / 1e3, async / 1e3), f("%.4f / %.3f (goal ≤ 0.5 µs: %s)", poolNs / driver, poolNs / async,
+                        poolNs <= 500 ? "met" : "missed"));
+        row("1 MiB alloc + free pair, 8 threads (per pair, wall / pairs)", f("%.0f ns", pool8), "", "");
+    }
+
+    // ------------------------------------------------------------------ 3. tiny tasks
+
+    private void tinyTasks() {
+        int tasks = 10_000;
+        GpuBackend gpu = new GpuBackend(api, device, GpuSettings.defaults(1L << 30), false);
+        DeviceBuffer target = gpu.memory().allocate(4 * 32);
+        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(gpu).build()) {
+            TaskGraph g = TaskGraph.named("tiny");
+            g.group("tiny", tasks, (i, t) -> t.gpu(ctx -> {
+                ctx.unwrap(GpuContext.class).kernels().fill(1, i, target);
+                return null;
+            }));
+            double best = Double.MAX_VALUE;
+            for (int round = 0; round < (quick ? 3 : 6); round++) {
+                long t0 = System.nanoTime();
+                s.execute(g);
+                best = Math.min(best, (double) (System.nanoTime() - t0) / tasks);
+            }
+            // the raw loop: the same kernel launched 10,000 times on one stream, then one synchronize
+            api.makeCurrent(device.ordinal());
+            CUmodule module = new CUmodule();
+            JCudaDriver.cuModuleLoadData(module, KernelCache.builtinPtx());
+            CUfunction fill = new CUfunction();
+            JCudaDriver.cuModuleGetFunction(fill, module, "hts_fill_f32");
+            CUstream stream = new CUstream();
+            JCudaDriver.cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING);
+            double raw = Double.MAX_VALUE;
+            for (int round = 0; round < 3; round++) {
+                long t0 = System.nanoTime();
+                for (int i = 0; i < tasks; i++) {
+                    Pointer params = Pointer.to(Pointer.to(new long[] {1}), Pointer.to(new float[] {i}),
+                            Pointer.to(JCudaApi.pointer(target.address())));
+                    JCudaDriver.cuLaunchKernel(fill, 1, 1, 1, 256, 1, 1, 0, stream, params, null);
+                }
+                JCudaDriver.cuStreamSynchronize(stream);
+                raw = Math.min(raw, (double) (System.nanoTime() - t0) / tasks);
+            }
+            JCudaDriver.cuStreamDestroy(stream);
+            row("10,000 tiny GPU tasks (one 1-element kernel each) through the scheduler, per task",
+                    f("%.1f µs (%.0f tasks/s)", best / 1e3, 1e9 / best), f("raw launch loop %.1f µs a launch", raw / 1e3),
+                    f("+%.1f µs a task", (best - raw) / 1e3));
+        }
+        target.close();
+    }
+
+    // ------------------------------------------------------------------ 4. GEMM
+
+    private void gemm() {
+        int n = 8192;
+        GpuBackend gpu = new GpuBackend(api, device, GpuSettings.defaults(8L << 30), true);
+        if (gpu.cublasProblem().isPresent()) {
+            row("GEMM", "cuBLAS unavailable: " + gpu.cublasProblem().get(), "", "");
+            gpu.close();
+            return;
+        }
+        long bytes32 = 4L * n * n;
+        DeviceBuffer a = gpu.memory().allocate(bytes32);
+        DeviceBuffer b = gpu.memory().allocate(bytes32);
+        DeviceBuffer c = gpu.memory().allocate(bytes32);
+        api.makeCurrent(device.ordinal());
+        ByteBuffer host = ByteBuffer.allocateDirect((int) bytes32).order(ByteOrder.nativeOrder());
+        Random r = new Random(7);
+        CUstream stream = new CUstream();
+        JCudaDriver.cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING);
+        cublasHandle handle = new cublasHandle();
+        JCublas2.cublasCreate(handle);
+        JCublas2.cublasSetStream(handle, new cudaStream_t(stream));
+        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(gpu).build()) {
+            for (Blas.Precision p : new Blas.Precision[] {Blas.Precision.FP32, Blas.Precision.TF32, Blas.Precision.BF16}) {
+                for (DeviceBuffer m : new DeviceBuffer[] {a, b}) {
+                    host.clear();
+                    if (p.elementBytes() == 4) {
+                        while (host.remaining() >= 4) {
+                            host.putFloat(r.nextFloat() - 0.5f);
+                        }
+                    }
+                    else {
+                        while (host.remaining() >= 2) {
+                            host.putShort((short) (Float.floatToRawIntBits(r.nextFloat() - 0.5f) >>> 16));
+                        }
+                    }
+                    host.flip();
+                    JCudaDriver.cuMemcpyHtoD(JCudaApi.pointer(m.address()), Pointer.to(host), bytes32);
+                }
+                int reps = quick ? 5 : p == Blas.Precision.FP32 ? 20 : 60;
+                TaskGraph g = TaskGraph.named("gemm-" + p);
+                g.task("gemm").gpu(ctx -> {
+                    ctx.unwrap(GpuContext.class).blas().gemm(p, n, n, n, 1f, a, b, 0f, c);
+                    return null;
+                });
+                double direct = Double.MAX_VALUE;
+                double hts = Double.MAX_VALUE;
+                for (int round = 0; round < 4; round++) { // interleaved; round 0 warms up both
+                    try {
+                        s.execute(g);
+                    }
+                    catch (RuntimeException ex) {
+                        row(f("GEMM %d² %s", n, p), "failed: " + ex.getMessage(), "", "");
+                        break;
+                    }
+                    long t0 = System.nanoTime();
+                    for (int i = 0; i < reps; i++) {
+                        directGemm(handle, p, n, a, b, c);
+                        JCudaDriver.cuStreamSynchronize(stream);
+                    }
+                    double d = (double) (System.nanoTime() - t0) / reps;
+                    t0 = System.nanoTime();
+                    for (int i = 0; i < reps; i++) {
+                        s.execute(g);
+                    }
+                    double h = (double) (System.nanoTime() - t0) / reps;
+                    if (round > 0) {
+                        direct = Math.min(direct, d);
+                        hts = Math.min(hts, h);
+                    }
+                }
+                double flops = Blas.gemmFlops(n, n, n);
+                if (hts == Double.MAX_VALUE) {
+                    continue;
+                }
+                row(f("GEMM %d² %s: one HTS task vs the same cuBLAS call made directly", n, p),
+                        f("%.3f ms, %.0f TFLOP/s", hts / 1e6, flops / hts / 1e3),
+                        f("%.3f ms, %.0f TFLOP/s", direct / 1e6, flops / direct / 1e3),
+                        f("%+.2f %% (goal ≤ 2 %%: %s)", 100 * (hts / direct - 1), hts / direct - 1 <= 0.02 ? "met" : "missed"));
+            }
+        }
+        JCublas2.cublasDestroy(handle);
+        JCudaDriver.cuStreamDestroy(stream);
+    }
+
+    /** The status of cublasGemmEx for each type and compute type on a small problem. */
+    private void gemmExProbe() {
+        api.makeCurrent(device.ordinal());
+        cublasHandle h = new cublasHandle();
+        JCublas2.cublasCreate(h);
+        CUdeviceptr m = new CUdeviceptr();
+        JCudaDriver.cuMemAlloc(m, 3L * 4 * 64 * 64);
+        int[][] cases = {{cudaDataType.CUDA_R_32F, cublasComputeType.CUBLAS_COMPUTE_32F},
+            {cudaDataType.CUDA_R_32F, cublasComputeType.CUBLAS_COMPUTE_32F_FAST_TF32},
+            {cudaDataType.CUDA_R_16BF, cublasComputeType.CUBLAS_COMPUTE_32F},
+            {cudaDataType.CUDA_R_16F, cublasComputeType.CUBLAS_COMPUTE_32F},
+            {cudaDataType.CUDA_R_16F, cublasComputeType.CUBLAS_COMPUTE_16F}};
+        StringBuilder sb = new StringBuilder();
+        for (int[] c : cases) {
+            int status = JCublas2.cublasGemmEx(h, 0, 0, 64, 64, 64, Pointer.to(new float[] {1f}), m, c[0], 64,
+                    m.withByteOffset(4 * 64 * 64), c[0], 64, Pointer.to(new float[] {0f}),
+                    m.withByteOffset(8 * 64 * 64), c[0], 64, c[1], cublasGemmAlgo.CUBLAS_GEMM_DEFAULT);
+            sb.append(f("type %d compute %d: %s; ", c[0], c[1], jcuda.jcublas.cublasStatus.stringFor(status)));
+        }
+        JCudaDriver.cuCtxSynchronize();
+        JCudaDriver.cuMemFree(m);
+        JCublas2.cublasDestroy(h);
+        row("cublasGemmEx probe (64³)", sb.toString(), "", "");
+    }
+
+    private static void directGemm(cublasHandle h, Blas.Precision p, int n, DeviceBuffer a, DeviceBuffer b,
+            DeviceBuffer c) {
+        Pointer one = Pointer.to(new float[] {1f});
+        Pointer zero = Pointer.to(new float[] {0f});
+        int op = cublasOperation.CUBLAS_OP_N;
+        CUdeviceptr pa = JCudaApi.pointer(a.address());
+        CUdeviceptr pb = JCudaApi.pointer(b.address());
+        CUdeviceptr pc = JCudaApi.pointer(c.address());
+        switch (p) {
+            case FP32 -> {
+                JCublas2.cublasSetMathMode(h, cublasMath.CUBLAS_DEFAULT_MATH);
+                JCublas2.cublasSgemm(h, op, op, n, n, n, one, pa, n, pb, n, zero, pc, n);
+            }
+            case TF32 -> {
+                JCublas2.cublasSetMathMode(h, cublasMath.CUBLAS_TF32_TENSOR_OP_MATH);
+                JCublas2.cublasSgemm(h, op, op, n, n, n, one, pa, n, pb, n, zero, pc, n);
+            }
+            default -> JCublas2.cublasGemmEx(h, op, op, n, n, n, one, pa, cudaDataType.CUDA_R_16BF, n, pb,
+                    cudaDataType.CUDA_R_16BF, n, zero, pc, cudaDataType.CUDA_R_16BF, n,
+                    cublasComputeType.CUBLAS_COMPUTE_32F, cublasGemmAlgo.CUBLAS_GEMM_DEFAULT);
+        }
+    }
+
+}

@@ -1,0 +1,158 @@
+package io.hts.gpu.memory;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.hts.gpu.cuda.CudaApi;
+import io.hts.gpu.support.SimulatedCuda;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/** The device memory pool over a simulated device. */
+class DeviceMemoryPoolTests {
+
+    private static final long MIB = 1L << 20;
+
+    private final SimulatedCuda cuda = new SimulatedCuda(1L << 30);
+
+    private DeviceMemoryPool pool(long initial, long maximum) {
+        return new DeviceMemoryPool(cuda, 0, new PoolSettings(initial, maximum, 4 * MIB, 256));
+    }
+
+    @Test
+    void thePoolGrowsByArenasUpToItsLimitThenFailsNamingTheLimit() {
+        try (DeviceMemoryPool pool = pool(4 * MIB, 12 * MIB)) {
+            assertThat(cuda.allocatedBytes()).isEqualTo(4 * MIB);
+            List<DeviceBuffer> held = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                held.add(pool.allocate(4 * MIB));
+            }
+            MemoryStatistics s = pool.statistics();
+            assertThat(s.arenas()).isEqualTo(3);
+            assertThat(s.capacity()).isEqualTo(12 * MIB);
+            assertThat(s.used()).isEqualTo(12 * MIB);
+            assertThat(cuda.allocatedBytes()).isEqualTo(12 * MIB);
+            assertThatExceptionOfType(MemoryExhaustedException.class).isThrownBy(() -> pool.allocate(1))
+                    .withMessageContaining("cuda:0 cannot allocate 1 B within its limit of 12.0 MiB")
+                    .withMessageContaining("hts.gpu.memory-pool.maximum")
+                    .satisfies(ex -> assertThat(ex.statistics().failures()).isOne());
+            held.forEach(DeviceBuffer::close);
+            assertThat(pool.statistics().used()).isZero();
+            assertThat(pool.statistics().highWaterMark()).isEqualTo(12 * MIB);
+        }
+        assertThat(cuda.allocatedBytes()).as("close returns every arena").isZero();
+    }
+
+    @Test
+    void aRequestLargerThanAnArenaGetsAnArenaOfItsOwn() {
+        try (DeviceMemoryPool pool = pool(0, 64 * MIB)) {
+            DeviceBuffer big = pool.allocate(20 * MIB);
+            assertThat(big.bytes()).isEqualTo(20 * MIB);
+            assertThat(pool.statistics().capacity()).isEqualTo(32 * MIB);
+            big.close();
+        }
+    }
+
+    /** A block released after stream work is reused only once that work has completed. */
+    @Test
+    void aBlockReleasedOnAStreamIsReusedOnlyAfterTheStreamsWorkHasCompleted() {
+        cuda.autoRun(false);
+        try (DeviceMemoryPool pool = pool(4 * MIB, 4 * MIB)) {
+            CudaApi.Stream stream = cuda.createStream();
+            DeviceBuffer first = pool.allocate(4 * MIB);
+            cuda.fill(first.address(), (byte) 1, 4 * MIB, stream);
+            first.closeAfter(stream);
+            assertThat(pool.statistics().pendingFree()).isEqualTo(4 * MIB);
+            assertThat(pool.statistics().free()).isZero();
+            assertThat(cuda.queuedWork()).isOne();
+            DeviceBuffer second = pool.allocate(4 * MIB); // must wait for the fill to complete
+            assertThat(cuda.queuedWork()).as("the work that used the block ran before its reuse").isZero();
+            assertThat(second.address()).isEqualTo(first.address());
+            assertThat(pool.statistics().pendingFree()).isZero();
+            second.close();
+        }
+    }
+
+    @Test
+    void whileABlockIsPendingThePoolGrowsInsteadOfWaitingWhenItMay() {
+        cuda.autoRun(false);
+        try (DeviceMemoryPool pool = pool(4 * MIB, 8 * MIB)) {
+            CudaApi.Stream stream = cuda.createStream();
+            DeviceBuffer first = pool.allocate(4 * MIB);
+            cuda.fill(first.address(), (byte) 1, 16, stream);
+            first.closeAfter(stream);
+            DeviceBuffer second = pool.allocate(4 * MIB);
+            assertThat(second.address()).isNotEqualTo(first.address());
+            assertThat(cuda.queuedWork()).as("nobody waited").isOne();
+            cuda.runAll();
+            assertThat(pool.reclaim(false)).isTrue();
+            assertThat(pool.statistics().pendingFree()).isZero();
+            second.close();
+        }
+    }
+
+    @Test
+    void releasedBlocksAreReusedBySizeAndFlushedBeforeThePoolGrows() {
+        try (DeviceMemoryPool pool = pool(4 * MIB, 4 * MIB)) {
+            DeviceBuffer a = pool.allocate(1000);
+            long address = a.address();
+            a.close();
+            assertThat(pool.statistics().cachedFree()).isEqualTo(1024);
+            assertThat(pool.statistics().free()).isEqualTo(4 * MIB);
+            DeviceBuffer again = pool.allocate(700); // same size class
+            assertThat(again.address()).isEqualTo(address);
+            again.close();
+            List<DeviceBuffer> many = new ArrayList<>();
+            for (int i = 0; i < 60; i++) {
+                many.add(pool.allocate(64 * 1024));
+            }
+            many.forEach(DeviceBuffer::close);
+            assertThat(pool.statistics().cachedFree()).isPositive();
+            DeviceBuffer whole = pool.allocate(4 * MIB); // only possible once the cache is flushed
+            assertThat(whole.bytes()).isEqualTo(4 * MIB);
+            assertThat(pool.statistics().arenas()).isOne();
+            whole.close();
+        }
+    }
+
+    @Test
+    void aPoisonedPoolRefusesAllocationsWithTheErrorsName() {
+        DeviceMemoryPool pool = pool(4 * MIB, 4 * MIB);
+        DeviceBuffer b = pool.allocate(MIB);
+        pool.poison("CUDA_ERROR_ILLEGAL_ADDRESS");
+        assertThatIllegalStateException().isThrownBy(() -> pool.allocate(1))
+                .withMessage("the memory pool of cuda:0 is poisoned by CUDA_ERROR_ILLEGAL_ADDRESS and can no longer be used");
+        b.close(); // accepted, never reused
+        pool.close();
+        assertThat(cuda.allocatedBytes()).as("a poisoned context's memory goes with the context").isEqualTo(4 * MIB);
+    }
+
+    @Test
+    void buffersAreReleasedOnceAndOnlyToTheirOwnPool() {
+        try (DeviceMemoryPool pool = pool(4 * MIB, 4 * MIB); DeviceMemoryPool other = pool(4 * MIB, 4 * MIB)) {
+            DeviceBuffer b = pool.allocate(MIB);
+            b.close();
+            b.close();
+            assertThat(b.isReleased()).isTrue();
+            assertThat(pool.statistics().used()).isZero();
+            assertThat(b.toString()).contains("cuda:0", "1.0 MiB", "released");
+            assertThat(other.statistics().used()).isZero();
+        }
+    }
+
+    @Test
+    void badSettingsNameThePropertyAndWhatIsAccepted() {
+        assertThatIllegalArgumentException().isThrownBy(() -> new PoolSettings(0, 1 << 20, 1 << 20, 100))
+                .withMessageContaining("hts.gpu.memory-pool.minimum-block must be a power of two of at least 256");
+        assertThatIllegalArgumentException().isThrownBy(() -> new PoolSettings(0, 1 << 20, 3 << 20, 256))
+                .withMessageContaining("hts.gpu.memory-pool.arena-size must be a power of two");
+        assertThatIllegalArgumentException().isThrownBy(() -> new PoolSettings(8 << 20, 4 << 20, 1 << 20, 256))
+                .withMessageContaining("hts.gpu.memory-pool.maximum (4194304) must be at least hts.gpu.memory-pool.initial (8388608)");
+        assertThatIllegalArgumentException().isThrownBy(() -> new PoolSettings(-1, 4 << 20, 1 << 20, 256))
+                .withMessageContaining("hts.gpu.memory-pool.initial must be 0 or more");
+    }
+}
