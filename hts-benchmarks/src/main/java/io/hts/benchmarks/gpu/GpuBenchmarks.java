@@ -270,6 +270,10 @@ public final class GpuBenchmarks {
     private void gemm() {
         int n = 8192;
         GpuBackend gpu = new GpuBackend(api, device, GpuSettings.defaults(8L << 30), true);
+        long t0park = System.nanoTime();
+        java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+        row("host timer: parkNanos(20 µs) slept / the launcher's spin lead", f("%.0f µs / %.0f µs",
+                (System.nanoTime() - t0park) / 1e3, gpu.spinLead().toNanos() / 1e3), "", "");
         if (gpu.cublasProblem().isPresent()) {
             row("GEMM", "cuBLAS unavailable: " + gpu.cublasProblem().get(), "", "");
             gpu.close();
@@ -304,46 +308,117 @@ public final class GpuBenchmarks {
                     host.flip();
                     JCudaDriver.cuMemcpyHtoD(JCudaApi.pointer(m.address()), Pointer.to(host), bytes32);
                 }
-                int reps = quick ? 5 : p == Blas.Precision.FP32 ? 20 : 60;
-                TaskGraph g = TaskGraph.named("gemm-" + p);
-                g.task("gemm").gpu(ctx -> {
+                int chain = quick ? 5 : p == Blas.Precision.FP32 ? 10 : 40;
+                // HTS: a chain of dependent GPU tasks, each one GEMM (C = A B, again and again)
+                TaskGraph g = TaskGraph.named("gemm-chain-" + p);
+                io.hts.engine.graph.Task<?> previous = null;
+                for (int i = 0; i < chain; i++) {
+                    io.hts.engine.graph.TaskBuilder t = g.task("gemm" + i);
+                    if (previous != null) {
+                        t.after(previous);
+                    }
+                    previous = t.gpu(ctx -> {
+                        ctx.unwrap(GpuContext.class).blas().gemm(p, n, n, n, 1f, a, b, 0f, c);
+                        return null;
+                    });
+                }
+                // one task whose body enqueues the whole chain: the per-task path left out
+                TaskGraph batch = TaskGraph.named("gemm-batch-" + p);
+                long[] hostNanos = new long[1];
+                batch.task("gemm-batch-" + p).gpu(ctx -> {
+                    long h0 = System.nanoTime();
+                    for (int i = 0; i < chain; i++) {
+                        ctx.unwrap(GpuContext.class).blas().gemm(p, n, n, n, 1f, a, b, 0f, c);
+                    }
+                    hostNanos[0] = System.nanoTime() - h0;
+                    return null;
+                });
+                TaskGraph one = TaskGraph.named("gemm-one-" + p);
+                one.task("gemm-one-" + p).gpu(ctx -> {
                     ctx.unwrap(GpuContext.class).blas().gemm(p, n, n, n, 1f, a, b, 0f, c);
                     return null;
                 });
                 double direct = Double.MAX_VALUE;
                 double hts = Double.MAX_VALUE;
-                for (int round = 0; round < 4; round++) { // interleaved; round 0 warms up both
+                double single = Double.MAX_VALUE;
+                double directSingle = Double.MAX_VALUE;
+                boolean failed = false;
+                for (int round = 0; round < 4 && !failed; round++) { // interleaved; round 0 warms up both
+                    long t0 = System.nanoTime();
+                    for (int i = 0; i < chain; i++) {
+                        directGemm(handle, p, n, a, b, c);
+                    }
+                    JCudaDriver.cuStreamSynchronize(stream);
+                    double d = (double) (System.nanoTime() - t0) / chain;
+                    double h;
+                    double o;
                     try {
-                        s.execute(g);
+                        t0 = System.nanoTime();
+                        io.hts.engine.run.GraphRun run = s.execute(g);
+                        h = (double) (System.nanoTime() - t0) / chain;
+                        if (round == 3) {
+                            var tasks = run.profile().tasks();
+                            double busy = 0;
+                            double gaps = 0;
+                            for (int i = 0; i < tasks.size(); i++) {
+                                busy += tasks.get(i).durationNanos();
+                                if (i > 0) {
+                                    gaps += tasks.get(i).startNanos() - tasks.get(i - 1).endNanos();
+                                }
+                            }
+                            row(f("diagnosis %s chain: per task, launch to completion seen / gap to the next launch", p),
+                                    f("%.3f ms / %.1f µs", busy / tasks.size() / 1e6, gaps / Math.max(1, tasks.size() - 1) / 1e3),
+                                    f("direct %.3f ms", d / 1e6), "");
+                            polledDirect(handle, stream, p, n, a, b, c, chain, d);
+                            long b0 = System.nanoTime();
+                            s.execute(batch);
+                            double batched = (double) (System.nanoTime() - b0) / chain;
+                            long d0 = System.nanoTime();
+                            for (int i = 0; i < chain; i++) {
+                                directGemm(handle, p, n, a, b, c);
+                            }
+                            double directHost = (double) (System.nanoTime() - d0) / chain;
+                            JCudaDriver.cuStreamSynchronize(stream);
+                            row(f("diagnosis %s: one HTS task enqueuing all %d GEMMs / host time of one GEMM call in it"
+                                    + " / host time of one direct call", p, chain), f("%.3f ms a GEMM / %.1f µs", batched / 1e6,
+                                    hostNanos[0] / 1e3 / chain), f("%.1f µs", directHost / 1e3), "");
+                        }
+                        t0 = System.nanoTime();
+                        for (int i = 0; i < 5; i++) {
+                            s.execute(one);
+                        }
+                        o = (double) (System.nanoTime() - t0) / 5;
                     }
                     catch (RuntimeException ex) {
                         row(f("GEMM %d² %s", n, p), "failed: " + ex.getMessage(), "", "");
+                        failed = true;
                         break;
                     }
-                    long t0 = System.nanoTime();
-                    for (int i = 0; i < reps; i++) {
+                    t0 = System.nanoTime();
+                    for (int i = 0; i < 5; i++) {
                         directGemm(handle, p, n, a, b, c);
                         JCudaDriver.cuStreamSynchronize(stream);
                     }
-                    double d = (double) (System.nanoTime() - t0) / reps;
-                    t0 = System.nanoTime();
-                    for (int i = 0; i < reps; i++) {
-                        s.execute(g);
-                    }
-                    double h = (double) (System.nanoTime() - t0) / reps;
+                    double ds = (double) (System.nanoTime() - t0) / 5;
                     if (round > 0) {
                         direct = Math.min(direct, d);
                         hts = Math.min(hts, h);
+                        single = Math.min(single, o);
+                        directSingle = Math.min(directSingle, ds);
                     }
                 }
-                double flops = Blas.gemmFlops(n, n, n);
-                if (hts == Double.MAX_VALUE) {
+                if (failed) {
                     continue;
                 }
-                row(f("GEMM %d² %s: one HTS task vs the same cuBLAS call made directly", n, p),
-                        f("%.3f ms, %.0f TFLOP/s", hts / 1e6, flops / hts / 1e3),
+                double flops = Blas.gemmFlops(n, n, n);
+                row(f("GEMM %d² %s, a chain of %d dependent HTS GPU tasks vs the same %d cuBLAS calls on one stream",
+                        n, p, chain, chain),
+                        f("%.3f ms a GEMM, %.0f TFLOP/s", hts / 1e6, flops / hts / 1e3),
                         f("%.3f ms, %.0f TFLOP/s", direct / 1e6, flops / direct / 1e3),
                         f("%+.2f %% (goal ≤ 2 %%: %s)", 100 * (hts / direct - 1), hts / direct - 1 <= 0.02 ? "met" : "missed"));
+                row(f("GEMM %d² %s, one task run by a waiting caller (scheduler.execute) vs one call + synchronize", n, p),
+                        f("%.3f ms", single / 1e6), f("%.3f ms", directSingle / 1e6),
+                        f("%+.0f µs a run", (single - directSingle) / 1e3));
             }
         }
         JCublas2.cublasDestroy(handle);
@@ -367,12 +442,55 @@ public final class GpuBenchmarks {
             int status = JCublas2.cublasGemmEx(h, 0, 0, 64, 64, 64, Pointer.to(new float[] {1f}), m, c[0], 64,
                     m.withByteOffset(4 * 64 * 64), c[0], 64, Pointer.to(new float[] {0f}),
                     m.withByteOffset(8 * 64 * 64), c[0], 64, c[1], cublasGemmAlgo.CUBLAS_GEMM_DEFAULT);
-            sb.append(f("type %d compute %d: %s; ", c[0], c[1], jcuda.jcublas.cublasStatus.stringFor(status)));
+            sb.append(f("GemmEx type %d compute %d: %s; ", c[0], c[1], jcuda.jcublas.cublasStatus.stringFor(status)));
+        }
+        for (int type : new int[] {cudaDataType.CUDA_R_16BF, cudaDataType.CUDA_R_16F}) {
+            int status = JCublas2.cublasSgemmEx(h, 0, 0, 64, 64, 64, Pointer.to(new float[] {1f}), m, type, 64,
+                    m.withByteOffset(4 * 64 * 64), type, 64, Pointer.to(new float[] {0f}),
+                    m.withByteOffset(8 * 64 * 64), type, 64);
+            sb.append(f("SgemmEx type %d: %s; ", type, jcuda.jcublas.cublasStatus.stringFor(status)));
         }
         JCudaDriver.cuCtxSynchronize();
         JCudaDriver.cuMemFree(m);
         JCublas2.cublasDestroy(h);
         row("cublasGemmEx probe (64³)", sb.toString(), "", "");
+    }
+
+    /** The direct chain again while another thread polls an event without pause, as HTS's launcher may. */
+    private void polledDirect(cublasHandle handle, CUstream stream, Blas.Precision p, int n, DeviceBuffer a,
+            DeviceBuffer b, DeviceBuffer c, int chain, double unpolled) {
+        CUevent e = new CUevent();
+        JCudaDriver.cuEventCreate(e, CUevent_flags.CU_EVENT_DISABLE_TIMING);
+        CUstream other = new CUstream();
+        JCudaDriver.cuStreamCreate(other, CUstream_flags.CU_STREAM_NON_BLOCKING);
+        JCudaDriver.cuEventRecord(e, other);
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        long[] queries = new long[1];
+        Thread poller = new Thread(() -> {
+            api.makeCurrent(device.ordinal());
+            while (!stop.get()) {
+                JCudaDriver.cuEventQuery(e);
+                queries[0]++;
+            }
+        });
+        poller.start();
+        long t0 = System.nanoTime();
+        for (int i = 0; i < chain; i++) {
+            directGemm(handle, p, n, a, b, c);
+        }
+        JCudaDriver.cuStreamSynchronize(stream);
+        double polled = (double) (System.nanoTime() - t0) / chain;
+        stop.set(true);
+        try {
+            poller.join();
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        row(f("diagnosis %s: direct chain while another thread polls cuEventQuery", p), f("%.3f ms (%.0f queries)", polled / 1e6,
+                (double) queries[0]), f("%.3f ms unpolled", unpolled / 1e6), f("%+.2f %%", 100 * (polled / unpolled - 1)));
+        JCudaDriver.cuEventDestroy(e);
+        JCudaDriver.cuStreamDestroy(other);
     }
 
     private static void directGemm(cublasHandle h, Blas.Precision p, int n, DeviceBuffer a, DeviceBuffer b,
@@ -392,9 +510,11 @@ public final class GpuBenchmarks {
                 JCublas2.cublasSetMathMode(h, cublasMath.CUBLAS_TF32_TENSOR_OP_MATH);
                 JCublas2.cublasSgemm(h, op, op, n, n, n, one, pa, n, pb, n, zero, pc, n);
             }
-            default -> JCublas2.cublasGemmEx(h, op, op, n, n, n, one, pa, cudaDataType.CUDA_R_16BF, n, pb,
-                    cudaDataType.CUDA_R_16BF, n, zero, pc, cudaDataType.CUDA_R_16BF, n,
-                    cublasComputeType.CUBLAS_COMPUTE_32F, cublasGemmAlgo.CUBLAS_GEMM_DEFAULT);
+            default -> {
+                JCublas2.cublasSetMathMode(h, cublasMath.CUBLAS_DEFAULT_MATH);
+                JCublas2.cublasSgemmEx(h, op, op, n, n, n, one, pa, cudaDataType.CUDA_R_16BF, n, pb,
+                        cudaDataType.CUDA_R_16BF, n, zero, pc, cudaDataType.CUDA_R_16BF, n);
+            }
         }
     }
 

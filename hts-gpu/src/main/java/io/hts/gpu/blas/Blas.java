@@ -13,9 +13,9 @@ public interface Blas {
         FP32(4),
         /** FP32 in and out, TF32 tensor-core arithmetic ({@code cublasSgemm} in {@code CUBLAS_TF32_TENSOR_OP_MATH}). */
         TF32(4),
-        /** BF16 in and out, FP32 accumulation ({@code cublasGemmEx}, tensor cores). */
+        /** BF16 in and out, FP32 accumulation ({@code cublasSgemmEx}, tensor cores). */
         BF16(2),
-        /** FP16 in and out, FP32 accumulation ({@code cublasGemmEx}, tensor cores). */
+        /** FP16 in and out, FP32 accumulation ({@code cublasSgemmEx}, tensor cores). */
         FP16(2);
 
         private final int elementBytes;

@@ -6,8 +6,6 @@ import io.hts.gpu.stream.StreamLease;
 import jcuda.Pointer;
 import jcuda.cudaDataType;
 import jcuda.jcublas.JCublas2;
-import jcuda.jcublas.cublasComputeType;
-import jcuda.jcublas.cublasGemmAlgo;
 import jcuda.jcublas.cublasHandle;
 import jcuda.jcublas.cublasMath;
 import jcuda.jcublas.cublasOperation;
@@ -98,18 +96,22 @@ public final class CublasLibrary implements AutoCloseable {
                             JCudaApi.pointer(a.address()), m, JCudaApi.pointer(b.address()), k, pb,
                             JCudaApi.pointer(c.address()), m));
                 }
-                case BF16 -> gemmEx(op, m, n, k, pa, a, b, pb, c, cudaDataType.CUDA_R_16BF,
-                        cublasComputeType.CUBLAS_COMPUTE_32F);
-                case FP16 -> gemmEx(op, m, n, k, pa, a, b, pb, c, cudaDataType.CUDA_R_16F,
-                        cublasComputeType.CUBLAS_COMPUTE_32F);
+                case BF16 -> gemm16(op, m, n, k, pa, a, b, pb, c, cudaDataType.CUDA_R_16BF);
+                case FP16 -> gemm16(op, m, n, k, pa, a, b, pb, c, cudaDataType.CUDA_R_16F);
             }
         }
 
-        private void gemmEx(int op, int m, int n, int k, Pointer alpha, DeviceBuffer a, DeviceBuffer b, Pointer beta,
-                DeviceBuffer c, int type, int compute) {
-            check("cublasGemmEx", JCublas2.cublasGemmEx(handle, op, op, m, n, k, alpha, JCudaApi.pointer(a.address()),
-                    type, m, JCudaApi.pointer(b.address()), type, k, beta, JCudaApi.pointer(c.address()), type, m,
-                    compute, cublasGemmAlgo.CUBLAS_GEMM_DEFAULT));
+        /**
+         * 16-bit inputs and output with FP32 accumulation on tensor cores, through
+         * {@code cublasSgemmEx} (JCuda 12.6.0's {@code cublasGemmEx} is refused by cuBLAS 13 with
+         * NOT_SUPPORTED for every type, measured on the H200; {@code cublasSgemmEx} has no
+         * compute-type argument and works).
+         */
+        private void gemm16(int op, int m, int n, int k, Pointer alpha, DeviceBuffer a, DeviceBuffer b, Pointer beta,
+                DeviceBuffer c, int type) {
+            check("cublasSetMathMode", JCublas2.cublasSetMathMode(handle, cublasMath.CUBLAS_DEFAULT_MATH));
+            check("cublasSgemmEx", JCublas2.cublasSgemmEx(handle, op, op, m, n, k, alpha, JCudaApi.pointer(a.address()),
+                    type, m, JCudaApi.pointer(b.address()), type, k, beta, JCudaApi.pointer(c.address()), type, m));
         }
 
         private static void require(DeviceBuffer buffer, long bytes, String name) {

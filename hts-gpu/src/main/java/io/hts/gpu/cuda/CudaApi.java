@@ -210,4 +210,13 @@ public interface CudaApi {
      * @param arguments the kernel's arguments, in order
      */
     void launch(Function function, Dim3 grid, Dim3 block, int sharedBytes, Stream stream, KernelArguments arguments);
+
+    /**
+     * {@code cuLaunchHostFunc}: runs {@code callback} on a driver thread once the work enqueued on
+     * the stream so far has completed. The callback must be short and must not call CUDA.
+     *
+     * @param stream the stream
+     * @param callback what to run
+     */
+    void whenDone(Stream stream, Runnable callback);
 }

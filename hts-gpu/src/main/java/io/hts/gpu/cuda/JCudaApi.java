@@ -310,6 +310,11 @@ public final class JCudaApi implements CudaApi {
     }
 
     @Override
+    public void whenDone(Stream stream, Runnable callback) {
+        check("cuLaunchHostFunc", JCudaDriver.cuLaunchHostFunc(((JStream) stream).handle(), data -> callback.run(), null));
+    }
+
+    @Override
     public void launch(Function function, Dim3 grid, Dim3 block, int sharedBytes, Stream stream,
             KernelArguments arguments) {
         List<KernelArguments.Argument> args = arguments.arguments();

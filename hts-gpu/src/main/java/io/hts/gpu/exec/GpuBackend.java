@@ -1,5 +1,6 @@
 package io.hts.gpu.exec;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -46,11 +47,17 @@ import org.slf4j.LoggerFactory;
  * the work in flight ({@code cuEventQuery}, about a microsecond); when one has completed it runs
  * the task's completion actions (downloads into Java arrays, releasing scratch and staging memory),
  * returns the stream and reports the outcome to the scheduler, which then readies the successors.
- * With work in flight and nothing to launch it sleeps until shortly (150 µs) before the earliest
- * expected end (the mean device time of tasks of that name less three mean deviations), spins
+ * With work in flight and nothing to launch it sleeps until shortly before the earliest expected
+ * end (the mean device time of tasks of that name, or of all tasks for a new name, less three mean
+ * deviations; "shortly" is twice this host's measured {@code parkNanos} oversleep, at least
+ * 150 µs), spins
  * through the window where it should end (six deviations plus {@code pollSpin}), then
- * sleeps {@code pollInterval} between polls; with nothing in flight it parks until the next
- * dispatch. A long GEMM thus costs no CPU while it runs and is seen within microseconds of its
+ * parks. Estimates only decide when to spin: the work of a task expected to take a millisecond or
+ * more (or of unknown length) is followed on its stream by a {@code cuLaunchHostFunc} callback
+ * that unparks the launcher, so a wrong estimate costs at most that callback's latency (21-38 µs
+ * measured), never a missed completion; shorter tasks skip the callback (about 10 µs of host time
+ * a launch) and are polled every 50 µs past their window. With nothing in flight
+ * the launcher parks until the next dispatch. A long GEMM thus costs no CPU while it runs and is seen within microseconds of its
  * end; short tasks are polled by spinning.
  * (Measured on the H200 through JCuda, docs/gpu.md: an event record seen by polling
  * {@code cuEventQuery} 0.5 µs, record + {@code cuEventSynchronize} 0.4 µs but blocking the
@@ -73,9 +80,11 @@ public final class GpuBackend implements DeviceBackend {
 
     private static final Logger log = LoggerFactory.getLogger(GpuBackend.class);
 
-    /** Sleeping waits for long work end this long before its expected end; spinning covers the rest. */
-    private static final long SPIN_BEFORE_EXPECTED_END = 150_000;
+    /** At least this long before long work's expected end the poller stops sleeping and spins. */
+    private static final long MIN_SPIN_LEAD = 150_000;
     private static final long MAX_SLEEP = TimeUnit.MILLISECONDS.toNanos(5);
+    private static final long SHORT_POLL = 50_000;
+    private static final long CALLBACK_THRESHOLD = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final CudaApi api;
     private final DeviceInfo info;
@@ -90,11 +99,21 @@ public final class GpuBackend implements DeviceBackend {
     private final AtomicInteger queued = new AtomicInteger();
     private final AtomicInteger running = new AtomicInteger();
     private final Thread launcher;
+    /** Enqueued after each task's work: wakes a sleeping launcher when the work has completed. */
+    private final Runnable wakeLauncher;
     private final List<InFlight> inFlight = new ArrayList<>();
     private volatile DeviceHealth health;
     private volatile String detail;
     private volatile boolean closing;
     private volatile long meanTaskNanos = 100_000;
+    /** Device time of all tasks: {mean, mean absolute deviation}, for names without a history. */
+    private final long[] meanOfAll = new long[2];
+    /**
+     * How long before an expected end the poller stops sleeping: twice the measured oversleep of
+     * {@code parkNanos} on this host (on the H200 machine a 20 µs park sleeps about a
+     * millisecond), at least {@link #MIN_SPIN_LEAD}.
+     */
+    private final long spinLead;
     /** Mean device time per task name (group members under the group's name), launcher thread only. */
     private final java.util.Map<String, long[]> meanByName = new java.util.HashMap<>();
     private volatile long completed;
@@ -110,8 +129,11 @@ public final class GpuBackend implements DeviceBackend {
         /** Device time of tasks of this name: {mean, mean absolute deviation}, in nanoseconds. */
         final long[] mean;
 
+        /** Whether a completion callback will wake the launcher for this task. */
+        final boolean callback;
+
         InFlight(DeviceTask task, GpuContext ctx, StreamLease lease, CudaApi.@Nullable Event event,
-                @Nullable Object result, @Nullable Throwable error, long startNanos, long[] mean) {
+                @Nullable Object result, @Nullable Throwable error, long startNanos, long[] mean, boolean callback) {
             this.task = task;
             this.ctx = ctx;
             this.lease = lease;
@@ -120,6 +142,7 @@ public final class GpuBackend implements DeviceBackend {
             this.error = error;
             this.startNanos = startNanos;
             this.mean = mean;
+            this.callback = callback;
         }
     }
 
@@ -156,7 +179,10 @@ public final class GpuBackend implements DeviceBackend {
         this.cublasProblem = problem;
         this.health = blas != null || !loadCublas ? DeviceHealth.UP : DeviceHealth.DEGRADED;
         this.detail = blas != null || !loadCublas ? info.toString() : info + "; " + problem;
+        this.spinLead = Math.max(MIN_SPIN_LEAD, 2 * measureParkOversleep() + 50_000);
         this.launcher = new Thread(this::launchLoop, "hts-gpu-" + info.ordinal());
+        Thread t = launcher;
+        this.wakeLauncher = () -> LockSupport.unpark(t);
         launcher.setDaemon(true);
         launcher.start();
     }
@@ -181,6 +207,26 @@ public final class GpuBackend implements DeviceBackend {
             log.warn("HTS GPU backend could not start on {}; tasks run on the CPU: {}", device, ex.toString());
             return Optional.empty();
         }
+    }
+
+    /** The mean oversleep of a short {@code parkNanos} on this host, capped at 5 ms. */
+    private static long measureParkOversleep() {
+        long worst = 0;
+        long total = 0;
+        int n = 5;
+        for (int i = 0; i < n; i++) {
+            long t0 = System.nanoTime();
+            LockSupport.parkNanos(50_000);
+            long over = System.nanoTime() - t0 - 50_000;
+            total += Math.max(0, over);
+            worst = Math.max(worst, over);
+        }
+        return Math.min(MAX_SLEEP, Math.max(total / n, worst / 2));
+    }
+
+    /** How long before expected ends the launcher stops sleeping and spins, for this host's timers. */
+    public Duration spinLead() {
+        return Duration.ofNanos(spinLead);
     }
 
     // ------------------------------------------------------------------ DeviceBackend
@@ -279,26 +325,40 @@ public final class GpuBackend implements DeviceBackend {
             deviceDown(ex, "making the context current");
         }
         long spinDeadline = 0;
+        long idleSince = 0;
         while (true) {
             boolean progress = pollInFlight();
             progress |= launchReady();
             if (progress) {
                 spinDeadline = 0;
+                idleSince = 0;
                 continue;
             }
             if (inFlight.isEmpty()) {
                 if (closing && queue.isEmpty()) {
                     return;
                 }
-                LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(100));
+                // just idle: the next task of a waiting caller's loop often follows within tens of
+                // microseconds; spin that long before parking (a futex wake-up costs about as much)
+                long now = System.nanoTime();
+                if (idleSince == 0) {
+                    idleSince = now;
+                }
+                if (now - idleSince < settings.pollSpin().toNanos()) {
+                    Thread.onSpinWait();
+                }
+                else {
+                    LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(100));
+                }
                 continue;
             }
+            idleSince = 0;
             long now = System.nanoTime();
             long expectedEnd = earliestExpectedEnd();
-            if (now < expectedEnd - SPIN_BEFORE_EXPECTED_END) {
-                // long work in flight: sleep until shortly before it should end (parking overshoots
-                // by tens of microseconds, so wake early and spin for the end)
-                LockSupport.parkNanos(this, Math.min(expectedEnd - SPIN_BEFORE_EXPECTED_END - now, MAX_SLEEP));
+            if (now < expectedEnd - spinLead) {
+                // long work in flight: sleep until shortly before it should end (parking oversleeps,
+                // by up to a millisecond on some hosts, so wake early and spin for the end)
+                LockSupport.parkNanos(this, Math.min(expectedEnd - spinLead - now, MAX_SLEEP));
                 continue;
             }
             if (spinDeadline == 0) {
@@ -308,7 +368,9 @@ public final class GpuBackend implements DeviceBackend {
                 Thread.onSpinWait();
             }
             else {
-                LockSupport.parkNanos(this, settings.pollInterval().toNanos());
+                // past the window: a task's completion callback wakes us; tasks expected to be short
+                // have none (it costs about 10 µs a launch), so poll for those
+                LockSupport.parkNanos(this, allHaveCallbacks() ? MAX_SLEEP : SHORT_POLL);
             }
         }
     }
@@ -321,7 +383,8 @@ public final class GpuBackend implements DeviceBackend {
     private long earliestExpectedEnd() {
         long earliest = Long.MAX_VALUE;
         for (InFlight f : inFlight) {
-            earliest = Math.min(earliest, f.startNanos + Math.max(0, f.mean[0] - 3 * f.mean[1]));
+            long[] m = f.mean[0] != 0 ? f.mean : meanOfAll;
+            earliest = Math.min(earliest, f.startNanos + Math.max(0, m[0] - 3 * m[1]));
         }
         return earliest;
     }
@@ -330,9 +393,28 @@ public final class GpuBackend implements DeviceBackend {
     private long spinWindow() {
         long window = 0;
         for (InFlight f : inFlight) {
-            window = Math.max(window, 6 * f.mean[1]);
+            window = Math.max(window, 6 * (f.mean[0] != 0 ? f.mean : meanOfAll)[1]);
         }
         return window + settings.pollSpin().toNanos();
+    }
+
+    /**
+     * Whether a task gets a completion callback: when tasks of its name (or, for a new name, all
+     * tasks) take a millisecond or more, or nothing is known yet. Short tasks are caught by
+     * spinning, and a callback would cost them more than it saves.
+     */
+    private boolean needsCallback(long[] mean) {
+        long[] m = mean[0] != 0 ? mean : meanOfAll;
+        return m[0] == 0 || m[0] + 3 * m[1] >= CALLBACK_THRESHOLD;
+    }
+
+    private boolean allHaveCallbacks() {
+        for (InFlight f : inFlight) {
+            if (!f.callback) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private long[] meanFor(String taskName) {
@@ -387,10 +469,15 @@ public final class GpuBackend implements DeviceBackend {
         catch (Throwable ex) {
             error = ex;
         }
+        long[] mean = meanFor(task.taskName());
+        boolean callback = needsCallback(mean);
         CudaApi.Event event = null;
         try {
             event = streams.events().obtain();
             api.record(event, lease.stream());
+            if (callback) {
+                api.whenDone(lease.stream(), wakeLauncher);
+            }
         }
         catch (CudaException ex) {
             if (error == null) {
@@ -400,7 +487,7 @@ public final class GpuBackend implements DeviceBackend {
                 error.addSuppressed(ex);
             }
         }
-        inFlight.add(new InFlight(task, ctx, lease, event, result, error, t0, meanFor(task.taskName())));
+        inFlight.add(new InFlight(task, ctx, lease, event, result, error, t0, mean, callback));
         CudaException sticky = sticky(error);
         if (sticky != null) {
             deviceDown(sticky, "task '" + task.taskName() + "'");
@@ -465,20 +552,24 @@ public final class GpuBackend implements DeviceBackend {
         running.decrementAndGet();
         long took = System.nanoTime() - f.startNanos;
         meanTaskNanos = (meanTaskNanos * 7 + took) / 8;
-        long[] m = f.mean;
-        if (m[0] == 0) {
-            m[0] = took;
-        }
-        else {
-            m[1] = (m[1] * 7 + Math.abs(took - m[0])) / 8;
-            m[0] = (m[0] * 7 + took) / 8;
-        }
+        record(f.mean, took);
+        record(meanOfAll, took);
         completed++;
         if (error == null) {
             f.task.complete(f.result);
         }
         else {
             f.task.fail(error);
+        }
+    }
+
+    private static void record(long[] m, long took) {
+        if (m[0] == 0) {
+            m[0] = took;
+        }
+        else {
+            m[1] = (m[1] * 7 + Math.abs(took - m[0])) / 8;
+            m[0] = (m[0] * 7 + took) / 8;
         }
     }
 

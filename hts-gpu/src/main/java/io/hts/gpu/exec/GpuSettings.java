@@ -10,11 +10,10 @@ import io.hts.gpu.memory.PoolSettings;
  * @param streams streams per device: how many GPU tasks run at once ({@code hts.gpu.streams-per-device})
  * @param memory the device memory pool's sizes ({@code hts.gpu.memory-pool.*})
  * @param stagingBytes the pinned host staging arena for uploads and downloads: a power of two
- * @param pollSpin how long the completion poller spins before it sleeps between polls
- * @param pollInterval how long it sleeps between polls of running work once it has spun
+ * @param pollSpin how long the completion poller spins past a task's expected end (and an idle
+ *     launcher before it parks); beyond that it parks until the task's completion callback
  */
-public record GpuSettings(int streams, PoolSettings memory, long stagingBytes, Duration pollSpin,
-        Duration pollInterval) {
+public record GpuSettings(int streams, PoolSettings memory, long stagingBytes, Duration pollSpin) {
 
     /** Validates the settings. */
     public GpuSettings {
@@ -25,23 +24,21 @@ public record GpuSettings(int streams, PoolSettings memory, long stagingBytes, D
             throw new IllegalArgumentException("the pinned staging arena must be a power of two of at least 4096 bytes,"
                     + " was " + stagingBytes);
         }
-        if (pollSpin.isNegative() || pollInterval.isNegative() || pollInterval.isZero()) {
-            throw new IllegalArgumentException("the poll spin must be 0 or more and the poll interval positive, were "
-                    + pollSpin + " and " + pollInterval);
+        if (pollSpin.isNegative()) {
+            throw new IllegalArgumentException("the poll spin must be 0 or more, was " + pollSpin);
         }
     }
 
     /**
      * Defaults: 4 streams, a pool that starts with one 256 MiB arena and may grow to
-     * {@code maximumMemory}, a 64 MiB staging arena, 50 µs of spinning then polls every 20 µs.
+     * {@code maximumMemory}, a 64 MiB staging arena, 50 µs of spinning.
      *
      * @param maximumMemory the most device memory the pool may reserve
      * @return the settings
      */
     public static GpuSettings defaults(long maximumMemory) {
         return new GpuSettings(4, new PoolSettings(Math.min(PoolSettings.DEFAULT_ARENA, maximumMemory), maximumMemory,
-                PoolSettings.DEFAULT_ARENA, PoolSettings.DEFAULT_MINIMUM_BLOCK), 64L << 20, Duration.ofNanos(50_000),
-                Duration.ofNanos(20_000));
+                PoolSettings.DEFAULT_ARENA, PoolSettings.DEFAULT_MINIMUM_BLOCK), 64L << 20, Duration.ofNanos(50_000));
     }
 
     /**
@@ -51,7 +48,7 @@ public record GpuSettings(int streams, PoolSettings memory, long stagingBytes, D
      * @return the settings
      */
     public GpuSettings withStreams(int n) {
-        return new GpuSettings(n, memory, stagingBytes, pollSpin, pollInterval);
+        return new GpuSettings(n, memory, stagingBytes, pollSpin);
     }
 
     /**
@@ -61,6 +58,6 @@ public record GpuSettings(int streams, PoolSettings memory, long stagingBytes, D
      * @return the settings
      */
     public GpuSettings withMemory(PoolSettings pool) {
-        return new GpuSettings(streams, pool, stagingBytes, pollSpin, pollInterval);
+        return new GpuSettings(streams, pool, stagingBytes, pollSpin);
     }
 }

@@ -401,6 +401,12 @@ public final class SimulatedCuda implements CudaApi {
     }
 
     @Override
+    public synchronized void whenDone(Stream stream, Runnable callback) {
+        enter("cuLaunchHostFunc");
+        enqueue(stream, callback);
+    }
+
+    @Override
     public synchronized void launch(Function function, Dim3 grid, Dim3 block, int sharedBytes, Stream stream,
             KernelArguments arguments) {
         String name = ((SimFunction) function).name();
