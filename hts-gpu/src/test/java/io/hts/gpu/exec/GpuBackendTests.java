@@ -261,6 +261,41 @@ class GpuBackendTests {
         }
     }
 
+    /**
+     * Admission: GPU tasks that declare their device bytes are dispatched only when those bytes are
+     * free, so the second waits (without a stream, without memory) until the first has completed.
+     */
+    @Test
+    void tasksThatDeclareDeviceMemoryQueueForItInsteadOfFailing() {
+        cuda.autoRun(false);
+        GpuBackend gpu = backend(2);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).resource("gpu-memory", 64 * MIB).build()) {
+            TaskGraph g = TaskGraph.named("admission");
+            for (String name : new String[] {"first", "second"}) {
+                g.task(name).resource("gpu-memory", 40 * MIB).gpu(ctx -> {
+                    GpuContext c = ctx.unwrap(GpuContext.class);
+                    c.kernels().fill(16, 1f, c.scratch(20 * MIB)); // at most what it declared
+                    return name;
+                });
+            }
+            GraphRun run = s.submit(g);
+            await().until(() -> gpu.status().running() == 1);
+            assertThat(s.resources().available("gpu-memory")).isEqualTo(24 * MIB);
+            assertThat(gpu.streams().inUse()).as("the second task holds no stream while it waits").isOne();
+            assertThat(run.states().values()).containsExactlyInAnyOrder(TaskState.RUNNING, TaskState.READY);
+            cuda.autoRun(true);
+            try {
+                await().atMost(Duration.ofSeconds(3)).until(() -> run.isDone());
+            }
+            catch (RuntimeException ex) {
+                throw new AssertionError(run.states() + " " + gpu.status() + " " + run.diagnose() + " queued work "
+                        + cuda.queuedWork(), ex);
+            }
+            assertThat(run.states().values()).containsOnly(TaskState.SUCCEEDED);
+            assertThat(s.resources().available("gpu-memory")).isEqualTo(64 * MIB);
+        }
+    }
+
     @Test
     void statusReportsStreamsLoadAndFreeMemory() {
         try (GpuBackend gpu = backend(3)) {
