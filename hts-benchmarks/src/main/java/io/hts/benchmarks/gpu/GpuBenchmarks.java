@@ -410,6 +410,23 @@ public final class GpuBenchmarks {
                 if (failed) {
                     continue;
                 }
+                if (p != Blas.Precision.FP32) {
+                    timedChain(s, p, n, a, b, c);
+                }
+                double spinning = Double.MAX_VALUE;
+                GpuBackend spinner = new GpuBackend(api, device, GpuSettings.defaults(1L << 30).withSpinWhileBusy(true), true);
+                try (Scheduler spin = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(spinner).build()) {
+                    for (int round = 0; round < 3; round++) {
+                        long t0 = System.nanoTime();
+                        spin.execute(g);
+                        if (round > 0) {
+                            spinning = Math.min(spinning, (double) (System.nanoTime() - t0) / chain);
+                        }
+                    }
+                }
+                row(f("GEMM %d² %s, the same chain with the launcher spinning while work is in flight (spinWhileBusy)", n, p),
+                        f("%.3f ms a GEMM", spinning / 1e6), f("%.3f ms", direct / 1e6),
+                        f("%+.2f %% (goal ≤ 2 %%: %s)", 100 * (spinning / direct - 1), spinning / direct - 1 <= 0.02 ? "met" : "missed"));
                 double flops = Blas.gemmFlops(n, n, n);
                 row(f("GEMM %d² %s, a chain of %d dependent HTS GPU tasks vs the same %d cuBLAS calls on one stream",
                         n, p, chain, chain),
@@ -454,6 +471,60 @@ public final class GpuBenchmarks {
         JCudaDriver.cuMemFree(m);
         JCublas2.cublasDestroy(h);
         row("cublasGemmEx probe (64³)", sb.toString(), "", "");
+    }
+
+    /**
+     * A chain of GEMM tasks whose bodies bracket their GEMM with timing events: the GEMM's device
+     * time, against the task's launch-to-completion time in the profile, tells a slow kernel from
+     * a late completion.
+     */
+    private void timedChain(Scheduler s, Blas.Precision p, int n, DeviceBuffer a, DeviceBuffer b, DeviceBuffer c) {
+        int chain = 20;
+        CUevent[][] events = new CUevent[chain][2];
+        long[] bodyStart = new long[chain];
+        long[] bodyEnd = new long[chain];
+        TaskGraph g = TaskGraph.named("gemm-timed-" + p);
+        io.hts.engine.graph.Task<?> previous = null;
+        for (int i = 0; i < chain; i++) {
+            int k = i;
+            events[i][0] = new CUevent();
+            events[i][1] = new CUevent();
+            JCudaDriver.cuEventCreate(events[i][0], 0);
+            JCudaDriver.cuEventCreate(events[i][1], 0);
+            io.hts.engine.graph.TaskBuilder t = g.task("timed" + i);
+            if (previous != null) {
+                t.after(previous);
+            }
+            previous = t.gpu(ctx -> {
+                GpuContext gc = ctx.unwrap(GpuContext.class);
+                bodyStart[k] = System.nanoTime();
+                CUstream st = JCudaApi.handle(gc.stream());
+                JCudaDriver.cuEventRecord(events[k][0], st);
+                gc.blas().gemm(p, n, n, n, 1f, a, b, 0f, c);
+                JCudaDriver.cuEventRecord(events[k][1], st);
+                bodyEnd[k] = System.nanoTime();
+                return null;
+            });
+        }
+        io.hts.engine.run.GraphRun run = s.execute(g);
+        var tasks = run.profile().tasks();
+        double gpu = 0;
+        double seen = 0;
+        double body = 0;
+        float[] ms = new float[1];
+        for (int i = 1; i < chain; i++) { // the first one warms up
+            JCudaDriver.cuEventElapsedTime(ms, events[i][0], events[i][1]);
+            gpu += ms[0] * 1e6;
+            seen += tasks.get(i).durationNanos();
+            body += bodyEnd[i] - bodyStart[i];
+        }
+        int m = chain - 1;
+        row(f("diagnosis %s chain: GEMM device time (events) / body host time / launch to completion seen", p),
+                f("%.3f ms / %.1f µs / %.3f ms", gpu / m / 1e6, body / m / 1e3, seen / m / 1e6), "", "");
+        for (CUevent[] pair : events) {
+            JCudaDriver.cuEventDestroy(pair[0]);
+            JCudaDriver.cuEventDestroy(pair[1]);
+        }
     }
 
     /** The direct chain again while another thread polls an event without pause, as HTS's launcher may. */

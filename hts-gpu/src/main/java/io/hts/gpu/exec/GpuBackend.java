@@ -57,7 +57,8 @@ import org.slf4j.LoggerFactory;
  * that unparks the launcher, so a wrong estimate costs at most that callback's latency (21-38 µs
  * measured), never a missed completion; shorter tasks skip the callback (about 10 µs of host time
  * a launch) and are polled every 50 µs past their window. With nothing in flight
- * the launcher parks until the next dispatch. A long GEMM thus costs no CPU while it runs and is seen within microseconds of its
+ * the launcher parks until the next dispatch. With {@code spinWhileBusy} the launcher instead
+ * spins the whole time work is in flight, as CUDA's default synchronize does. A long GEMM thus costs no CPU while it runs and is seen within microseconds of its
  * end; short tasks are polled by spinning.
  * (Measured on the H200 through JCuda, docs/gpu.md: an event record seen by polling
  * {@code cuEventQuery} 0.5 µs, record + {@code cuEventSynchronize} 0.4 µs but blocking the
@@ -353,6 +354,10 @@ public final class GpuBackend implements DeviceBackend {
                 continue;
             }
             idleSince = 0;
+            if (settings.spinWhileBusy()) {
+                Thread.onSpinWait();
+                continue;
+            }
             long now = System.nanoTime();
             long expectedEnd = earliestExpectedEnd();
             if (now < expectedEnd - spinLead) {
@@ -470,7 +475,7 @@ public final class GpuBackend implements DeviceBackend {
             error = ex;
         }
         long[] mean = meanFor(task.taskName());
-        boolean callback = needsCallback(mean);
+        boolean callback = !settings.spinWhileBusy() && needsCallback(mean);
         CudaApi.Event event = null;
         try {
             event = streams.events().obtain();

@@ -12,8 +12,12 @@ import io.hts.gpu.memory.PoolSettings;
  * @param stagingBytes the pinned host staging arena for uploads and downloads: a power of two
  * @param pollSpin how long the completion poller spins past a task's expected end (and an idle
  *     launcher before it parks); beyond that it parks until the task's completion callback
+ * @param spinWhileBusy whether the launcher spins the whole time device work is in flight (one core
+ *     per busy device, completions seen within microseconds, like CUDA's default synchronize)
+ *     instead of sleeping until shortly before the work's expected end
  */
-public record GpuSettings(int streams, PoolSettings memory, long stagingBytes, Duration pollSpin) {
+public record GpuSettings(int streams, PoolSettings memory, long stagingBytes, Duration pollSpin,
+        boolean spinWhileBusy) {
 
     /** Validates the settings. */
     public GpuSettings {
@@ -31,14 +35,15 @@ public record GpuSettings(int streams, PoolSettings memory, long stagingBytes, D
 
     /**
      * Defaults: 4 streams, a pool that starts with one 256 MiB arena and may grow to
-     * {@code maximumMemory}, a 64 MiB staging arena, 50 µs of spinning.
+     * {@code maximumMemory}, a 64 MiB staging arena, 50 µs of spinning, sleeping while long work runs.
      *
      * @param maximumMemory the most device memory the pool may reserve
      * @return the settings
      */
     public static GpuSettings defaults(long maximumMemory) {
         return new GpuSettings(4, new PoolSettings(Math.min(PoolSettings.DEFAULT_ARENA, maximumMemory), maximumMemory,
-                PoolSettings.DEFAULT_ARENA, PoolSettings.DEFAULT_MINIMUM_BLOCK), 64L << 20, Duration.ofNanos(50_000));
+                PoolSettings.DEFAULT_ARENA, PoolSettings.DEFAULT_MINIMUM_BLOCK), 64L << 20, Duration.ofNanos(50_000),
+                false);
     }
 
     /**
@@ -48,7 +53,17 @@ public record GpuSettings(int streams, PoolSettings memory, long stagingBytes, D
      * @return the settings
      */
     public GpuSettings withStreams(int n) {
-        return new GpuSettings(n, memory, stagingBytes, pollSpin);
+        return new GpuSettings(n, memory, stagingBytes, pollSpin, spinWhileBusy);
+    }
+
+    /**
+     * These settings with the launcher spinning, or not, while device work is in flight.
+     *
+     * @param spin whether to spin
+     * @return the settings
+     */
+    public GpuSettings withSpinWhileBusy(boolean spin) {
+        return new GpuSettings(streams, memory, stagingBytes, pollSpin, spin);
     }
 
     /**
@@ -58,6 +73,6 @@ public record GpuSettings(int streams, PoolSettings memory, long stagingBytes, D
      * @return the settings
      */
     public GpuSettings withMemory(PoolSettings pool) {
-        return new GpuSettings(streams, pool, stagingBytes, pollSpin);
+        return new GpuSettings(streams, pool, stagingBytes, pollSpin, spinWhileBusy);
     }
 }
