@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.timelimiter.TimeLimiter;
@@ -29,6 +30,7 @@ import io.hts.engine.exec.WorkStealingPool;
 import io.hts.engine.exec.Worker;
 import io.hts.engine.graph.CompiledGraph;
 import io.hts.engine.graph.Device;
+import io.hts.engine.graph.Releasable;
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskBody;
@@ -58,6 +60,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class GraphRun {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(GraphRun.class);
+
     private static final int MAX_EVENTS_PER_SWEEP = 1000;
 
     final CompiledGraph graph;
@@ -74,6 +78,8 @@ public final class GraphRun {
     private final int @Nullable [] attempts;
     private final boolean clock;
     private final AtomicInteger pending;
+    /** Per task (by slot), its successors that have not succeeded yet; only for graphs with GPU bodies. */
+    private final @Nullable AtomicIntegerArray consumersLeft;
     private final ConcurrentLinkedQueue<TaskFailure> failures = new ConcurrentLinkedQueue<>();
     private final CompletableFuture<GraphRun> future = new CompletableFuture<>();
     private final EventBus bus;
@@ -114,6 +120,16 @@ public final class GraphRun {
         this.attempts = plan.anyRetry ? new int[slots] : null;
         this.clock = profiling || plan.costCells != null;
         this.pending = new AtomicInteger(n);
+        if (graph.hasGpuBodies()) {
+            AtomicIntegerArray left = new AtomicIntegerArray(slots);
+            for (int i = 0; i < n; i++) {
+                left.set(graph.slot(i), graph.successorEnd(i) - graph.successorStart(i));
+            }
+            this.consumersLeft = left;
+        }
+        else {
+            this.consumersLeft = null;
+        }
         this.bus = scheduler.events();
         this.pool = scheduler.pool();
         this.submitted = Instant.now();
@@ -703,6 +719,9 @@ public final class GraphRun {
                 }
             }
         }
+        if (consumersLeft != null) {
+            consumed(i);
+        }
         if (w != null) {
             w.countLocally(finishedOnWorkers);
         }
@@ -710,6 +729,47 @@ public final class GraphRun {
             terminated(1);
         }
         return next;
+    }
+
+    /** Task {@code i} succeeded: a predecessor whose consumers have all succeeded is released. */
+    private void consumed(int i) {
+        AtomicIntegerArray left = consumersLeft;
+        for (int k = graph.predecessorStart(i), stop = graph.predecessorEnd(i); k < stop; k++) {
+            int p = graph.predecessor(k);
+            if (left.decrementAndGet(graph.slot(p)) == 0) {
+                release(p);
+            }
+        }
+    }
+
+    private void release(int i) {
+        if (results[graph.slot(i)] instanceof Releasable r) {
+            try {
+                r.release();
+            }
+            catch (RuntimeException ex) {
+                log.warn("releasing the result of task '{}' in run {} failed", graph.name(i), id, ex);
+            }
+        }
+    }
+
+    /** At the end of a run: release what failed or cancelled consumers left, unless an abandoned body may use it. */
+    private void releaseLeftovers() {
+        AtomicIntegerArray left = consumersLeft;
+        if (left == null) {
+            return;
+        }
+        java.util.Set<Integer> inUse = new java.util.HashSet<>();
+        for (TaskExecution e : abandoned) {
+            for (int k = graph.predecessorStart(e.index), stop = graph.predecessorEnd(e.index); k < stop; k++) {
+                inUse.add(graph.predecessor(k));
+            }
+        }
+        for (int i = 0; i < graph.size(); i++) {
+            if (left.get(graph.slot(i)) > 0 && !inUse.contains(i)) {
+                release(i);
+            }
+        }
     }
 
     /** An attempt failed: retry after the backoff, or fail (or record the cancellation). */
@@ -1020,6 +1080,7 @@ public final class GraphRun {
     }
 
     private void finish() {
+        releaseLeftovers();
         long now = System.nanoTime();
         finishNanos = now;
         RunStatus outcome = !failures.isEmpty() ? RunStatus.FAILED

@@ -2,6 +2,7 @@ package io.hts.gpu.memory;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.hts.engine.graph.Releasable;
 import io.hts.gpu.cuda.CudaApi;
 
 /**
@@ -12,9 +13,11 @@ import io.hts.gpu.cuda.CudaApi;
  * <p>Give it back once: {@link #close()} from host code when no device work uses it any more (for
  * instance after the task that wrote it has completed), or {@link #closeAfter(CudaApi.Stream)}
  * from a GPU body: the memory is then reused only after the work enqueued on that stream so far
- * has completed, as PyTorch's caching allocator does.
+ * has completed, as PyTorch's caching allocator does. A buffer returned as a task's result is
+ * {@link Releasable}: the run gives it back by itself once every task that depends on it has
+ * completed; the result of a task nothing depends on is the caller's to close.
  */
-public final class DeviceBuffer implements AutoCloseable {
+public final class DeviceBuffer implements AutoCloseable, Releasable {
 
     private final DeviceMemoryPool pool;
     private final MemoryBlock block;
@@ -72,6 +75,15 @@ public final class DeviceBuffer implements AutoCloseable {
     @Override
     public void close() {
         pool.release(this, null);
+    }
+
+    /**
+     * Called by a run once every task that read this buffer has completed (their device work
+     * included): gives the memory back now. Idempotent.
+     */
+    @Override
+    public void release() {
+        close();
     }
 
     /**
