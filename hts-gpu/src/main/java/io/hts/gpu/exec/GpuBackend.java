@@ -388,7 +388,7 @@ public final class GpuBackend implements DeviceBackend {
     private long earliestExpectedEnd() {
         long earliest = Long.MAX_VALUE;
         for (InFlight f : inFlight) {
-            long[] m = f.mean[0] != 0 ? f.mean : meanOfAll;
+            long[] m = estimate(f.mean);
             earliest = Math.min(earliest, f.startNanos + Math.max(0, m[0] - 3 * m[1]));
         }
         return earliest;
@@ -398,7 +398,7 @@ public final class GpuBackend implements DeviceBackend {
     private long spinWindow() {
         long window = 0;
         for (InFlight f : inFlight) {
-            window = Math.max(window, 6 * (f.mean[0] != 0 ? f.mean : meanOfAll)[1]);
+            window = Math.max(window, 6 * estimate(f.mean)[1]);
         }
         return window + settings.pollSpin().toNanos();
     }
@@ -409,8 +409,13 @@ public final class GpuBackend implements DeviceBackend {
      * spinning, and a callback would cost them more than it saves.
      */
     private boolean needsCallback(long[] mean) {
-        long[] m = mean[0] != 0 ? mean : meanOfAll;
+        long[] m = estimate(mean);
         return m[0] == 0 || m[0] + 3 * m[1] >= CALLBACK_THRESHOLD;
+    }
+
+    /** A name's {mean, deviation} once it has a history, else that of all tasks. */
+    private long[] estimate(long[] mean) {
+        return mean[0] != 0 ? mean : meanOfAll;
     }
 
     private boolean allHaveCallbacks() {

@@ -313,7 +313,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
             parts.add(a.allocator().statistics());
         }
         long[] cached = cache.held();
-        return MemoryStatistics.combine(parts, settings.maximumBytes(), pendingBytes.get(), cached[0], cached[1],
+        return MemoryStatistics.combine(parts, settings.maximumBytes(), pendingBytes.get(), cached,
                 highWater.get(), failures.sum());
     }
 

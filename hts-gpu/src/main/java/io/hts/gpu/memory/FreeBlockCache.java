@@ -90,18 +90,22 @@ final class FreeBlockCache {
         return bytes;
     }
 
-    /** Bytes held now, and the largest block held. */
+    /** What the cache holds now: {bytes, largest block, blocks, bytes their last owners had asked for}. */
     long[] held() {
         long bytes = 0;
         long largest = 0;
+        long blocks = 0;
+        long requested = 0;
         for (Order o : orders) {
             synchronized (o) {
                 for (int i = 0; i < o.size; i++) {
                     bytes += o.blocks[i].size();
                     largest = Math.max(largest, o.blocks[i].size());
+                    requested += o.blocks[i].requested();
                 }
+                blocks += o.size;
             }
         }
-        return new long[] {bytes, largest};
+        return new long[] {bytes, largest, blocks, requested};
     }
 }

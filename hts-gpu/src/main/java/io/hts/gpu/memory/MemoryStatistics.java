@@ -44,13 +44,17 @@ public record MemoryStatistics(long capacity, long limit, long used, long reques
         return free <= 0 ? 0 : 1 - (double) largestFreeBlock / free;
     }
 
-    /** Sums snapshots of several arenas (a pool's), with the pool's limit and pending bytes. */
-    static MemoryStatistics combine(Iterable<MemoryStatistics> parts, long limit, long pendingFree, long cachedFree,
-            long largestCached, long highWaterMark, long failures) {
+    /**
+     * Sums snapshots of several arenas (a pool's), with the pool's limit, pending bytes and cached
+     * blocks ({bytes, largest, count, requested}: free to the pool though allocated in the arenas).
+     */
+    static MemoryStatistics combine(Iterable<MemoryStatistics> parts, long limit, long pendingFree, long[] cached,
+            long highWaterMark, long failures) {
+        long cachedFree = cached[0];
         long capacity = 0;
         long used = 0;
         long requested = 0;
-        long largest = largestCached;
+        long largest = cached[1];
         long live = 0;
         long allocations = 0;
         int arenas = 0;
@@ -63,8 +67,8 @@ public record MemoryStatistics(long capacity, long limit, long used, long reques
             allocations += s.allocations;
             arenas += s.arenas;
         }
-        return new MemoryStatistics(capacity, limit, used - pendingFree - cachedFree, requested, pendingFree, cachedFree,
-                largest, highWaterMark, live, allocations, failures, arenas);
+        return new MemoryStatistics(capacity, limit, used - pendingFree - cachedFree, requested - cached[3], pendingFree,
+                cachedFree, largest, highWaterMark, live - cached[2], allocations, failures, arenas);
     }
 
     @Override

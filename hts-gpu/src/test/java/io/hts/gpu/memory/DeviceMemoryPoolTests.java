@@ -101,8 +101,12 @@ class DeviceMemoryPoolTests {
             DeviceBuffer a = pool.allocate(1000);
             long address = a.address();
             a.close();
-            assertThat(pool.statistics().cachedFree()).isEqualTo(1024);
-            assertThat(pool.statistics().free()).isEqualTo(4 * MIB);
+            MemoryStatistics cached = pool.statistics();
+            assertThat(cached.cachedFree()).isEqualTo(1024);
+            assertThat(cached.free()).isEqualTo(4 * MIB);
+            assertThat(cached.used()).isZero();
+            assertThat(cached.liveBlocks()).isZero();
+            assertThat(cached.requested()).isZero();
             DeviceBuffer again = pool.allocate(700); // same size class
             assertThat(again.address()).isEqualTo(address);
             again.close();
