@@ -26,6 +26,14 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ResourceLimiter {
 
+    /**
+     * The resource name for device memory in bytes: a GPU task that declares it is dispatched once
+     * that much is free (and, with {@code MemoryShortage.RUN_ON_CPU}, runs its CPU body instead
+     * of waiting).
+     */
+    public static final String GPU_MEMORY = "gpu-memory";
+
+
     static final int MAX_OVERTAKES = 16;
 
     private final String[] names;

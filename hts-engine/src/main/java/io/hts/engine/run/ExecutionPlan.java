@@ -2,6 +2,7 @@ package io.hts.engine.run;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.timelimiter.TimeLimiter;
@@ -35,6 +36,8 @@ final class ExecutionPlan {
     final Retry @Nullable [] retries;
     final TimeLimiter @Nullable [] timeLimiters;
     final ResourceDemand @Nullable [] demands;
+    /** For dual-bodied tasks that declare GPU memory: their demand without it (for a CPU run). */
+    private final ResourceDemand @Nullable [] cpuDemands;
     final CostModel.@Nullable Cell @Nullable [] costCells;
     final boolean anyRetry;
 
@@ -114,6 +117,21 @@ final class ExecutionPlan {
         this.retries = r;
         this.timeLimiters = tl;
         this.demands = rd;
+        ResourceDemand[] cd = null;
+        if (rd != null) {
+            for (int i = 0; i < n; i++) {
+                Map<String, Long> amounts = graph.task(i).resources();
+                if (rd[i] != null && amounts.containsKey(ResourceLimiter.GPU_MEMORY)) {
+                    Map<String, Long> rest = new java.util.LinkedHashMap<>(amounts);
+                    rest.remove(ResourceLimiter.GPU_MEMORY);
+                    if (cd == null) {
+                        cd = new ResourceDemand[n];
+                    }
+                    cd[i] = rest.isEmpty() ? null : limiter.demand(rest, "task '" + graph.name(i) + "'");
+                }
+            }
+        }
+        this.cpuDemands = cd;
         this.costCells = cells;
         this.anyRetry = r != null;
     }
@@ -128,6 +146,11 @@ final class ExecutionPlan {
 
     @Nullable TimeLimiter timeLimiter(int i) {
         return timeLimiters == null ? null : timeLimiters[i];
+    }
+
+    /** The resources a task needs when it runs on the CPU although it declared GPU memory. */
+    @Nullable ResourceDemand cpuDemand(int i) {
+        return cpuDemands == null ? null : cpuDemands[i];
     }
 
     @Nullable ResourceDemand demand(int i) {

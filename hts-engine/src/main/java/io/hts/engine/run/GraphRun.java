@@ -26,6 +26,7 @@ import io.hts.engine.exec.BatchedCount;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.PoolTask;
 import io.hts.engine.exec.ResourceDemand;
+import io.hts.engine.exec.ResourceLimiter;
 import io.hts.engine.exec.WorkStealingPool;
 import io.hts.engine.exec.Worker;
 import io.hts.engine.graph.CompiledGraph;
@@ -539,10 +540,23 @@ public final class GraphRun {
             return null;
         }
         ResourceDemand demand = plan.demand(i);
+        if (demand != null && device == Device.GPU && scheduler.memoryShortage() == MemoryShortage.RUN_ON_CPU
+                && plan.has(i, ExecutionPlan.CPU) && demand.amount(ResourceLimiter.GPU_MEMORY) > 0) {
+            if (demand.limiter().tryAcquire(demand)) {
+                e.held = demand;
+                return route(e, device);
+            }
+            publish(EventType.TASK_PLACED, i, Device.CPU, -1, e.attempt, null, null, "the "
+                    + demand.amount(ResourceLimiter.GPU_MEMORY) + " bytes of GPU memory it declares are not free ("
+                    + freeOf(demand) + "); running its CPU body instead of waiting");
+            device = Device.CPU;
+            demand = plan.cpuDemand(i);
+        }
         if (demand != null) {
             Device d = device;
+            ResourceDemand taken = demand;
             if (!demand.limiter().acquireOrWait(demand, () -> {
-                e.holdsResources = true;
+                e.held = taken;
                 PoolTask t = route(e, d);
                 if (t != null) {
                     pool.submit(t);
@@ -552,7 +566,7 @@ public final class GraphRun {
                         "waiting for resources " + demand + " (free: " + freeOf(demand) + ")");
                 return null;
             }
-            e.holdsResources = true;
+            e.held = demand;
         }
         return route(e, device);
     }
@@ -1166,12 +1180,10 @@ public final class GraphRun {
     }
 
     private void releaseResources(TaskExecution e) {
-        if (e.holdsResources) {
-            e.holdsResources = false;
-            ResourceDemand d = plan.demand(e.index);
-            if (d != null) {
-                d.limiter().release(d);
-            }
+        ResourceDemand d = e.held;
+        if (d != null) {
+            e.held = null;
+            d.limiter().release(d);
         }
     }
 

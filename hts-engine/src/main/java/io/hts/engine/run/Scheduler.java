@@ -81,6 +81,7 @@ public final class Scheduler implements AutoCloseable {
     private final CostModel costModel;
     private final ScheduledThreadPoolExecutor timer;
     private final FailureMode defaultFailureMode;
+    private final MemoryShortage memoryShortage;
     private final boolean profiling;
     private final AtomicLong runIds = new AtomicLong();
     private final Map<Long, GraphRun> active = new ConcurrentHashMap<>();
@@ -106,6 +107,7 @@ public final class Scheduler implements AutoCloseable {
         this.costModel = b.costModel;
         this.policy = b.policy;
         this.defaultFailureMode = b.failureMode;
+        this.memoryShortage = b.memoryShortage;
         this.profiling = b.profiling;
         this.timer = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, b.threadNamePrefix + "timer");
@@ -327,6 +329,11 @@ public final class Scheduler implements AutoCloseable {
         return defaultFailureMode;
     }
 
+    /** What dual-bodied GPU tasks do when the GPU memory they declare is not free. */
+    public MemoryShortage memoryShortage() {
+        return memoryShortage;
+    }
+
     // ================================================================== lifecycle
 
     /** Stops admitting runs; running runs finish, then the worker threads end. */
@@ -493,6 +500,7 @@ public final class Scheduler implements AutoCloseable {
         private final Map<String, Long> resources = new LinkedHashMap<>();
         private FaultTolerance faultTolerance = FaultTolerance.defaults();
         private FailureMode failureMode = FailureMode.FAIL_FAST;
+        private MemoryShortage memoryShortage = MemoryShortage.WAIT;
         private boolean profiling = true;
         private int retainedRuns = 16;
         private long retainedTasks = Profiler.DEFAULT_RETAINED_TASKS;
@@ -570,6 +578,19 @@ public final class Scheduler implements AutoCloseable {
         }
 
         /**
+         * What a task with CPU and GPU bodies, placed on the GPU, does when the GPU memory it
+         * declares ({@code resource("gpu-memory", bytes)}) is not free: wait for it, or run its
+         * CPU body now.
+         *
+         * @param shortage {@link MemoryShortage#WAIT} by default
+         * @return this builder
+         */
+        public Builder memoryShortage(MemoryShortage shortage) {
+            this.memoryShortage = Objects.requireNonNull(shortage, "shortage");
+            return this;
+        }
+
+        /**
          * The failure mode of runs that do not choose one.
          *
          * @param mode {@link FailureMode#FAIL_FAST} by default
@@ -581,7 +602,7 @@ public final class Scheduler implements AutoCloseable {
         }
 
         /**
-         * Whether to record per-task timings (two clock reads per task, about 20 bytes per task per
+         * Whether to record per-task timings (one or two clock reads per task, about 20 bytes per task per
          * run). Run profiles, critical paths, traces and per-name statistics need it.
          *
          * @param profiling {@code true} by default

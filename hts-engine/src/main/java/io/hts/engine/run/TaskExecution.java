@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.exec.PoolTask;
+import io.hts.engine.exec.ResourceDemand;
 import io.hts.engine.exec.Worker;
 import io.hts.engine.graph.CompiledGraph;
 import io.hts.engine.graph.Device;
@@ -63,7 +64,8 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
     final int attempt;
     Device device = Device.CPU;
     int lane = -1;
-    boolean holdsResources;
+    /** The resources this attempt holds, released when it ends (or its abandoned body returns). */
+    @Nullable ResourceDemand held;
     long startNanos;
     @Nullable CompletableFuture<Object> attemptFuture;
     private @Nullable Thread runner;
