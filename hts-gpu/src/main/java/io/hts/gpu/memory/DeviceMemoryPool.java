@@ -35,8 +35,9 @@ import org.jspecify.annotations.Nullable;
  * nothing else can serve the request.
  *
  * <p><b>Reuse by size.</b> Released blocks of up to 1/16 of an arena are kept by size class in a
- * {@link FreeBlockCache} (64 a class) and handed out again with one short critical section;
- * others return to their buddy at once and coalesce.
+ * {@link FreeBlockCache} (striped by thread, 16 a class and stripe, at most one arena's worth in
+ * all) and handed out again with one short critical section; others return to their buddy at once
+ * and coalesce.
  *
  * <p><b>Order of attempts</b> for an allocation: the cache; the arenas as they are; after
  * reclaiming the completed pending blocks; after flushing the cache into the buddies; a new arena,
@@ -46,8 +47,10 @@ import org.jspecify.annotations.Nullable;
  * allocated in it: {@link #poison} makes every later allocation fail with the error's name, and
  * {@link #close()} no longer calls the driver for those arenas.
  *
- * <p><b>Threads.</b> Allocation and release are thread-safe: the buddies are, arenas are a
- * copy-on-write list grown under a lock, pending blocks a lock-free queue. Calls that reach the
+ * <p><b>Threads.</b> Allocation and release are thread-safe: the buddies are, the cache is striped
+ * by thread, arenas are a copy-on-write list grown under a lock, pending blocks a lock-free queue.
+ * A cache hit and a cached release touch no counter shared by all threads; the high-water mark is
+ * kept on the buddy path (it counts what the pool took from its arenas, cached blocks included). Calls that reach the
  * driver make the pool's device current on the calling thread first.
  */
 public final class DeviceMemoryPool implements AutoCloseable {
@@ -61,7 +64,8 @@ public final class DeviceMemoryPool implements AutoCloseable {
     private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
     private final AtomicLong pendingBytes = new AtomicLong();
     private final AtomicLong reserved = new AtomicLong();
-    private final AtomicLong inUse = new AtomicLong();
+    /** Bytes taken from the arenas' buddies (cached blocks included); changed only on cache misses. */
+    private final AtomicLong taken = new AtomicLong();
     private final AtomicLong highWater = new AtomicLong();
     private final LongAdder failures = new LongAdder();
     private final FreeBlockCache cache;
@@ -88,7 +92,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
         this.settings = settings;
         this.events = new EventPool(api);
         this.cache = new FreeBlockCache(Long.numberOfTrailingZeros(settings.arenaBytes() / settings.minimumBlock()),
-                Math.max(settings.minimumBlock(), settings.arenaBytes() / 16));
+                Math.max(settings.minimumBlock(), settings.arenaBytes() / 16), settings.arenaBytes());
         long initial = settings.initialBytes();
         while (reserved.get() < initial) {
             addArena(Math.min(settings.arenaBytes(), Long.highestOneBit(initial - reserved.get())));
@@ -143,7 +147,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
         if (b == null && reclaim(false)) {
             b = fromArenas(bytes);
         }
-        if (b == null && cache.drainTo() > 0) {
+        if (b == null && drainCache()) {
             b = fromArenas(bytes);
         }
         if (b == null) {
@@ -173,7 +177,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
         long min = settings.minimumBlock();
         int order = bytes <= min ? 0 : 64 - Long.numberOfLeadingZeros((bytes - 1) / min);
         FreeBlockCache.Entry e = cache.take(order);
-        return e == null ? null : handOut(e.block(), e.arenaBase(), bytes);
+        return e == null ? null : new DeviceBuffer(this, e.block(), e.arenaBase(), bytes);
     }
 
     private @Nullable DeviceBuffer fromArenas(long bytes) {
@@ -186,13 +190,20 @@ public final class DeviceMemoryPool implements AutoCloseable {
         return null;
     }
 
+    /** A block just taken from a buddy: counted towards the high-water mark, then handed out. */
     private DeviceBuffer handOut(MemoryBlock block, long arenaBase, long bytes) {
-        long u = inUse.addAndGet(block.size());
+        long u = taken.addAndGet(block.size());
         long h;
         while (u > (h = highWater.get()) && !highWater.compareAndSet(h, u)) {
             Thread.onSpinWait();
         }
         return new DeviceBuffer(this, block, arenaBase, bytes);
+    }
+
+    private boolean drainCache() {
+        long bytes = cache.drainTo();
+        taken.addAndGet(-bytes);
+        return bytes > 0;
     }
 
     private @Nullable DeviceBuffer fromNewArena(long bytes) {
@@ -238,7 +249,6 @@ public final class DeviceMemoryPool implements AutoCloseable {
             return;
         }
         if (poisoned != null || closed) {
-            inUse.addAndGet(-buffer.block().size());
             return; // a poisoned pool's memory is never reused
         }
         if (stream == null) {
@@ -253,8 +263,8 @@ public final class DeviceMemoryPool implements AutoCloseable {
     }
 
     private void giveBack(DeviceBuffer buffer) {
-        inUse.addAndGet(-buffer.block().size());
         if (!cache.offer(buffer.block(), buffer.arenaBase())) {
+            taken.addAndGet(-buffer.block().size());
             buffer.block().allocator().free(buffer.block());
         }
     }
@@ -351,7 +361,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
             closed = true;
             if (poisoned == null) {
                 api.makeCurrent(device);
-                cache.drainTo();
+                drainCache();
                 for (Pending p; (p = pending.poll()) != null; ) {
                     api.synchronize(p.event());
                     events.recycle(p.event());
@@ -363,7 +373,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
             }
             pending.clear();
             pendingBytes.set(0);
-            inUse.set(0);
+            taken.set(0);
             arenas.clear();
             reserved.set(0);
         }

@@ -13,7 +13,8 @@ import java.util.Locale;
  * @param pendingFree bytes freed but not yet reusable (their stream's work has not completed)
  * @param cachedFree bytes free and kept by size for immediate reuse (part of {@link #free()})
  * @param largestFreeBlock the largest block that can be allocated now without growing
- * @param highWaterMark the most bytes ever in allocated blocks at once
+ * @param highWaterMark the most bytes ever in allocated blocks at once (for a pool: taken from its
+ *     arenas, blocks kept in its cache included)
  * @param liveBlocks blocks allocated and not yet freed
  * @param allocations successful allocations so far
  * @param failures allocations refused for lack of memory

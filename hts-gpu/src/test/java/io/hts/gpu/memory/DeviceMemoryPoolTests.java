@@ -123,6 +123,49 @@ class DeviceMemoryPoolTests {
         }
     }
 
+    /** Eight threads through the striped cache and the buddies: no address is ever handed out twice at once. */
+    @Test
+    void eightThreadsNeverHoldTheSameMemory() throws Exception {
+        try (DeviceMemoryPool pool = pool(16 * MIB, 16 * MIB)) {
+            java.util.Set<Long> live = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(8);
+            List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                int seed = t;
+                done.add(threads.submit(() -> {
+                    java.util.Random random = new java.util.Random(seed);
+                    List<DeviceBuffer> mine = new ArrayList<>();
+                    for (int op = 0; op < 20_000; op++) {
+                        if (!mine.isEmpty() && (random.nextBoolean() || mine.size() > 8)) {
+                            DeviceBuffer b = mine.remove(random.nextInt(mine.size()));
+                            assertThat(live.remove(b.address())).isTrue();
+                            b.close();
+                        }
+                        else {
+                            DeviceBuffer b = pool.allocate(256L << random.nextInt(8));
+                            assertThat(live.add(b.address())).as("address handed out twice").isTrue();
+                            mine.add(b);
+                        }
+                    }
+                    mine.forEach(b -> {
+                        live.remove(b.address());
+                        b.close();
+                    });
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : done) {
+                f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            threads.shutdown();
+            MemoryStatistics s = pool.statistics();
+            assertThat(s.used()).isZero();
+            assertThat(s.liveBlocks()).isZero();
+            assertThat(s.failures()).isZero();
+            assertThat(s.free()).isEqualTo(16 * MIB);
+        }
+    }
+
     @Test
     void aPoisonedPoolRefusesAllocationsWithTheErrorsName() {
         DeviceMemoryPool pool = pool(4 * MIB, 4 * MIB);
