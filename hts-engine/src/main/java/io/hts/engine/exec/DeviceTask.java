@@ -1,5 +1,7 @@
 package io.hts.engine.exec;
 
+import java.util.List;
+
 import io.hts.engine.graph.GpuBody;
 import io.hts.engine.graph.TaskContext;
 import org.jspecify.annotations.Nullable;
@@ -48,6 +50,27 @@ public interface DeviceTask {
      * @return whether the backend should run the body
      */
     boolean start(int lane);
+
+    /**
+     * The device tasks of the same run whose device work this one must follow: non-empty only for a
+     * task the scheduler dispatched before its GPU predecessors completed (they were enqueued on
+     * this backend). The backend orders this task's work after theirs on the device (an event
+     * waited on by its stream) and reports this task's completion only after theirs.
+     */
+    default List<DeviceTask> awaitOnDevice() {
+        return List.of();
+    }
+
+    /**
+     * Reports that the body has returned and its work is enqueued on the device, not yet
+     * completed; {@code result} is what the body returned. The scheduler may then dispatch
+     * successors that depend only on enqueued device work (see {@link #awaitOnDevice()}). A backend
+     * that never calls it gets every task only after its predecessors completed.
+     *
+     * @param result the body's result
+     */
+    default void enqueued(@Nullable Object result) {
+    }
 
     /**
      * Hands a task that has not started back to the scheduler to run on the CPU instead, when it

@@ -30,6 +30,13 @@ final class ExecutionPlan {
     static final int RESOURCES = 8;
     static final int TIMED = 16;
     static final int RETRY = 32;
+    /**
+     * A GPU-only task without retries, time limit or resources whose predecessors are all GPU-only
+     * tasks without retries or time limits (so a predecessor's failure is final and a time-out
+     * still fails fast): it may be enqueued on the device as soon as they are enqueued,
+     * ordered after their work by events, before they complete (see {@link GraphRun}).
+     */
+    static final int CHAINED = 64;
 
     final CompiledGraph graph;
     final byte[] flags;
@@ -40,6 +47,7 @@ final class ExecutionPlan {
     private final ResourceDemand @Nullable [] cpuDemands;
     final CostModel.@Nullable Cell @Nullable [] costCells;
     final boolean anyRetry;
+    final boolean anyChained;
 
     ExecutionPlan(CompiledGraph graph, FaultTolerance faults, ResourceLimiter limiter, CostModel costs,
             boolean gpuBackend) {
@@ -134,6 +142,26 @@ final class ExecutionPlan {
         this.cpuDemands = cd;
         this.costCells = cells;
         this.anyRetry = r != null;
+        boolean chained = false;
+        for (int i = 0; i < n && gpuBackend; i++) {
+            if (!gpuOnly(i) || has(i, TIMED | RESOURCES) || retry(i) != null || graph.inDegree(i) == 0) {
+                continue;
+            }
+            boolean all = true;
+            for (int k = graph.predecessorStart(i), stop = graph.predecessorEnd(i); k < stop && all; k++) {
+                int p = graph.predecessor(k);
+                all = gpuOnly(p) && retry(p) == null && !has(p, TIMED);
+            }
+            if (all) {
+                flags[i] |= CHAINED;
+                chained = true;
+            }
+        }
+        this.anyChained = chained;
+    }
+
+    private boolean gpuOnly(int i) {
+        return (flags[i] & (CPU | GPU)) == GPU;
     }
 
     boolean has(int i, int flag) {

@@ -24,6 +24,7 @@ import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.timelimiter.TimeLimiter;
 import io.hts.engine.exec.BatchedCount;
 import io.hts.engine.exec.DeviceBackend;
+import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.exec.PoolTask;
 import io.hts.engine.exec.ResourceDemand;
 import io.hts.engine.exec.ResourceLimiter;
@@ -79,6 +80,10 @@ public final class GraphRun {
     private final int @Nullable [] attempts;
     private final boolean clock;
     private final AtomicInteger pending;
+    /** Per chained task (by slot), its predecessors whose work is not yet enqueued on the device. */
+    private final @Nullable AtomicIntegerArray notEnqueued;
+    /** Per task (by slot), its device attempt once enqueued, for chained successors to follow. */
+    private final @Nullable TaskExecution @Nullable [] onDevice;
     /** Per task (by slot), its successors that have not succeeded yet; only for graphs with GPU bodies. */
     private final @Nullable AtomicIntegerArray consumersLeft;
     private final ConcurrentLinkedQueue<TaskFailure> failures = new ConcurrentLinkedQueue<>();
@@ -121,6 +126,20 @@ public final class GraphRun {
         this.attempts = plan.anyRetry ? new int[slots] : null;
         this.clock = profiling || plan.costCells != null;
         this.pending = new AtomicInteger(n);
+        if (plan.anyChained) {
+            AtomicIntegerArray waiting = new AtomicIntegerArray(slots);
+            for (int i = 0; i < n; i++) {
+                if (plan.has(i, ExecutionPlan.CHAINED)) {
+                    waiting.set(graph.slot(i), graph.inDegree(i));
+                }
+            }
+            this.notEnqueued = waiting;
+            this.onDevice = new TaskExecution[slots];
+        }
+        else {
+            this.notEnqueued = null;
+            this.onDevice = null;
+        }
         if (graph.hasGpuBodies()) {
             AtomicIntegerArray left = new AtomicIntegerArray(slots);
             for (int i = 0; i < n; i++) {
@@ -811,6 +830,7 @@ public final class GraphRun {
             results[graph.slot(i)] = new Outcome(error);
             deps.set(i, TaskState.CANCELLED);
             anyCancelled = true;
+            cancelChained(i, error);
             publish(EventType.TASK_CANCELLED, i, e.device, e.lane, e.attempt, error, null, null);
             if (hasWatchers) {
                 completeWatcherIfDone(i);
@@ -823,6 +843,7 @@ public final class GraphRun {
             stopping = true; // from this moment nothing new starts, before anyone hears of the failure
         }
         deps.set(i, TaskState.FAILED);
+        cancelChained(i, error);
         failures.add(new TaskFailure(graph.name(i), i, error, e.attempt));
         publish(EventType.TASK_FAILED, i, e.device, e.lane, e.attempt, error, null, null);
         if (hasWatchers) {
@@ -899,6 +920,58 @@ public final class GraphRun {
             publish(EventType.TASK_STARTED, i, e.device, lane, e.attempt, null, null, null);
         }
         return true;
+    }
+
+    /**
+     * A device attempt's work is enqueued (its body returned): a chained successor whose
+     * predecessors are now all enqueued or done is dispatched at once, to follow their work on the
+     * device. Runs on the backend's thread, before the attempt can complete.
+     */
+    void enqueuedOnDevice(TaskExecution e, @Nullable Object result) {
+        AtomicIntegerArray waiting = notEnqueued;
+        TaskExecution[] attempts = onDevice;
+        if (waiting == null || attempts == null || stopping) {
+            return;
+        }
+        int i = e.index;
+        results[graph.slot(i)] = result; // chained successors read it before this task completes
+        attempts[graph.slot(i)] = e;
+        for (int k = graph.successorStart(i), stop = graph.successorEnd(i); k < stop; k++) {
+            int s = graph.successor(k);
+            if (!plan.has(s, ExecutionPlan.CHAINED) || waiting.decrementAndGet(graph.slot(s)) != 0
+                    || !deps.transition(s, TaskState.CREATED, TaskState.READY)) {
+                continue;
+            }
+            List<DeviceTask> follow = new ArrayList<>();
+            for (int q = graph.predecessorStart(s), end = graph.predecessorEnd(s); q < end; q++) {
+                int p = graph.predecessor(q);
+                TaskExecution a = attempts[graph.slot(p)];
+                if (a != null && !deps.is(p, TaskState.SUCCEEDED)) {
+                    follow.add(a);
+                }
+            }
+            if (bus.wantsRoutine()) {
+                publish(EventType.TASK_READY, s, Device.GPU, -1, 1, null, null,
+                        "dispatched to follow the device work of " + follow.size() + " predecessor(s)");
+            }
+            TaskExecution next = new TaskExecution(this, s, 1);
+            next.awaitOnDevice = List.copyOf(follow);
+            route(next, Device.GPU);
+        }
+    }
+
+    /** A task failed or was cancelled: chained successors already dispatched on its work are cancelled too. */
+    private void cancelChained(int i, Throwable cause) {
+        if (notEnqueued == null) {
+            return;
+        }
+        for (int k = graph.successorStart(i), stop = graph.successorEnd(i); k < stop; k++) {
+            int s = graph.successor(k);
+            if (plan.has(s, ExecutionPlan.CHAINED) && (deps.is(s, TaskState.READY) || deps.is(s, TaskState.RUNNING))) {
+                cancelTask(s, new TaskCancelledException("cancelled because task '" + graph.name(i)
+                        + "', whose device work it followed, did not succeed", cause));
+            }
+        }
     }
 
     /** A device backend gives a queued attempt back: it runs on the CPU when the task has a CPU body. */

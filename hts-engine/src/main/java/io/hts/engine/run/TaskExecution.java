@@ -64,6 +64,8 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
     final int attempt;
     Device device = Device.CPU;
     int lane = -1;
+    /** Device attempts of predecessors still in flight that this early-dispatched attempt must follow. */
+    List<DeviceTask> awaitOnDevice = List.of();
     /** The resources this attempt holds, released when it ends (or its abandoned body returns). */
     @Nullable ResourceDemand held;
     long startNanos;
@@ -227,6 +229,16 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
     @Override
     public boolean start(int deviceLane) {
         return run.startOnDevice(this, deviceLane);
+    }
+
+    @Override
+    public List<DeviceTask> awaitOnDevice() {
+        return awaitOnDevice;
+    }
+
+    @Override
+    public void enqueued(@Nullable Object result) {
+        run.enqueuedOnDevice(this, result);
     }
 
     @Override

@@ -65,6 +65,12 @@ import org.slf4j.LoggerFactory;
  * thread, a {@code cuLaunchHostFunc} callback 27 µs; polling needs no thread per task and lets
  * the same thread launch meanwhile.)
  *
+ * <p><b>Device-ordered successors.</b> Once a task's work is enqueued the backend tells the
+ * scheduler ({@code DeviceTask.enqueued}); a GPU-only successor whose predecessors are all GPU
+ * tasks already enqueued is then dispatched at once, and its stream waits on their completion
+ * events on the device, so a chain of dependent GPU tasks keeps the GPU busy the way one stream of
+ * calls does; it completes only after them.
+ *
  * <p><b>Time limits</b> are the engine's (Resilience4j's {@code TimeLimiter}): a task past its
  * deadline fails and its descendants are cancelled, but its stream, its scratch memory and its
  * staging memory stay held until its device work has really completed, when the late completion
@@ -103,6 +109,8 @@ public final class GpuBackend implements DeviceBackend {
     /** Enqueued after each task's work: wakes a sleeping launcher when the work has completed. */
     private final Runnable wakeLauncher;
     private final List<InFlight> inFlight = new ArrayList<>();
+    /** The completion event of each task in flight, for tasks dispatched to follow it; launcher thread only. */
+    private final java.util.Map<DeviceTask, CudaApi.Event> inFlightEvents = new java.util.IdentityHashMap<>();
     private volatile DeviceHealth health;
     private volatile String detail;
     private volatile boolean closing;
@@ -474,6 +482,12 @@ public final class GpuBackend implements DeviceBackend {
         Object result = null;
         Throwable error = null;
         try {
+            for (DeviceTask predecessor : task.awaitOnDevice()) {
+                CudaApi.Event done = inFlightEvents.get(predecessor);
+                if (done != null) {
+                    api.wait(lease.stream(), done); // on the device: the host does not block
+                }
+            }
             result = task.gpuBody().run(ctx);
         }
         catch (Throwable ex) {
@@ -502,6 +516,10 @@ public final class GpuBackend implements DeviceBackend {
         if (sticky != null) {
             deviceDown(sticky, "task '" + task.taskName() + "'");
         }
+        else if (error == null && event != null) {
+            inFlightEvents.put(task, event);
+            task.enqueued(result); // the scheduler may now dispatch successors that follow this work
+        }
     }
 
     private boolean pollInFlight() {
@@ -518,7 +536,8 @@ public final class GpuBackend implements DeviceBackend {
             }
             else {
                 try {
-                    done = f.event == null || api.isComplete(f.event);
+                    // a task that follows others on the device completes after them, never before
+                    done = (f.event == null || api.isComplete(f.event)) && predecessorsDone(f.task);
                 }
                 catch (CudaException ex) {
                     done = true;
@@ -537,7 +556,17 @@ public final class GpuBackend implements DeviceBackend {
         return any;
     }
 
+    private boolean predecessorsDone(DeviceTask task) {
+        for (DeviceTask p : task.awaitOnDevice()) {
+            if (inFlightEvents.containsKey(p)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private void finish(InFlight f) {
+        inFlightEvents.remove(f.task);
         boolean usable = health != DeviceHealth.DOWN;
         Throwable error = f.error;
         if (usable) {

@@ -122,6 +122,98 @@ class GpuBackendTests {
         }
     }
 
+    /** A chain of GPU tasks: each buffer doubled by the next task, which reads the previous result in place. */
+    private static TaskGraph doublingChain(int length, Task<?>[] last, Duration firstTimeout) {
+        TaskGraph g = TaskGraph.named("doubling");
+        io.hts.engine.graph.TaskBuilder first = g.task("start");
+        if (firstTimeout != null) {
+            first.timeout(firstTimeout);
+        }
+        Task<DeviceBuffer> previous = first.gpu(ctx -> {
+            GpuContext c = ctx.unwrap(GpuContext.class);
+            DeviceBuffer b = c.allocate(4);
+            c.kernels().fill(1, 1f, b);
+            return b;
+        });
+        for (int i = 1; i < length; i++) {
+            Task<DeviceBuffer> p = previous;
+            previous = g.task("double" + i).after(p).gpu(ctx -> {
+                DeviceBuffer b = ctx.input(p);
+                ctx.unwrap(GpuContext.class).kernels().scale(1, 2f, b);
+                return b;
+            });
+        }
+        Task<DeviceBuffer> end = previous;
+        last[0] = g.task("read").after(end).gpu(ctx -> {
+            GpuContext c = ctx.unwrap(GpuContext.class);
+            return c.download(ctx.input(end), new float[1]);
+        });
+        return g;
+    }
+
+    /**
+     * Dependent GPU tasks are enqueued as soon as their predecessors' work is enqueued, ordered on
+     * the device, so several are in flight at once; the result is the one stream order gives.
+     */
+    @Test
+    void aChainOfGpuTasksIsEnqueuedAheadAndOrderedOnTheDevice() {
+        cuda.autoRun(false);
+        GpuBackend gpu = backend(4);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
+            Task<?>[] read = new Task<?>[1];
+            GraphRun run;
+            try {
+                run = s.submit(doublingChain(11, read, null));
+                await().atMost(Duration.ofSeconds(5)).until(() -> gpu.status().running() == 4);
+                assertThat(gpu.status().queued()).as("the rest wait for a stream, already dispatched").isPositive();
+                assertThat(run.states().values()).doesNotContain(TaskState.SUCCEEDED);
+            }
+            finally {
+                cuda.autoRun(true);
+            }
+            await().atMost(Duration.ofSeconds(5)).until(run::isDone);
+            assertThat((float[]) run.result(read[0])).containsExactly(1024f);
+            assertThat(run.states().values()).containsOnly(TaskState.SUCCEEDED);
+        }
+    }
+
+    /** When a task whose work others follow fails on the device, none of the tasks following it succeeds. */
+    @Test
+    void whenAFollowedTaskFailsOnTheDeviceNoTaskFollowingItSucceeds() {
+        GpuBackend gpu = backend(4);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
+            cuda.failKernelAtCompletion("hts_scale_f32", 700);
+            Task<?>[] read = new Task<?>[1];
+            GraphRun run = s.submit(doublingChain(5, read, null));
+            // the sticky error poisons the context: whatever was in flight fails, the rest is cancelled
+            assertThatThrownBy(() -> run.await(Duration.ofSeconds(10))).isInstanceOf(GraphRunException.class)
+                    .rootCause().hasMessageContaining("CUDA_ERROR_ILLEGAL_ADDRESS");
+            assertThat(run.states().values()).allSatisfy(state -> assertThat(state).isIn(TaskState.FAILED,
+                    TaskState.CANCELLED));
+        }
+    }
+
+    /** A time limit on a task keeps its successors from being enqueued ahead: its time-out still fails fast. */
+    @Test
+    void aTimedTaskIsNotFollowedAheadSoItsTimeOutFailsTheRunAtOnce() {
+        cuda.autoRun(false);
+        GpuBackend gpu = backend(4);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
+            Task<?>[] read = new Task<?>[1];
+            try {
+                GraphRun run = s.submit(doublingChain(3, read, Duration.ofMillis(100)));
+                assertThatThrownBy(() -> run.await(Duration.ofSeconds(10))).isInstanceOf(GraphRunException.class)
+                        .hasRootCauseInstanceOf(TimeoutException.class);
+                assertThat(gpu.status().running()).as("only the timed task was on the device").isOne();
+                assertThat(run.states()).containsEntry("start", TaskState.FAILED)
+                        .containsEntry("double1", TaskState.CANCELLED).containsEntry("read", TaskState.CANCELLED);
+            }
+            finally {
+                cuda.autoRun(true);
+            }
+        }
+    }
+
     /** A task completes when its device work has completed, not when its body returned. */
     @Test
     void aTaskCompletesOnlyWhenItsDeviceWorkHasCompleted() throws Exception {
