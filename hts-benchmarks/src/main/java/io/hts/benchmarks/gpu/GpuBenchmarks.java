@@ -333,6 +333,18 @@ public final class GpuBenchmarks {
                     hostNanos[0] = System.nanoTime() - h0;
                     return null;
                 });
+                // the same batch in an HTS body, but through the benchmark's own cuBLAS handle bound to
+                // the task's stream: tells the backend's handle from its stream and thread
+                TaskGraph foreign = TaskGraph.named("gemm-foreign-handle-" + p);
+                foreign.task("gemm-foreign-handle-" + p).gpu(ctx -> {
+                    GpuContext gc = ctx.unwrap(GpuContext.class);
+                    JCublas2.cublasSetStream(handle, new cudaStream_t(JCudaApi.handle(gc.stream())));
+                    for (int i = 0; i < chain; i++) {
+                        directGemm(handle, p, n, a, b, c);
+                    }
+                    JCublas2.cublasSetStream(handle, new cudaStream_t(stream));
+                    return null;
+                });
                 TaskGraph one = TaskGraph.named("gemm-one-" + p);
                 one.task("gemm-one-" + p).gpu(ctx -> {
                     ctx.unwrap(GpuContext.class).blas().gemm(p, n, n, n, 1f, a, b, 0f, c);
@@ -370,9 +382,15 @@ public final class GpuBenchmarks {
                                     f("%.3f ms / %.1f µs", busy / tasks.size() / 1e6, gaps / Math.max(1, tasks.size() - 1) / 1e3),
                                     f("direct %.3f ms", d / 1e6), "");
                             polledDirect(handle, stream, p, n, a, b, c, chain, d);
+                            long f0 = System.nanoTime();
+                            s.execute(foreign);
+                            double foreignHandle = (double) (System.nanoTime() - f0) / chain;
                             long b0 = System.nanoTime();
                             s.execute(batch);
                             double batched = (double) (System.nanoTime() - b0) / chain;
+                            row(f("diagnosis %s: one HTS task enqueuing all %d GEMMs through the benchmark's own handle"
+                                    + " on the task's stream", p, chain), f("%.3f ms a GEMM", foreignHandle / 1e6),
+                                    f("backend's handle %.3f ms", batched / 1e6), "");
                             long d0 = System.nanoTime();
                             for (int i = 0; i < chain; i++) {
                                 directGemm(handle, p, n, a, b, c);
