@@ -8,7 +8,7 @@ package io.hts.engine.graph;
  * device buffers return to their pool without user code. The result of a task nothing depends on
  * is the caller's: read it with {@code run.result(task)} and release it. A result read by a task
  * whose time limit passed while its body still runs is not released by the run (the body may
- * still use it).
+ * still use it); the result a timed-out body returns late is released when it returns.
  */
 public interface Releasable {
 

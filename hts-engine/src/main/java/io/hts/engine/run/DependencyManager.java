@@ -69,6 +69,9 @@ final class DependencyManager {
         while (true) {
             int v = (int) INT_ARRAY.getVolatile(words, p);
             int count = v & COUNT_MASK;
+            if (count == 0) {
+                return false; // already ended with its count cleared (a device-ordered task): nothing to count
+            }
             boolean last = count == 1 && (v >>> COUNT_BITS) == CREATED;
             int next = last ? word(READY, 0) : v - 1;
             if (INT_ARRAY.compareAndSet(words, p, v, next)) {

@@ -692,6 +692,9 @@ public final class GraphRun {
         CompletableFuture<Object> limit = e.attemptFuture;
         if (limit != null) {
             if (!e.claimCompletion()) {
+                if (result instanceof Releasable r) {
+                    r.release(); // the timed-out attempt's result reaches nobody
+                }
                 abandonedReturned(e, error);
                 return null;
             }

@@ -65,6 +65,23 @@ class ReleasableResultTests {
     }
 
     @Test
+    void theResultOfATimedOutAttemptIsReleasedWhenItsBodyReturns() throws Exception {
+        java.util.concurrent.CountDownLatch timedOut = new java.util.concurrent.CountDownLatch(1);
+        Resource late = new Resource();
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(new FakeGpuBackend(1)).build()) {
+            TaskGraph g = TaskGraph.named("late");
+            g.task("slow").timeout(java.time.Duration.ofMillis(50)).gpu(ctx -> {
+                timedOut.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                return late;
+            });
+            GraphRun run = s.submit(g);
+            assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
+            timedOut.countDown();
+            org.awaitility.Awaitility.await().until(() -> late.releases.get() == 1);
+        }
+    }
+
+    @Test
     void graphsWithoutGpuBodiesLeaveResultsAlone() {
         try (Scheduler s = Scheduler.builder().threads(2).build()) {
             TaskGraph g = TaskGraph.named("cpu-only");

@@ -23,6 +23,7 @@ import io.hts.gpu.cuda.CudaException;
 import io.hts.gpu.cuda.DeviceInfo;
 import io.hts.gpu.cuda.GpuDiscovery;
 import io.hts.gpu.kernel.KernelCache;
+import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.memory.DeviceMemoryPool;
 import io.hts.gpu.memory.PinnedStagingPool;
 import io.hts.gpu.stream.StreamLease;
@@ -598,6 +599,9 @@ public final class GpuBackend implements DeviceBackend {
             f.task.complete(f.result);
         }
         else {
+            if (f.result instanceof DeviceBuffer b) {
+                b.close(); // the result of a failed attempt reaches nobody
+            }
             f.task.fail(error);
         }
     }
