@@ -1,0 +1,112 @@
+package io.hts.autoconfigure;
+
+import java.time.Duration;
+
+import io.hts.engine.exec.DeviceBackend;
+import io.hts.engine.fault.FaultTolerance;
+import io.hts.engine.fault.RetrySpec;
+import io.hts.engine.fault.TimeLimitSpec;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.observe.TaskListener;
+import io.hts.engine.policy.SchedulingPolicy;
+import io.hts.engine.run.Scheduler;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+/**
+ * Auto-configuration of the HTS {@link Scheduler} from {@code hts.*}: the scheduling policy (a
+ * user's {@link SchedulingPolicy} bean wins), the work-stealing pool (never exposed as an
+ * {@code Executor} bean, so Spring Boot's own task executor stays), default retries and time
+ * limits, the profiler and the event buffer; the application's {@link TaskGraph} beans are
+ * registered by name and its {@link TaskListener} beans subscribed; a GPU {@link DeviceBackend}
+ * bean, when there is one, becomes the scheduler's GPU backend. Graceful shutdown through
+ * {@link HtsSchedulerLifecycle}.
+ */
+@AutoConfiguration
+@EnableConfigurationProperties(HtsProperties.class)
+public final class HtsAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    SchedulingPolicy htsSchedulingPolicy(HtsProperties properties) {
+        return properties.getScheduler().getPolicy().create();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    Scheduler htsScheduler(HtsProperties properties, SchedulingPolicy policy, ObjectProvider<TaskListener> listeners,
+            ObjectProvider<DeviceBackend> gpu) {
+        HtsProperties.Executor executor = properties.getExecutor();
+        HtsProperties.Tasks tasks = properties.getTasks();
+        HtsProperties.Profiling profiling = properties.getProfiling();
+        Integer threads = executor.getThreads();
+        if (threads != null && threads < 1) {
+            throw new InvalidHtsPropertyException("hts.executor.threads", threads,
+                    "an integer of at least 1 (unset: the number of available processors)");
+        }
+        if (tasks.getDefaultRetries() < 0) {
+            throw new InvalidHtsPropertyException("hts.tasks.default-retries", tasks.getDefaultRetries(),
+                    "an integer of 0 or more");
+        }
+        Duration timeout = tasks.getDefaultTimeout();
+        if (timeout != null && timeout.compareTo(TimeLimitSpec.MINIMUM) < 0) {
+            throw new InvalidHtsPropertyException("hts.tasks.default-timeout", timeout,
+                    "a duration of at least " + TimeLimitSpec.MINIMUM.toMillis() + "ms, or unset for none");
+        }
+        if (profiling.getRetainedRuns() < 0) {
+            throw new InvalidHtsPropertyException("hts.profiling.retained-runs", profiling.getRetainedRuns(),
+                    "an integer of 0 or more");
+        }
+        if (properties.getEvents().getBufferSize() < 0) {
+            throw new InvalidHtsPropertyException("hts.events.buffer-size", properties.getEvents().getBufferSize(),
+                    "an integer of 0 or more");
+        }
+        FaultTolerance.Builder faults = FaultTolerance.builder()
+                .defaultRetry(tasks.getDefaultRetries() == 0 ? RetrySpec.none()
+                        : RetrySpec.retries(tasks.getDefaultRetries(), tasks.getDefaultBackoff()))
+                .defaultTimeLimit(timeout == null ? TimeLimitSpec.none() : TimeLimitSpec.of(timeout));
+        Scheduler.Builder builder = Scheduler.builder()
+                .policy(policy)
+                .failureMode(properties.getScheduler().getFailureMode())
+                .memoryShortage(properties.getScheduler().getMemoryShortage())
+                .stallTimeout(properties.getScheduler().getStallTimeout())
+                .threadNamePrefix(executor.getThreadNamePrefix())
+                .profiling(profiling.isEnabled())
+                .retainedRuns(profiling.getRetainedRuns())
+                .eventBufferSize(properties.getEvents().getBufferSize())
+                .faultTolerance(faults.build())
+                .gpuBackend(gpu.getIfUnique());
+        if (threads != null) {
+            builder.threads(threads);
+        }
+        listeners.orderedStream().forEach(builder::listener);
+        return builder.build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    HtsSchedulerLifecycle htsSchedulerLifecycle(Scheduler scheduler, Environment environment) {
+        Duration phase = Binder.get(environment).bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+                .orElse(Duration.ofSeconds(30));
+        // leave a margin inside the phase for cancelling what is left and for the threads to end
+        Duration drain = phase.compareTo(Duration.ofSeconds(2)) > 0 ? phase.minusSeconds(1) : phase.dividedBy(2);
+        return new HtsSchedulerLifecycle(scheduler, drain);
+    }
+
+    @Bean
+    static SmartInitializingSingleton htsGraphRegistrar(ObjectProvider<Scheduler> scheduler,
+            ObjectProvider<TaskGraph> graphs) {
+        return () -> {
+            Scheduler s = scheduler.getIfAvailable();
+            if (s != null) {
+                graphs.orderedStream().forEach(s::register);
+            }
+        };
+    }
+}
