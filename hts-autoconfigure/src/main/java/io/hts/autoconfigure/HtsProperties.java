@@ -7,6 +7,7 @@ import io.hts.engine.run.FailureMode;
 import io.hts.engine.run.MemoryShortage;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 
 /**
  * Configuration of HTS, under {@code hts.*}.
@@ -23,6 +24,8 @@ public class HtsProperties {
     private final Profiling profiling = new Profiling();
 
     private final Events events = new Events();
+
+    private final Gpu gpu = new Gpu();
 
     public Scheduler getScheduler() {
         return this.scheduler;
@@ -42,6 +45,111 @@ public class HtsProperties {
 
     public Events getEvents() {
         return this.events;
+    }
+
+    public Gpu getGpu() {
+        return this.gpu;
+    }
+
+    /** Whether HTS uses a GPU. */
+    public enum GpuEnablement {
+        /** When hts-gpu is on the class path and a usable device is found; otherwise CPU only. */
+        AUTO,
+        /** Always: start-up fails, saying why, when no usable device is found. */
+        TRUE,
+        /** Never: everything runs on the CPU. */
+        FALSE
+    }
+
+    /** The GPU backend (module hts-gpu). */
+    public static class Gpu {
+
+        /** Whether to use a GPU: auto, true (required) or false. */
+        private GpuEnablement enabled = GpuEnablement.AUTO;
+
+        /** CUDA streams per device: how many GPU tasks run at once on it. */
+        private int streamsPerDevice = 4;
+
+        /** Whether the launcher spins while device work is in flight (one core per busy device). */
+        private boolean spinWhileBusy;
+
+        private final MemoryPool memoryPool = new MemoryPool();
+
+        public GpuEnablement getEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(GpuEnablement enabled) {
+            this.enabled = enabled;
+        }
+
+        public int getStreamsPerDevice() {
+            return this.streamsPerDevice;
+        }
+
+        public void setStreamsPerDevice(int streamsPerDevice) {
+            this.streamsPerDevice = streamsPerDevice;
+        }
+
+        public boolean isSpinWhileBusy() {
+            return this.spinWhileBusy;
+        }
+
+        public void setSpinWhileBusy(boolean spinWhileBusy) {
+            this.spinWhileBusy = spinWhileBusy;
+        }
+
+        public MemoryPool getMemoryPool() {
+            return this.memoryPool;
+        }
+    }
+
+    /** The device memory pool (buddy allocator over arenas from cuMemAlloc). */
+    public static class MemoryPool {
+
+        /** Device memory reserved at start-up. */
+        private DataSize initial = DataSize.ofMegabytes(256);
+
+        /** The most device memory the pool may reserve. Unset: 90 % of the device's memory. */
+        private @Nullable DataSize maximum;
+
+        /** Size of each arena added as the pool grows: a power of two. */
+        private DataSize arenaSize = DataSize.ofMegabytes(256);
+
+        /** Smallest block: a power of two of at least 256 bytes. */
+        private DataSize minimumBlock = DataSize.ofBytes(256);
+
+        public DataSize getInitial() {
+            return this.initial;
+        }
+
+        public void setInitial(DataSize initial) {
+            this.initial = initial;
+        }
+
+        public @Nullable DataSize getMaximum() {
+            return this.maximum;
+        }
+
+        public void setMaximum(@Nullable DataSize maximum) {
+            this.maximum = maximum;
+        }
+
+        public DataSize getArenaSize() {
+            return this.arenaSize;
+        }
+
+        public void setArenaSize(DataSize arenaSize) {
+            this.arenaSize = arenaSize;
+        }
+
+        public DataSize getMinimumBlock() {
+            return this.minimumBlock;
+        }
+
+        public void setMinimumBlock(DataSize minimumBlock) {
+            this.minimumBlock = minimumBlock;
+        }
     }
 
     /** How ready tasks are placed and what a run does on failure. */

@@ -26,6 +26,7 @@ class HtsPropertiesMetadataTests {
         }
         assertThat(names).contains("hts.scheduler.policy", "hts.scheduler.failure-mode", "hts.executor.threads",
                 "hts.tasks.default-timeout", "hts.tasks.default-retries", "hts.profiling.enabled",
-                "hts.profiling.retained-runs", "hts.events.buffer-size");
+                "hts.profiling.retained-runs", "hts.events.buffer-size", "hts.gpu.enabled", "hts.gpu.streams-per-device",
+                "hts.gpu.memory-pool.initial", "hts.gpu.memory-pool.maximum", "hts.gpu.memory-pool.minimum-block");
     }
 }

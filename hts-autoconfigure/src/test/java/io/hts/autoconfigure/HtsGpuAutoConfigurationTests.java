@@ -1,0 +1,107 @@
+package io.hts.autoconfigure;
+
+import io.hts.engine.exec.DeviceBackend;
+import io.hts.engine.exec.DeviceTask;
+import io.hts.engine.graph.Device;
+import io.hts.engine.policy.DeviceHealth;
+import io.hts.engine.policy.DeviceStatus;
+import io.hts.engine.run.Scheduler;
+import io.hts.gpu.exec.GpuBackend;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class HtsGpuAutoConfigurationTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(HtsGpuAutoConfiguration.class, HtsAutoConfiguration.class));
+
+    private static boolean gpuHere() {
+        return OnUsableGpuCondition.discovery().available();
+    }
+
+    @Test
+    void withoutHtsGpuOnTheClassPathEverythingRunsOnTheCpu() {
+        runner.withClassLoader(new FilteredClassLoader(GpuBackend.class)).run(context -> {
+            assertThat(context).hasNotFailed().doesNotHaveBean(DeviceBackend.class);
+            assertThat(context.getBean(Scheduler.class).gpu()).isEmpty();
+        });
+    }
+
+    @Test
+    void disabledMeansNoGpuBackendEvenWhereThereIsAGpu() {
+        runner.withPropertyValues("hts.gpu.enabled=false").run(context -> {
+            assertThat(context).hasNotFailed().doesNotHaveBean(DeviceBackend.class);
+            assertThat(context.getBean(Scheduler.class).gpu()).isEmpty();
+        });
+    }
+
+    @Test
+    void autoUsesAGpuOnlyWhereOneIsFound() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed();
+            if (gpuHere()) {
+                assertThat(context).hasSingleBean(GpuBackend.class);
+                assertThat(context.getBean(Scheduler.class).gpu()).isPresent();
+            }
+            else {
+                assertThat(context).doesNotHaveBean(DeviceBackend.class);
+            }
+        });
+    }
+
+    @Test
+    void requiredButAbsentFailsStartUpSayingWhy() {
+        if (gpuHere()) {
+            return; // this machine has a GPU: nothing is absent
+        }
+        runner.withPropertyValues("hts.gpu.enabled=true").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidHtsPropertyException.class)
+                    .hasMessageContaining("hts.gpu.enabled").hasMessageContaining("without a usable GPU")
+                    .hasMessageContaining(OnUsableGpuCondition.discovery().reason());
+        });
+    }
+
+    @Test
+    void anApplicationsDeviceBackendWins() {
+        runner.withUserConfiguration(OwnBackend.class).withPropertyValues("hts.gpu.enabled=true").run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(DeviceBackend.class).doesNotHaveBean(GpuBackend.class);
+            assertThat(context.getBean(Scheduler.class).gpu()).containsSame(context.getBean(DeviceBackend.class));
+        });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnBackend {
+
+        @Bean
+        DeviceBackend myGpu() {
+            return new DeviceBackend() {
+                @Override
+                public Device device() {
+                    return Device.GPU;
+                }
+
+                @Override
+                public String name() {
+                    return "mine";
+                }
+
+                @Override
+                public DeviceStatus status() {
+                    return new DeviceStatus(Device.GPU, DeviceHealth.UP, 1, 0, 0, 0, 0, "mine");
+                }
+
+                @Override
+                public void dispatch(DeviceTask task) {
+                    task.fail(new UnsupportedOperationException("test backend"));
+                }
+            };
+        }
+    }
+}
