@@ -1,0 +1,77 @@
+package io.hts.autoconfigure.actuate;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.hts.engine.exec.PoolStats;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.policy.DeviceStatus;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.Scheduler;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+
+/**
+ * {@code /actuator/hts}: the scheduler's state, read-only: the policy, the CPU pool (workers,
+ * queues, executed, steals), every device with its health and load, the registered graphs and the
+ * active runs. Exposed, like every Actuator endpoint, only when the application says so
+ * ({@code management.endpoints.web.exposure.include=hts}).
+ */
+@Endpoint(id = "hts", defaultAccess = Access.READ_ONLY)
+public class HtsEndpoint {
+
+    private final Scheduler scheduler;
+
+    /**
+     * Creates the endpoint.
+     *
+     * @param scheduler the scheduler it reports on
+     */
+    public HtsEndpoint(Scheduler scheduler) {
+        this.scheduler = scheduler;
+    }
+
+    /** The scheduler's state now. */
+    @ReadOperation
+    public Map<String, Object> state() {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("policy", scheduler.policy().name());
+        out.put("failureMode", scheduler.defaultFailureMode().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+        PoolStats pool = scheduler.poolStats();
+        Map<String, Object> cpu = new LinkedHashMap<>();
+        cpu.put("workers", pool.parallelism());
+        cpu.put("queued", pool.queued());
+        cpu.put("executed", pool.executed());
+        cpu.put("steals", pool.steals());
+        cpu.put("shutdown", pool.shutdown());
+        out.put("pool", cpu);
+        List<Map<String, Object>> devices = new ArrayList<>();
+        for (DeviceStatus d : scheduler.systemStatus().devices()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("device", d.device().id());
+            m.put("health", d.health().name());
+            m.put("capacity", d.capacity());
+            m.put("queued", d.queued());
+            m.put("running", d.running());
+            m.put("freeMemoryBytes", d.freeMemoryBytes());
+            m.put("detail", d.detail());
+            devices.add(m);
+        }
+        out.put("devices", devices);
+        Map<String, Object> graphs = new LinkedHashMap<>();
+        for (Map.Entry<String, TaskGraph> g : scheduler.registeredGraphs().entrySet()) {
+            graphs.put(g.getKey(), Map.of("tasks", g.getValue().size()));
+        }
+        out.put("graphs", graphs);
+        List<Map<String, Object>> runs = new ArrayList<>();
+        for (GraphRun r : scheduler.activeRuns()) {
+            runs.add(Map.of("id", r.id(), "graph", r.graph().name(), "status", r.status().name(), "pendingTasks",
+                    r.pendingTasks()));
+        }
+        out.put("activeRuns", runs);
+        return out;
+    }
+}

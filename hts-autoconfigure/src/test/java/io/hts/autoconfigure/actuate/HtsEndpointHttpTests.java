@@ -1,0 +1,92 @@
+package io.hts.autoconfigure.actuate;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.run.Scheduler;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The issue's acceptance test: an application with only the auto-configuration, a graph bean and
+ * {@code hts.scheduler.policy=round-robin}, runs the graph and shows it under {@code /actuator/hts},
+ * over real HTTP.
+ */
+class HtsEndpointHttpTests {
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class App {
+
+        @Bean
+        TaskGraph features() {
+            TaskGraph g = TaskGraph.named("features");
+            var load = g.task("load").cpu(ctx -> 21);
+            g.task("double").after(load).cpu(ctx -> ctx.input(load) * 2);
+            return g;
+        }
+    }
+
+    static JsonNode get(int port, String path, int[] status) throws Exception {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        status[0] = response.statusCode();
+        return response.statusCode() == 200 ? JsonMapper.builder().build().readTree(response.body()) : null;
+    }
+
+    @Nested
+    @SpringBootTest(classes = App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+            properties = {"hts.scheduler.policy=round-robin", "management.endpoints.web.exposure.include=hts"})
+    class Exposed {
+
+        @LocalServerPort
+        int port;
+
+        @Autowired
+        Scheduler scheduler;
+
+        @Test
+        void theGraphBeanRunsAndShowsUnderActuatorHts() throws Exception {
+            TaskGraph graph = scheduler.registeredGraphs().get("features");
+            assertThat(scheduler.execute(graph).states().values()).allMatch(s -> s.name().equals("SUCCEEDED"));
+            int[] status = new int[1];
+            JsonNode hts = get(port, "/actuator/hts", status);
+            assertThat(status[0]).isEqualTo(200);
+            assertThat(hts.get("policy").asText()).isEqualTo("round-robin");
+            assertThat(hts.get("graphs").get("features").get("tasks").asInt()).isEqualTo(2);
+            assertThat(hts.get("pool").get("workers").asInt()).isEqualTo(Runtime.getRuntime().availableProcessors());
+            assertThat(hts.get("pool").get("executed").asLong()).isGreaterThanOrEqualTo(2);
+            assertThat(hts.get("devices").get(0).get("device").asText()).isEqualTo("cpu");
+            assertThat(hts.get("activeRuns").isArray()).isTrue();
+        }
+    }
+
+    @Nested
+    @SpringBootTest(classes = App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+    class NotExposed {
+
+        @LocalServerPort
+        int port;
+
+        @Test
+        void theEndpointIsAbsentUnlessExposed() throws Exception {
+            int[] status = new int[1];
+            get(port, "/actuator/hts", status);
+            assertThat(status[0]).isEqualTo(404);
+        }
+    }
+}
