@@ -1,0 +1,121 @@
+package io.hts.autoconfigure.metrics;
+
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+import io.hts.engine.exec.PoolStats;
+import io.hts.engine.graph.Device;
+import io.hts.engine.observe.EventType;
+import io.hts.engine.observe.RunProfile;
+import io.hts.engine.observe.TaskEvent;
+import io.hts.engine.observe.TaskListener;
+import io.hts.engine.observe.TaskTiming;
+import io.hts.engine.policy.DeviceStatus;
+import io.hts.engine.run.Scheduler;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+/**
+ * Micrometer metrics of a {@link Scheduler}:
+ * <ul>
+ *   <li>{@code hts.runs} (timer; tags graph, outcome): makespan of each finished run;
+ *   <li>{@code hts.tasks} (timer; tags device, outcome, policy): duration of each task of a finished
+ *       run, from its profile (so only with profiling on; no per-task-name tags, which would not
+ *       scale with task counts);
+ *   <li>{@code hts.tasks.active} (gauge): busy CPU workers plus running GPU tasks;
+ *   <li>{@code hts.queue.depth} (gauge; tag device): tasks waiting for each device;
+ *   <li>{@code hts.executor.steals}, {@code hts.executor.executed} (function counters) and
+ *       {@code hts.executor.idle} (gauge: idle workers);
+ *   <li>{@code hts.runs.active} (gauge).
+ * </ul>
+ * Run and task timers are recorded by a listener on run events only, so the engine publishes no
+ * per-task events for metrics.
+ */
+public final class HtsMetrics implements MeterBinder {
+
+    private final Scheduler scheduler;
+
+    /**
+     * Creates the binder.
+     *
+     * @param scheduler the scheduler to observe
+     */
+    public HtsMetrics(Scheduler scheduler) {
+        this.scheduler = scheduler;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        Scheduler s = scheduler;
+        Gauge.builder("hts.runs.active", s, x -> x.activeRuns().size()).description("Runs not yet finished")
+                .register(registry);
+        Gauge.builder("hts.tasks.active", s, HtsMetrics::activeTasks).description("Tasks running on any device")
+                .register(registry);
+        Gauge.builder("hts.executor.idle", s, x -> x.poolStats().workers().stream().filter(w -> !w.active()).count())
+                .description("Idle CPU workers").register(registry);
+        FunctionCounter.builder("hts.executor.steals", s, x -> x.poolStats().steals())
+                .description("Tasks CPU workers stole from one another").register(registry);
+        FunctionCounter.builder("hts.executor.executed", s, x -> x.poolStats().executed())
+                .description("Tasks the CPU workers ran").register(registry);
+        for (Device d : Device.values()) {
+            Gauge.builder("hts.queue.depth", s, x -> queued(x, d)).tag("device", d.id())
+                    .description("Tasks waiting for the device").register(registry);
+        }
+        s.addListener(new TaskListener() {
+            @Override
+            public void onEvent(TaskEvent event) {
+                if (event.type() == EventType.RUN_SUCCEEDED || event.type() == EventType.RUN_FAILED
+                        || event.type() == EventType.RUN_CANCELLED) {
+                    s.profiler().run(event.runId()).ifPresent(p -> record(registry, p, event));
+                }
+            }
+
+            @Override
+            public boolean wantsRoutineEvents() {
+                return false;
+            }
+        });
+    }
+
+    private void record(MeterRegistry registry, RunProfile profile, TaskEvent event) {
+        String outcome = event.type().name().substring("RUN_".length()).toLowerCase(Locale.ROOT);
+        Timer.builder("hts.runs").tag("graph", profile.graphName()).tag("outcome", outcome)
+                .description("Makespan of finished runs").register(registry)
+                .record(profile.makespan().toNanos(), TimeUnit.NANOSECONDS);
+        if (!profile.hasTimings()) {
+            return;
+        }
+        String policy = scheduler.policy().name();
+        for (TaskTiming t : profile.tasks()) {
+            if (!t.ran()) {
+                continue;
+            }
+            Device device = t.device();
+            Timer.builder("hts.tasks").tag("device", device == null ? "none" : device.id())
+                    .tag("outcome", t.state().name().toLowerCase(Locale.ROOT)).tag("policy", policy)
+                    .description("Duration of the tasks of finished runs").register(registry)
+                    .record(t.durationNanos(), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private static double activeTasks(Scheduler s) {
+        double active = s.poolStats().workers().stream().filter(PoolStats.WorkerStats::active).count();
+        for (DeviceStatus d : s.systemStatus().devices()) {
+            if (d.device() != Device.CPU) {
+                active += d.running();
+            }
+        }
+        return active;
+    }
+
+    private static double queued(Scheduler s, Device device) {
+        if (device == Device.CPU) {
+            return s.poolStats().queued();
+        }
+        DeviceStatus d = s.systemStatus().status(device);
+        return d == null ? 0 : d.queued();
+    }
+}
