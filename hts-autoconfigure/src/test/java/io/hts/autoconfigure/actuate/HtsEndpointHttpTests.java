@@ -50,7 +50,8 @@ class HtsEndpointHttpTests {
 
     @Nested
     @SpringBootTest(classes = App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-            properties = {"hts.scheduler.policy=round-robin", "management.endpoints.web.exposure.include=hts"})
+            properties = {"hts.scheduler.policy=round-robin", "management.endpoints.web.exposure.include=hts,health",
+                "management.endpoint.health.show-components=always", "management.endpoint.health.show-details=always"})
     class Exposed {
 
         @LocalServerPort
@@ -72,6 +73,17 @@ class HtsEndpointHttpTests {
             assertThat(hts.get("pool").get("executed").asLong()).isGreaterThanOrEqualTo(2);
             assertThat(hts.get("devices").get(0).get("device").asText()).isEqualTo("cpu");
             assertThat(hts.get("activeRuns").isArray()).isTrue();
+        }
+
+        @Test
+        void theHtsHealthContributorIsUpWithItsDevices() throws Exception {
+            int[] status = new int[1];
+            JsonNode health = get(port, "/actuator/health", status);
+            assertThat(status[0]).isEqualTo(200);
+            JsonNode hts = health.get("components").get("hts");
+            assertThat(hts.get("status").asText()).isEqualTo("UP");
+            assertThat(hts.get("details").get("workers").asInt()).isEqualTo(Runtime.getRuntime().availableProcessors());
+            assertThat(hts.get("details").get("cpu").asText()).isEqualTo("UP");
         }
     }
 
