@@ -26,6 +26,14 @@ public final class HtsEndpointAutoConfiguration {
         return new HtsEndpoint(scheduler);
     }
 
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(Scheduler.class)
+    @ConditionalOnAvailableEndpoint
+    HtsEventsEndpoint htsEventsEndpoint(Scheduler scheduler) {
+        return new HtsEventsEndpoint(scheduler);
+    }
+
     /** The health contributor, when Spring Boot's health support is on the class path. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(HealthIndicator.class)

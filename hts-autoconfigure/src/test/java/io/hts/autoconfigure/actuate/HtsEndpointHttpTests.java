@@ -50,7 +50,7 @@ class HtsEndpointHttpTests {
 
     @Nested
     @SpringBootTest(classes = App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-            properties = {"hts.scheduler.policy=round-robin", "management.endpoints.web.exposure.include=hts,health",
+            properties = {"hts.scheduler.policy=round-robin", "management.endpoints.web.exposure.include=hts,htsevents,health",
                 "management.endpoint.health.show-components=always", "management.endpoint.health.show-details=always"})
     class Exposed {
 
@@ -73,6 +73,25 @@ class HtsEndpointHttpTests {
             assertThat(hts.get("pool").get("executed").asLong()).isGreaterThanOrEqualTo(2);
             assertThat(hts.get("devices").get(0).get("device").asText()).isEqualTo("cpu");
             assertThat(hts.get("activeRuns").isArray()).isTrue();
+        }
+
+        @Test
+        void recentEventsComeWithACursorAndFilters() throws Exception {
+            long runId = scheduler.execute(scheduler.registeredGraphs().get("features")).id();
+            int[] status = new int[1];
+            JsonNode all = get(port, "/actuator/htsevents", status);
+            assertThat(status[0]).isEqualTo(200);
+            assertThat(all.get("capacity").asInt()).isEqualTo(10_000);
+            assertThat(all.get("events").isArray()).isTrue();
+            JsonNode finished = get(port, "/actuator/htsevents?run=" + runId + "&type=run_succeeded", status);
+            assertThat(finished.get("events")).hasSize(1);
+            assertThat(finished.get("events").get(0).get("graph").asText()).isEqualTo("features");
+            long next = get(port, "/actuator/htsevents?limit=10000", status).get("next").asLong();
+            JsonNode none = get(port, "/actuator/htsevents?after=" + next, status);
+            assertThat(none.get("events")).isEmpty();
+            assertThat(none.get("next").asLong()).isEqualTo(next);
+            get(port, "/actuator/htsevents?type=exploded", status);
+            assertThat(status[0]).as("an unknown type is a bad request").isEqualTo(400);
         }
 
         @Test

@@ -1,0 +1,111 @@
+package io.hts.autoconfigure.actuate;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Predicate;
+
+import io.hts.engine.observe.EventLog;
+import io.hts.engine.observe.EventType;
+import io.hts.engine.observe.TaskEvent;
+import io.hts.engine.run.Scheduler;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+
+/**
+ * {@code /actuator/htsevents}: the scheduler's recent task events from its ring buffer, oldest
+ * first, read-only. {@code after} is a cursor (the {@code next} of the previous answer: only later
+ * events come back); {@code run}, {@code task} and {@code type} filter; {@code limit} caps the
+ * answer (default 200, at most 10,000).
+ */
+@Endpoint(id = "htsevents", defaultAccess = Access.READ_ONLY)
+public class HtsEventsEndpoint {
+
+    static final int DEFAULT_LIMIT = 200;
+    static final int MAX_LIMIT = 10_000;
+
+    private final Scheduler scheduler;
+
+    /**
+     * Creates the endpoint.
+     *
+     * @param scheduler the scheduler whose events it serves
+     */
+    public HtsEventsEndpoint(Scheduler scheduler) {
+        this.scheduler = scheduler;
+    }
+
+    private static EventType eventType(String type) {
+        try {
+            return EventType.valueOf(type.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+        }
+        catch (IllegalArgumentException ex) {
+            String accepted = java.util.Arrays.toString(EventType.values());
+            throw new InvalidEndpointRequestException("unknown event type '" + type + "'; accepted: " + accepted,
+                    "unknown event type '" + type + "'");
+        }
+    }
+
+    /**
+     * The events after a cursor, filtered.
+     *
+     * @param after only events with a larger sequence number (default: from the oldest kept)
+     * @param run only events of this run
+     * @param task only events of this task (by name)
+     * @param type only events of this type (e.g. {@code TASK_FAILED}, case-insensitive)
+     * @param limit at most this many events
+     * @return {@code events}, {@code next} (the cursor for the next call) and {@code capacity}
+     */
+    @ReadOperation
+    public Map<String, Object> events(@Nullable Long after, @Nullable Long run, @Nullable String task,
+            @Nullable String type, @Nullable Integer limit) {
+        EventLog log = scheduler.events().log();
+        Map<String, Object> out = new LinkedHashMap<>();
+        if (log == null) {
+            out.put("events", List.of());
+            out.put("next", after == null ? 0 : after);
+            out.put("capacity", 0);
+            return out;
+        }
+        EventType wanted = type == null ? null : eventType(type);
+        Predicate<TaskEvent> filter = e -> (run == null || e.runId() == run) && (task == null || task.equals(e.task()))
+                && (wanted == null || e.type() == wanted);
+        int n = limit == null ? DEFAULT_LIMIT : Math.max(1, Math.min(MAX_LIMIT, limit));
+        List<TaskEvent> events = log.events(after == null ? -1 : after, n, filter);
+        List<Map<String, Object>> json = new ArrayList<>(events.size());
+        long next = after == null ? 0 : after;
+        for (TaskEvent e : events) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("sequence", e.sequence());
+            m.put("time", e.time().toString());
+            m.put("type", e.type().name());
+            m.put("runId", e.runId());
+            m.put("graph", e.graph());
+            if (e.task() != null) {
+                m.put("task", e.task());
+            }
+            if (e.device() != null) {
+                m.put("device", e.device().id());
+            }
+            m.put("worker", e.worker());
+            m.put("attempt", e.attempt());
+            if (e.error() != null) {
+                m.put("error", e.error().toString());
+            }
+            if (e.detail() != null) {
+                m.put("detail", e.detail());
+            }
+            json.add(m);
+            next = Math.max(next, e.sequence());
+        }
+        out.put("events", json);
+        out.put("next", next);
+        out.put("capacity", log.capacity());
+        return out;
+    }
+}
