@@ -34,6 +34,14 @@ public final class HtsEndpointAutoConfiguration {
         return new HtsEventsEndpoint(scheduler);
     }
 
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(Scheduler.class)
+    @ConditionalOnAvailableEndpoint
+    HtsProfilerEndpoint htsProfilerEndpoint(Scheduler scheduler) {
+        return new HtsProfilerEndpoint(scheduler);
+    }
+
     /** The health contributor, when Spring Boot's health support is on the class path. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(HealthIndicator.class)

@@ -50,7 +50,7 @@ class HtsEndpointHttpTests {
 
     @Nested
     @SpringBootTest(classes = App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-            properties = {"hts.scheduler.policy=round-robin", "management.endpoints.web.exposure.include=hts,htsevents,health",
+            properties = {"hts.scheduler.policy=round-robin", "management.endpoints.web.exposure.include=hts,htsevents,htsprofiler,health",
                 "management.endpoint.health.show-components=always", "management.endpoint.health.show-details=always"})
     class Exposed {
 
@@ -92,6 +92,26 @@ class HtsEndpointHttpTests {
             assertThat(none.get("next").asLong()).isEqualTo(next);
             get(port, "/actuator/htsevents?type=exploded", status);
             assertThat(status[0]).as("an unknown type is a bad request").isEqualTo(400);
+        }
+
+        @Test
+        void theProfilerShowsRunsStatisticsAndOneRunsTrace() throws Exception {
+            long runId = scheduler.execute(scheduler.registeredGraphs().get("features")).id();
+            int[] status = new int[1];
+            JsonNode summary = get(port, "/actuator/htsprofiler", status);
+            assertThat(status[0]).isEqualTo(200);
+            assertThat(summary.get("recentRuns")).anySatisfy(r -> assertThat(r.get("runId").asLong()).isEqualTo(runId));
+            assertThat(summary.get("statistics").get("double").get("count").asLong()).isPositive();
+            JsonNode run = get(port, "/actuator/htsprofiler/" + runId, status);
+            assertThat(run.get("graph").asText()).isEqualTo("features");
+            assertThat(run.get("criticalPath")).extracting(JsonNode::asText).containsExactly("load", "double");
+            JsonNode trace = get(port, "/actuator/htsprofiler/" + runId + "?format=trace", status);
+            assertThat(status[0]).isEqualTo(200);
+            assertThat(trace.get("traceEvents").isArray()).isTrue();
+            get(port, "/actuator/htsprofiler/999999", status);
+            assertThat(status[0]).as("a run not retained").isEqualTo(404);
+            get(port, "/actuator/htsprofiler/" + runId + "?format=pdf", status);
+            assertThat(status[0]).isEqualTo(400);
         }
 
         @Test
