@@ -8,17 +8,23 @@ import java.util.Map;
 import io.hts.engine.exec.PoolStats;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.policy.DeviceStatus;
+import io.hts.engine.policy.PolicyType;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * {@code /actuator/hts}: the scheduler's state, read-only: the policy, the CPU pool (workers,
+ * {@code /actuator/hts}: the scheduler's state: the policy, the CPU pool (workers,
  * queues, executed, steals), every device with its health and load, the registered graphs and the
  * active runs. Exposed, like every Actuator endpoint, only when the application says so
- * ({@code management.endpoints.web.exposure.include=hts}).
+ * ({@code management.endpoints.web.exposure.include=hts}); read-only unless
+ * {@code management.endpoint.hts.access=unrestricted}, which allows switching the policy and
+ * cancelling a run (a POST).
  */
 @Endpoint(id = "hts", defaultAccess = Access.READ_ONLY)
 public class HtsEndpoint {
@@ -32,6 +38,37 @@ public class HtsEndpoint {
      */
     public HtsEndpoint(Scheduler scheduler) {
         this.scheduler = scheduler;
+    }
+
+    /**
+     * Switches the scheduling policy and/or cancels a run. Available only when the application
+     * grants it ({@code management.endpoint.hts.access=unrestricted}); read-only otherwise.
+     *
+     * @param policy a policy name ({@code default}, {@code gpu-first}, {@code cpu-first},
+     *     {@code round-robin}, {@code shortest-job-first}), or unset
+     * @param cancelRun the id of an active run to cancel, or unset
+     * @return what was done
+     */
+    @WriteOperation
+    public Map<String, Object> change(@Nullable String policy, @Nullable Long cancelRun) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        if (policy != null) {
+            PolicyType type;
+            try {
+                type = PolicyType.fromId(policy);
+            }
+            catch (IllegalArgumentException ex) {
+                throw new InvalidEndpointRequestException(ex.getMessage(), "unknown policy '" + policy + "'");
+            }
+            scheduler.setPolicy(type.create());
+            out.put("policy", type.id());
+        }
+        if (cancelRun != null) {
+            GraphRun run = scheduler.activeRun(cancelRun).orElse(null);
+            out.put("cancelled", run != null && run.cancel());
+            out.put("run", cancelRun);
+        }
+        return out;
     }
 
     /** The scheduler's state now. */

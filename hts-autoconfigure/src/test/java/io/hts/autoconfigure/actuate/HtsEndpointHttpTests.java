@@ -126,6 +126,67 @@ class HtsEndpointHttpTests {
         }
     }
 
+    static int post(int port, String path, String json) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode();
+    }
+
+    @Nested
+    @SpringBootTest(classes = App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+            properties = "management.endpoints.web.exposure.include=hts")
+    class ReadOnly {
+
+        @LocalServerPort
+        int port;
+
+        @Autowired
+        Scheduler scheduler;
+
+        @Test
+        void switchingThePolicyIsRefusedWhileTheEndpointIsReadOnly() throws Exception {
+            assertThat(post(port, "/actuator/hts", "{\"policy\":\"gpu-first\"}")).isBetween(400, 405);
+            assertThat(scheduler.policy().name()).isEqualTo("default");
+        }
+    }
+
+    @Nested
+    @SpringBootTest(classes = App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+            properties = {"management.endpoints.web.exposure.include=hts", "management.endpoint.hts.access=unrestricted"})
+    class Unrestricted {
+
+        @LocalServerPort
+        int port;
+
+        @Autowired
+        Scheduler scheduler;
+
+        @Test
+        void thePolicyCanBeSwitchedAndAnUnknownOneIsABadRequest() throws Exception {
+            assertThat(post(port, "/actuator/hts", "{\"policy\":\"shortest-job-first\"}")).isEqualTo(200);
+            assertThat(scheduler.policy().name()).isEqualTo("shortest-job-first");
+            assertThat(post(port, "/actuator/hts", "{\"policy\":\"fastest\"}")).isEqualTo(400);
+        }
+
+        @Test
+        void anActiveRunCanBeCancelled() throws Exception {
+            java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+            TaskGraph g = TaskGraph.named("long");
+            g.task("spin").cpu(ctx -> {
+                started.countDown();
+                while (true) {
+                    ctx.checkCancelled();
+                    Thread.onSpinWait();
+                }
+            });
+            io.hts.engine.run.GraphRun run = scheduler.submit(g);
+            assertThat(started.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            assertThat(post(port, "/actuator/hts", "{\"cancelRun\":" + run.id() + "}")).isEqualTo(200);
+            org.awaitility.Awaitility.await().until(run::isDone);
+            assertThat(run.status().name()).isEqualTo("CANCELLED");
+        }
+    }
+
     @Nested
     @SpringBootTest(classes = App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
     class NotExposed {
