@@ -2,6 +2,8 @@ package io.hts.autoconfigure;
 
 import java.time.Duration;
 
+import io.github.resilience4j.retry.RetryRegistry;
+import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.fault.FaultTolerance;
 import io.hts.engine.fault.RetrySpec;
@@ -25,8 +27,9 @@ import org.springframework.core.env.Environment;
  * {@code Executor} bean, so Spring Boot's own task executor stays), default retries and time
  * limits, the profiler and the event buffer; the application's {@link TaskGraph} beans are
  * registered by name and its {@link TaskListener} beans subscribed; a GPU {@link DeviceBackend}
- * bean, when there is one, becomes the scheduler's GPU backend. Graceful shutdown through
- * {@link HtsSchedulerLifecycle}.
+ * bean, when there is one, becomes the scheduler's GPU backend; the application's Resilience4j
+ * {@code RetryRegistry} and {@code TimeLimiterRegistry} beans, when present, resolve the instances
+ * tasks name ({@code retry("hts-cpu")}). Graceful shutdown through {@link HtsSchedulerLifecycle}.
  */
 @AutoConfiguration
 @EnableConfigurationProperties(HtsProperties.class)
@@ -41,7 +44,8 @@ public final class HtsAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     Scheduler htsScheduler(HtsProperties properties, SchedulingPolicy policy, ObjectProvider<TaskListener> listeners,
-            ObjectProvider<DeviceBackend> gpu) {
+            ObjectProvider<DeviceBackend> gpu, ObjectProvider<RetryRegistry> retryRegistry,
+            ObjectProvider<TimeLimiterRegistry> timeLimiterRegistry) {
         HtsProperties.Executor executor = properties.getExecutor();
         HtsProperties.Tasks tasks = properties.getTasks();
         HtsProperties.Profiling profiling = properties.getProfiling();
@@ -67,7 +71,12 @@ public final class HtsAutoConfiguration {
             throw new InvalidHtsPropertyException("hts.events.buffer-size", properties.getEvents().getBufferSize(),
                     "an integer of 0 or more");
         }
+        // the application's Resilience4j registries (resilience4j-spring-boot4 defines them from
+        // resilience4j.*) resolve named instances such as hts-cpu; without them, HTS keeps private
+        // defaults and defines no registry bean of its own
         FaultTolerance.Builder faults = FaultTolerance.builder()
+                .retryRegistry(retryRegistry.getIfUnique())
+                .timeLimiterRegistry(timeLimiterRegistry.getIfUnique())
                 .defaultRetry(tasks.getDefaultRetries() == 0 ? RetrySpec.none()
                         : RetrySpec.retries(tasks.getDefaultRetries(), tasks.getDefaultBackoff()))
                 .defaultTimeLimit(timeout == null ? TimeLimitSpec.none() : TimeLimitSpec.of(timeout));

@@ -150,6 +150,43 @@ class HtsAutoConfigurationTests {
                 TaskState.CANCELLED);
     }
 
+    @Test
+    void theApplicationsResilience4jRegistriesResolveNamedInstances() {
+        runner.withUserConfiguration(Registries.class).run(context -> {
+            assertThat(context).doesNotHaveBean(io.github.resilience4j.timelimiter.TimeLimiterRegistry.class);
+            Scheduler s = context.getBean(Scheduler.class);
+            AtomicInteger attempts = new AtomicInteger();
+            TaskGraph g = TaskGraph.named("named-retry");
+            g.task("flaky").retry("hts-cpu").cpu(ctx -> {
+                if (attempts.incrementAndGet() < 4) {
+                    throw new IllegalStateException("attempt " + attempts.get());
+                }
+                return attempts.get();
+            });
+            assertThat(s.execute(g).states()).containsEntry("flaky", TaskState.SUCCEEDED);
+            assertThat(attempts).hasValue(4); // the registry's hts-cpu allows 4 attempts
+        });
+    }
+
+    @Test
+    void withoutResilience4jRegistriesHtsDefinesNone() {
+        runner.run(context -> assertThat(context)
+                .doesNotHaveBean(io.github.resilience4j.retry.RetryRegistry.class)
+                .doesNotHaveBean(io.github.resilience4j.timelimiter.TimeLimiterRegistry.class));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Registries {
+
+        @Bean
+        io.github.resilience4j.retry.RetryRegistry retryRegistry() {
+            io.github.resilience4j.retry.RetryRegistry registry = io.github.resilience4j.retry.RetryRegistry.ofDefaults();
+            registry.retry("hts-cpu", io.github.resilience4j.retry.RetryConfig.custom().maxAttempts(4)
+                    .waitDuration(Duration.ofMillis(1)).build());
+            return registry;
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class CustomPolicy {
 
