@@ -117,7 +117,7 @@ public class IdleCostBenchmark {
     private static double idleCpuPercent(List<Thread> threads) throws InterruptedException {
         long before = cpu(threads);
         long t0 = System.nanoTime();
-        Thread.sleep(1000);
+        Thread.sleep(1000); // the measurement itself: one second of wall time with the pool idle
         long wall = System.nanoTime() - t0;
         return 100.0 * (cpu(threads) - before) / wall;
     }

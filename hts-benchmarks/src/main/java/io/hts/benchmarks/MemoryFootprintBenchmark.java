@@ -99,7 +99,7 @@ public class MemoryFootprintBenchmark {
         long used = Long.MAX_VALUE;
         for (int i = 0; i < 4; i++) {
             System.gc();
-            Thread.sleep(50);
+            Thread.sleep(50); // lets G1 finish its concurrent work; the minimum of four readings is kept
             used = Math.min(used, MEMORY.getHeapMemoryUsage().getUsed());
         }
         return used;

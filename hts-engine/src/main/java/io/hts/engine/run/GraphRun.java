@@ -958,7 +958,7 @@ public final class GraphRun {
                         "dispatched to follow the device work of " + follow.size() + " predecessor(s)");
             }
             TaskExecution next = new TaskExecution(this, s, 1);
-            next.awaitOnDevice = List.copyOf(follow);
+            next.awaitOnDevice = follow; // never changed after this
             route(next, Device.GPU);
         }
     }

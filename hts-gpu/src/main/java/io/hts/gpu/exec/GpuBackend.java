@@ -115,6 +115,7 @@ public final class GpuBackend implements DeviceBackend {
     private volatile DeviceHealth health;
     private volatile String detail;
     private volatile boolean closing;
+    /** The mean device time of all tasks ({@code meanOfAll[0]}), published for {@link #status()}. */
     private volatile long meanTaskNanos = 100_000;
     /** Device time of all tasks: {mean, mean absolute deviation}, for names without a history. */
     private final long[] meanOfAll = new long[2];
@@ -591,9 +592,9 @@ public final class GpuBackend implements DeviceBackend {
         }
         running.decrementAndGet();
         long took = System.nanoTime() - f.startNanos;
-        meanTaskNanos = (meanTaskNanos * 7 + took) / 8;
         record(f.mean, took);
         record(meanOfAll, took);
+        meanTaskNanos = meanOfAll[0];
         completed++;
         if (error == null) {
             f.task.complete(f.result);

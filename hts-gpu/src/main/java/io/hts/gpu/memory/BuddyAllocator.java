@@ -130,10 +130,22 @@ public final class BuddyAllocator {
      * @return the order; greater than {@link #maxOrder()} when the request cannot fit at all
      */
     public int orderFor(long bytes) {
+        return orderFor(bytes, minBlock);
+    }
+
+    /**
+     * The order a request of {@code bytes} is rounded up to in any buddy allocator with this
+     * minimum block (a pool's arenas share it).
+     *
+     * @param bytes at least 1
+     * @param minBlock a power of two
+     * @return log2 of the number of minimum blocks in the smallest power-of-two block that holds it
+     */
+    public static int orderFor(long bytes, long minBlock) {
         if (bytes <= minBlock) {
             return 0;
         }
-        return 64 - Long.numberOfLeadingZeros((bytes - 1) >>> minShift);
+        return 64 - Long.numberOfLeadingZeros((bytes - 1) >>> Long.numberOfTrailingZeros(minBlock));
     }
 
     /**

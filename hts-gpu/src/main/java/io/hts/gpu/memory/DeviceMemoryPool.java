@@ -174,8 +174,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
     }
 
     private @Nullable DeviceBuffer fromCache(long bytes) {
-        long min = settings.minimumBlock();
-        int order = bytes <= min ? 0 : 64 - Long.numberOfLeadingZeros((bytes - 1) / min);
+        int order = BuddyAllocator.orderFor(bytes, settings.minimumBlock());
         FreeBlockCache.Entry e = cache.take(order);
         return e == null ? null : new DeviceBuffer(this, e.block(), e.arenaBase(), bytes);
     }
@@ -230,8 +229,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
     }
 
     private long blockFor(long bytes) {
-        long min = settings.minimumBlock();
-        return bytes <= min ? min : Long.highestOneBit(bytes - 1) << 1;
+        return settings.minimumBlock() << BuddyAllocator.orderFor(bytes, settings.minimumBlock());
     }
 
     private void addArena(long size) {
