@@ -28,6 +28,7 @@ import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.kernel.KernelCache;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.memory.DeviceMemoryPool;
+import io.hts.gpu.parallel.TiledGemm;
 import jcuda.Pointer;
 import jcuda.cudaDataType;
 import jcuda.driver.CUdeviceptr;
@@ -85,6 +86,7 @@ public final class GpuBenchmarks {
         b.tinyTasks();
         b.gemmExProbe();
         b.gemm();
+        b.hostGemm();
         StringBuilder out = new StringBuilder("# GPU benchmarks, " + b.device + ", " + LocalDate.now() + "\n\n");
         b.rows.forEach(r -> out.append(r).append('\n'));
         System.out.println(out);
@@ -355,20 +357,45 @@ public final class GpuBenchmarks {
                 double single = Double.MAX_VALUE;
                 double directSingle = Double.MAX_VALUE;
                 boolean failed = false;
-                for (int round = 0; round < 4 && !failed; round++) { // interleaved; round 0 warms up both
-                    long t0 = System.nanoTime();
+                // which runs first in a round: odd rounds HTS, even rounds the direct loop (the card's
+                // clocks differ between a segment after a pause and one right after another)
+                double[] htsBy = {Double.MAX_VALUE, Double.MAX_VALUE}; // [first, second]
+                double[] directBy = {Double.MAX_VALUE, Double.MAX_VALUE};
+                for (int round = 0; round < 5 && !failed; round++) { // interleaved; round 0 warms up both
+                    boolean htsFirst = round % 2 == 1;
+                    double h = Double.NaN;
+                    double o;
+                    io.hts.engine.run.GraphRun run = null;
+                    long t0;
+                    try {
+                        if (htsFirst) {
+                            t0 = System.nanoTime();
+                            run = s.execute(g);
+                            h = (double) (System.nanoTime() - t0) / chain;
+                        }
+                    }
+                    catch (RuntimeException ex) {
+                        row(f("GEMM %d² %s", n, p), "failed: " + ex.getMessage(), "", "");
+                        failed = true;
+                        break;
+                    }
+                    t0 = System.nanoTime();
                     for (int i = 0; i < chain; i++) {
                         directGemm(handle, p, n, a, b, c);
                     }
                     JCudaDriver.cuStreamSynchronize(stream);
                     double d = (double) (System.nanoTime() - t0) / chain;
-                    double h;
-                    double o;
                     try {
-                        t0 = System.nanoTime();
-                        io.hts.engine.run.GraphRun run = s.execute(g);
-                        h = (double) (System.nanoTime() - t0) / chain;
-                        if (round == 3) {
+                        if (!htsFirst) {
+                            t0 = System.nanoTime();
+                            run = s.execute(g);
+                            h = (double) (System.nanoTime() - t0) / chain;
+                        }
+                        if (round > 0) {
+                            htsBy[htsFirst ? 0 : 1] = Math.min(htsBy[htsFirst ? 0 : 1], h);
+                            directBy[htsFirst ? 1 : 0] = Math.min(directBy[htsFirst ? 1 : 0], d);
+                        }
+                        if (round == 4) {
                             var tasks = run.profile().tasks();
                             double busy = 0;
                             double gaps = 0;
@@ -397,6 +424,20 @@ public final class GpuBenchmarks {
                             }
                             double directHost = (double) (System.nanoTime() - d0) / chain;
                             JCudaDriver.cuStreamSynchronize(stream);
+                            io.hts.gpu.stream.StreamLease lane = gpu.streams().tryAcquire(); // idle between runs
+                            if (lane != null) {
+                                JCublas2.cublasSetStream(handle, new cudaStream_t(JCudaApi.handle(lane.stream())));
+                                long l0 = System.nanoTime();
+                                for (int i = 0; i < chain; i++) {
+                                    directGemm(handle, p, n, a, b, c);
+                                }
+                                api.synchronize(lane.stream());
+                                double onLane = (double) (System.nanoTime() - l0) / chain;
+                                JCublas2.cublasSetStream(handle, new cudaStream_t(stream));
+                                gpu.streams().release(lane);
+                                row(f("diagnosis %s: the direct loop from the benchmark's thread on the backend's lane-%d stream",
+                                        p, lane.lane()), f("%.3f ms a GEMM", onLane / 1e6), f("own stream %.3f ms", d / 1e6), "");
+                            }
                             row(f("diagnosis %s: one HTS task enqueuing all %d GEMMs / host time of one GEMM call in it"
                                     + " / host time of one direct call", p, chain), f("%.3f ms a GEMM / %.1f µs", batched / 1e6,
                                     hostNanos[0] / 1e3 / chain), f("%.1f µs", directHost / 1e3), "");
@@ -428,6 +469,11 @@ public final class GpuBenchmarks {
                 if (failed) {
                     continue;
                 }
+                row(f("diagnosis %s order: HTS chain run first / second in a round; direct loop first / second", p),
+                        f("%.3f / %.3f ms", htsBy[0] / 1e6, htsBy[1] / 1e6), f("%.3f / %.3f ms", directBy[0] / 1e6,
+                                directBy[1] / 1e6),
+                        f("HTS first vs direct first %+.2f %%; HTS second vs direct second %+.2f %%",
+                                100 * (htsBy[0] / directBy[0] - 1), 100 * (htsBy[1] / directBy[1] - 1)));
                 if (p != Blas.Precision.FP32) {
                     timedChain(s, p, n, a, b, c);
                 }
@@ -458,6 +504,204 @@ public final class GpuBenchmarks {
         }
         JCublas2.cublasDestroy(handle);
         JCudaDriver.cuStreamDestroy(stream);
+    }
+
+    // ------------------------------------------------------------------ 5. GEMM with inputs on the host
+
+    /**
+     * C = A B for 8192² matrices in pinned host memory: HTS's {@link TiledGemm} (B uploaded once, 8
+     * bands of rows, each copying in, multiplying and copying out on its own stream) against the
+     * ideal of the issue (the copies at the bandwidth measured here plus the GEMM, one after the
+     * other), against the same bands written by hand on four streams with events, and against
+     * HTS in one band (no overlap).
+     */
+    private void hostGemm() {
+        int n = 8192;
+        int bands = 8;
+        GpuBackend gpu = new GpuBackend(api, device, GpuSettings.defaults(8L << 30), true);
+        if (gpu.cublasProblem().isPresent()) {
+            row("GEMM with inputs on the host", "cuBLAS unavailable: " + gpu.cublasProblem().get(), "", "");
+            gpu.close();
+            return;
+        }
+        long most = 4L * n * n;
+        api.makeCurrent(device.ordinal());
+        ByteBuffer hostA = api.allocatePinned(most);
+        ByteBuffer hostB = api.allocatePinned(most);
+        ByteBuffer hostC = api.allocatePinned(most);
+        DeviceBuffer da = gpu.memory().allocate(most);
+        DeviceBuffer db = gpu.memory().allocate(most);
+        DeviceBuffer dc = gpu.memory().allocate(most);
+        api.makeCurrent(device.ordinal());
+        CUstream[] streams = new CUstream[4];
+        cublasHandle[] handles = new cublasHandle[4];
+        for (int i = 0; i < 4; i++) {
+            streams[i] = new CUstream();
+            JCudaDriver.cuStreamCreate(streams[i], CUstream_flags.CU_STREAM_NON_BLOCKING);
+            handles[i] = new cublasHandle();
+            JCublas2.cublasCreate(handles[i]);
+            JCublas2.cublasSetStream(handles[i], new cudaStream_t(streams[i]));
+        }
+        CUevent bReady = new CUevent();
+        JCudaDriver.cuEventCreate(bReady, CUevent_flags.CU_EVENT_DISABLE_TIMING);
+        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(gpu).build()) {
+            for (Blas.Precision p : new Blas.Precision[] {Blas.Precision.FP32, Blas.Precision.TF32, Blas.Precision.BF16}) {
+                int e = p.elementBytes();
+                long bytes = (long) e * n * n;
+                ByteBuffer a = hostA.slice(0, (int) bytes).order(ByteOrder.nativeOrder());
+                ByteBuffer b = hostB.slice(0, (int) bytes).order(ByteOrder.nativeOrder());
+                ByteBuffer c = hostC.slice(0, (int) bytes).order(ByteOrder.nativeOrder());
+                fillRandom(a, p, 11);
+                fillRandom(b, p, 12);
+                double up = Double.MAX_VALUE;
+                double down = Double.MAX_VALUE;
+                double compute = Double.MAX_VALUE;
+                api.makeCurrent(device.ordinal());
+                for (int round = 0; round < 3; round++) {
+                    long t0 = System.nanoTime();
+                    JCudaDriver.cuMemcpyHtoDAsync(JCudaApi.pointer(da.address()), Pointer.to(a), bytes, streams[0]);
+                    JCudaDriver.cuStreamSynchronize(streams[0]);
+                    up = Math.min(up, System.nanoTime() - t0);
+                    t0 = System.nanoTime();
+                    JCudaDriver.cuMemcpyDtoHAsync(Pointer.to(c), JCudaApi.pointer(dc.address()), bytes, streams[0]);
+                    JCudaDriver.cuStreamSynchronize(streams[0]);
+                    down = Math.min(down, System.nanoTime() - t0);
+                    t0 = System.nanoTime();
+                    directGemm(handles[0], p, n, n, n, db.address(), da.address(), dc.address());
+                    JCudaDriver.cuStreamSynchronize(streams[0]);
+                    compute = Math.min(compute, System.nanoTime() - t0);
+                }
+                double ideal = 2 * up + compute + down;
+                TaskGraph tiled = TaskGraph.named("host-gemm-" + p);
+                TiledGemm.of(p, n, n, n).tiles(bands).addTo(tiled, "gemm", a, b, c);
+                TaskGraph whole = TaskGraph.named("host-gemm-one-band-" + p);
+                TiledGemm.of(p, n, n, n).tiles(1).addTo(whole, "gemm", a, b, c);
+                double hts = Double.MAX_VALUE;
+                double byHand = Double.MAX_VALUE;
+                double oneBand = Double.MAX_VALUE;
+                String check = "";
+                try {
+                    for (int round = 0; round < 5; round++) { // round 0 warms up; the order alternates
+                        boolean htsFirst = round % 2 == 1;
+                        double h = 0;
+                        if (htsFirst) {
+                            h = timed(() -> s.execute(tiled));
+                        }
+                        api.makeCurrent(device.ordinal());
+                        double d = timed(() -> bandsByHand(p, n, bands, a, b, c, da, db, dc, streams, handles, bReady));
+                        if (!htsFirst) {
+                            h = timed(() -> s.execute(tiled));
+                        }
+                        if (round == 4) {
+                            check = checkProduct(p, n, a, b, c);
+                        }
+                        double o = timed(() -> s.execute(whole));
+                        if (round > 0) {
+                            hts = Math.min(hts, h);
+                            byHand = Math.min(byHand, d);
+                            oneBand = Math.min(oneBand, o);
+                        }
+                    }
+                }
+                catch (RuntimeException ex) {
+                    row(f("GEMM %d² %s with inputs on the host", n, p), "failed: " + ex, "", "");
+                    continue;
+                }
+                row(f("GEMM %d² %s with A, B, C in pinned host memory: measured parts", n, p),
+                        f("copy in %.2f ms a matrix (%.1f GB/s), GEMM %.2f ms, copy out %.2f ms (%.1f GB/s)", up / 1e6,
+                                bytes / up, compute / 1e6, down / 1e6, bytes / down),
+                        f("ideal (2 copies in + GEMM + copy out) %.2f ms", ideal / 1e6), check);
+                row(f("GEMM %d² %s with inputs on the host, TiledGemm (%d bands) vs the ideal", n, p, bands),
+                        f("%.2f ms", hts / 1e6), f("%.2f ms", ideal / 1e6),
+                        f("%+.1f %% (goal ≤ 5 %% beyond ideal: %s)", 100 * (hts / ideal - 1), hts / ideal - 1 <= 0.05
+                                ? "met" : "missed"));
+                row(f("GEMM %d² %s with inputs on the host, TiledGemm vs the same %d bands by hand on 4 streams", n, p, bands),
+                        f("%.2f ms", hts / 1e6), f("%.2f ms", byHand / 1e6), f("%+.1f %%", 100 * (hts / byHand - 1)));
+                row(f("GEMM %d² %s with inputs on the host, TiledGemm in one band (no overlap) vs the ideal", n, p),
+                        f("%.2f ms", oneBand / 1e6), f("%.2f ms", ideal / 1e6), f("%+.1f %%", 100 * (oneBand / ideal - 1)));
+            }
+        }
+        for (int i = 0; i < 4; i++) {
+            JCublas2.cublasDestroy(handles[i]);
+            JCudaDriver.cuStreamDestroy(streams[i]);
+        }
+        JCudaDriver.cuEventDestroy(bReady);
+        api.freePinned(hostA);
+        api.freePinned(hostB);
+        api.freePinned(hostC);
+    }
+
+    private static double timed(Runnable work) {
+        long t0 = System.nanoTime();
+        work.run();
+        return System.nanoTime() - t0;
+    }
+
+    /** The bands written by hand: B on stream 0, band i on stream i % 4 after B's event. */
+    private static void bandsByHand(Blas.Precision p, int n, int bands, ByteBuffer a, ByteBuffer b, ByteBuffer c,
+            DeviceBuffer da, DeviceBuffer db, DeviceBuffer dc, CUstream[] streams, cublasHandle[] handles, CUevent bReady) {
+        long e = p.elementBytes();
+        long bytes = e * n * n;
+        JCudaDriver.cuMemcpyHtoDAsync(JCudaApi.pointer(db.address()), Pointer.to(b), bytes, streams[0]);
+        JCudaDriver.cuEventRecord(bReady, streams[0]);
+        for (int i = 1; i < streams.length; i++) {
+            JCudaDriver.cuStreamWaitEvent(streams[i], bReady, 0);
+        }
+        int band = (n + bands - 1) / bands;
+        for (int i = 0; i < bands; i++) {
+            int first = i * band;
+            int rows = Math.min(band, n - first);
+            CUstream st = streams[i % streams.length];
+            long offA = first * n * e;
+            long lenA = rows * n * e;
+            JCudaDriver.cuMemcpyHtoDAsync(JCudaApi.pointer(da.address() + offA), Pointer.to(a.slice((int) offA, (int) lenA)),
+                    lenA, st);
+            directGemm(handles[i % handles.length], p, n, rows, n, db.address(), da.address() + offA, dc.address() + offA);
+            JCudaDriver.cuMemcpyDtoHAsync(Pointer.to(c.slice((int) offA, (int) lenA)), JCudaApi.pointer(dc.address() + offA),
+                    lenA, st);
+        }
+        for (CUstream st : streams) {
+            JCudaDriver.cuStreamSynchronize(st);
+        }
+    }
+
+    private static void fillRandom(ByteBuffer host, Blas.Precision p, long seed) {
+        long x = seed * 0x9E3779B97F4A7C15L + 1;
+        int count = host.capacity() / p.elementBytes();
+        for (int i = 0; i < count; i++) {
+            x ^= x << 13;
+            x ^= x >>> 7;
+            x ^= x << 17;
+            float v = (x >>> 40) * 0x1p-24f - 0.5f;
+            if (p.elementBytes() == 4) {
+                host.putFloat(4 * i, v);
+            }
+            else {
+                host.putShort(2 * i, (short) (Float.floatToRawIntBits(v) >>> 16));
+            }
+        }
+    }
+
+    /** A few entries of row-major C against dot products on the CPU: the benchmark measured a real product. */
+    private static String checkProduct(Blas.Precision p, int n, ByteBuffer a, ByteBuffer b, ByteBuffer c) {
+        double worst = 0;
+        for (int row : new int[] {0, n / 2 + 1, n - 1}) {
+            for (int col : new int[] {0, 777, n - 1}) {
+                double acc = 0;
+                for (int i = 0; i < n; i++) {
+                    acc += (double) element(a, p, (long) row * n + i) * element(b, p, (long) i * n + col);
+                }
+                double got = element(c, p, (long) row * n + col);
+                worst = Math.max(worst, Math.abs(got - acc) / (1 + Math.abs(acc)));
+            }
+        }
+        double tolerance = p == Blas.Precision.FP32 ? 1e-3 : 5e-2;
+        return f("C checked at 9 entries: worst relative error %.1e (%s)", worst, worst <= tolerance ? "ok" : "WRONG");
+    }
+
+    private static float element(ByteBuffer m, Blas.Precision p, long index) {
+        return p.elementBytes() == 4 ? m.getFloat((int) (4 * index))
+                : Float.intBitsToFloat(m.getShort((int) (2 * index)) << 16);
     }
 
     /** The status of cublasGemmEx for each type and compute type on a small problem. */
@@ -584,25 +828,30 @@ public final class GpuBenchmarks {
 
     private static void directGemm(cublasHandle h, Blas.Precision p, int n, DeviceBuffer a, DeviceBuffer b,
             DeviceBuffer c) {
+        directGemm(h, p, n, n, n, a.address(), b.address(), c.address());
+    }
+
+    /** Column-major {@code C = A B} (m x k times k x n) straight through JCublas. */
+    private static void directGemm(cublasHandle h, Blas.Precision p, int m, int n, int k, long a, long b, long c) {
         Pointer one = Pointer.to(new float[] {1f});
         Pointer zero = Pointer.to(new float[] {0f});
         int op = cublasOperation.CUBLAS_OP_N;
-        CUdeviceptr pa = JCudaApi.pointer(a.address());
-        CUdeviceptr pb = JCudaApi.pointer(b.address());
-        CUdeviceptr pc = JCudaApi.pointer(c.address());
+        CUdeviceptr pa = JCudaApi.pointer(a);
+        CUdeviceptr pb = JCudaApi.pointer(b);
+        CUdeviceptr pc = JCudaApi.pointer(c);
         switch (p) {
             case FP32 -> {
                 JCublas2.cublasSetMathMode(h, cublasMath.CUBLAS_DEFAULT_MATH);
-                JCublas2.cublasSgemm(h, op, op, n, n, n, one, pa, n, pb, n, zero, pc, n);
+                JCublas2.cublasSgemm(h, op, op, m, n, k, one, pa, m, pb, k, zero, pc, m);
             }
             case TF32 -> {
                 JCublas2.cublasSetMathMode(h, cublasMath.CUBLAS_TF32_TENSOR_OP_MATH);
-                JCublas2.cublasSgemm(h, op, op, n, n, n, one, pa, n, pb, n, zero, pc, n);
+                JCublas2.cublasSgemm(h, op, op, m, n, k, one, pa, m, pb, k, zero, pc, m);
             }
             default -> {
                 JCublas2.cublasSetMathMode(h, cublasMath.CUBLAS_DEFAULT_MATH);
-                JCublas2.cublasSgemmEx(h, op, op, n, n, n, one, pa, cudaDataType.CUDA_R_16BF, n, pb,
-                        cudaDataType.CUDA_R_16BF, n, zero, pc, cudaDataType.CUDA_R_16BF, n);
+                JCublas2.cublasSgemmEx(h, op, op, m, n, k, one, pa, cudaDataType.CUDA_R_16BF, m, pb,
+                        cudaDataType.CUDA_R_16BF, k, zero, pc, cudaDataType.CUDA_R_16BF, m);
             }
         }
     }

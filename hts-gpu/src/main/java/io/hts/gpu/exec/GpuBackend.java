@@ -300,7 +300,12 @@ public final class GpuBackend implements DeviceBackend {
         return streams;
     }
 
-    PinnedStagingPool staging() {
+    /**
+     * The device's pinned (page-locked) host memory: staging for copies, and host buffers of your
+     * own for inputs and outputs that should copy at full bandwidth ({@code acquire}, then
+     * {@code release} once no copy uses them).
+     */
+    public PinnedStagingPool pinnedStaging() {
         return staging;
     }
 

@@ -1,5 +1,6 @@
 package io.hts.gpu.exec;
 
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -157,6 +158,7 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
     public void upload(ByteBuffer source, DeviceBuffer target) {
         requireSize(target, source.remaining());
         backend.cuda().copyToDevice(target.address(), source, source.remaining(), lease.stream());
+        onDeviceDone.add(() -> Reference.reachabilityFence(source)); // its memory must outlive the copy
     }
 
     /**
@@ -180,6 +182,24 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
     }
 
     /**
+     * Copies device memory into a direct buffer (from its position, {@code target.remaining()}
+     * bytes), asynchronously: the bytes are there by the time this task completes. A pinned buffer
+     * (for instance from {@link GpuBackend#pinnedStaging()}) makes the copy run at full bandwidth
+     * and overlap with the host; the buffer's position does not move.
+     *
+     * @param source at least {@code target.remaining()} bytes
+     * @param target host memory
+     */
+    public void download(DeviceBuffer source, ByteBuffer target) {
+        requireSize(source, target.remaining());
+        if (target.remaining() == 0) {
+            return;
+        }
+        backend.cuda().copyToHost(target, source.address(), target.remaining(), lease.stream());
+        onDeviceDone.add(() -> Reference.reachabilityFence(target));
+    }
+
+    /**
      * Copies between device buffers on this task's stream.
      *
      * @param source read from its start
@@ -193,8 +213,8 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
     }
 
     private PinnedStagingPool.Staging staging(long bytes) {
-        PinnedStagingPool.Staging s = backend.staging().acquire(bytes);
-        onDeviceDone.add(() -> backend.staging().release(s));
+        PinnedStagingPool.Staging s = backend.pinnedStaging().acquire(bytes);
+        onDeviceDone.add(() -> backend.pinnedStaging().release(s));
         return s;
     }
 

@@ -23,6 +23,8 @@ import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.memory.DeviceMemoryPool;
 import io.hts.gpu.memory.MemoryStatistics;
+import io.hts.gpu.memory.PinnedStagingPool;
+import io.hts.gpu.parallel.TiledGemm;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -204,6 +206,81 @@ class GpuDeviceTests {
                 }
             }
         }
+    }
+
+    /** Row-major host matrices in uneven bands of rows, FP32 and BF16, in pinned memory and in pageable memory. */
+    @Test
+    void aTiledHostGemmMatchesTheCpu() {
+        int m = 301;
+        int n = 130;
+        int k = 70;
+        float[] a = random(m * k, 14);
+        float[] b = random(k * n, 15);
+        double[] reference = new double[m * n];
+        for (int row = 0; row < m; row++) {
+            for (int col = 0; col < n; col++) {
+                double acc = 0;
+                for (int i = 0; i < k; i++) {
+                    acc += (double) a[row * k + i] * b[i * n + col];
+                }
+                reference[row * n + col] = acc;
+            }
+        }
+        try (Scheduler s = scheduler(new GpuFirstPolicy())) {
+            for (Blas.Precision p : new Blas.Precision[] {Blas.Precision.FP32, Blas.Precision.BF16}) {
+                for (boolean pinned : new boolean[] {true, false}) {
+                    int e = p.elementBytes();
+                    PinnedStagingPool.Staging[] held = new PinnedStagingPool.Staging[3];
+                    ByteBuffer[] host = new ByteBuffer[3];
+                    int[] sizes = {m * k, k * n, m * n};
+                    for (int i = 0; i < 3; i++) {
+                        if (pinned) {
+                            held[i] = backend.pinnedStaging().acquire((long) sizes[i] * e);
+                            host[i] = held[i].buffer();
+                        }
+                        else {
+                            host[i] = ByteBuffer.allocateDirect(sizes[i] * e).order(ByteOrder.nativeOrder());
+                        }
+                    }
+                    put(host[0], a, p);
+                    put(host[1], b, p);
+                    TaskGraph g = TaskGraph.named("tiled-" + p);
+                    TaskGroup<Void> bands = TiledGemm.of(p, m, n, k).tiles(7).addTo(g, "gemm", host[0], host[1], host[2]);
+                    Task<float[]> read = g.task("read").after(bands).cpu(ctx -> get(host[2], m * n, p));
+                    float[] c = s.execute(g).result(read);
+                    double tolerance = p == Blas.Precision.FP32 ? 1e-4 : 1e-1;
+                    for (int i = 0; i < c.length; i += 3) {
+                        assertThat((double) c[i]).as("%s pinned=%s C[%d][%d]", p, pinned, i / n, i % n)
+                                .isCloseTo(reference[i], within(tolerance * (1 + Math.abs(reference[i]))));
+                    }
+                    for (PinnedStagingPool.Staging h : held) {
+                        if (h != null) {
+                            backend.pinnedStaging().release(h);
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(backend.memory().statistics().used()).as("bands and B returned to the pool").isZero();
+    }
+
+    private static void put(ByteBuffer host, float[] v, Blas.Precision p) {
+        for (int i = 0; i < v.length; i++) {
+            if (p.elementBytes() == 4) {
+                host.putFloat(4 * i, v[i]);
+            }
+            else {
+                host.putShort(2 * i, toBf16(v[i]));
+            }
+        }
+    }
+
+    private static float[] get(ByteBuffer host, int n, Blas.Precision p) {
+        float[] out = new float[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = p.elementBytes() == 4 ? host.getFloat(4 * i) : Float.intBitsToFloat(host.getShort(2 * i) << 16);
+        }
+        return out;
     }
 
     private static DeviceBuffer upload(GpuContext c, float[] v, Blas.Precision p) {

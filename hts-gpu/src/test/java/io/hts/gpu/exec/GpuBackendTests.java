@@ -1,5 +1,7 @@
 package io.hts.gpu.exec;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -120,6 +122,50 @@ class GpuBackendTests {
             assertThat(run.result(produce).isReleased()).as("released by the run after its consumer").isTrue();
             assertThat(gpu.memory().statistics().used()).isZero();
         }
+    }
+
+    /** Direct host buffers copy both ways from their positions, the result there when the task completes. */
+    @Test
+    void directHostBuffersUploadAndDownloadFromTheirPositions() {
+        GpuBackend gpu = backend(2);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
+            ByteBuffer in = ByteBuffer.allocateDirect(4 * 64).order(ByteOrder.nativeOrder());
+            for (int i = 0; i < 64; i++) {
+                in.putFloat(i);
+            }
+            in.position(4 * 16); // floats 16..63
+            ByteBuffer out = ByteBuffer.allocateDirect(4 * 64).order(ByteOrder.nativeOrder());
+            out.position(4 * 8).limit(4 * 56); // 48 floats into 8..55
+            TaskGraph g = TaskGraph.named("host-buffers");
+            g.task("copy").gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                DeviceBuffer d = c.scratch(4 * 48);
+                c.upload(in, d);
+                c.kernels().scale(48, 2f, d);
+                c.download(d, out);
+                return null;
+            });
+            s.execute(g);
+            assertThat(out.position()).as("the buffer's position does not move").isEqualTo(4 * 8);
+            ByteBuffer all = out.duplicate().clear().order(ByteOrder.nativeOrder());
+            for (int i = 0; i < 64; i++) {
+                float expected = i >= 8 && i < 56 ? 2f * (i + 8) : 0f;
+                assertThat(all.getFloat(4 * i)).as("float %d", i).isEqualTo(expected);
+            }
+            assertThatThrownBy(() -> s.execute(tooSmallDownload())).isInstanceOf(GraphRunException.class)
+                    .hasStackTraceContaining("holds 16 bytes; the operation needs 32");
+            assertThat(gpu.memory().statistics().used()).isZero();
+        }
+    }
+
+    private static TaskGraph tooSmallDownload() {
+        TaskGraph g = TaskGraph.named("too-small");
+        g.task("copy").gpu(ctx -> {
+            GpuContext c = ctx.unwrap(GpuContext.class);
+            c.download(c.scratch(16), ByteBuffer.allocateDirect(32));
+            return null;
+        });
+        return g;
     }
 
     /** A chain of GPU tasks: each buffer doubled by the next task, which reads the previous result in place. */

@@ -1,0 +1,62 @@
+package io.hts.gpu.parallel;
+
+import java.nio.ByteBuffer;
+
+import io.hts.engine.graph.CompiledGraph;
+import io.hts.engine.graph.Device;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.graph.TaskGroup;
+import io.hts.gpu.blas.Blas;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The tiled host GEMM's graph and its checks (the products themselves are checked on the GPU). */
+class TiledGemmTests {
+
+    @Test
+    void theGraphIsOneUploadOfBThenOneGpuTaskPerBandOfRows() {
+        TaskGraph g = TaskGraph.named("host-gemm");
+        int m = 100;
+        TaskGroup<Void> bands = TiledGemm.of(Blas.Precision.FP32, m, 30, 20).tiles(7).addTo(g, "gemm",
+                ByteBuffer.allocateDirect(4 * m * 20), ByteBuffer.allocateDirect(4 * 20 * 30),
+                ByteBuffer.allocateDirect(4 * m * 30));
+        assertThat(bands.size()).isEqualTo(7);
+        CompiledGraph c = g.compile();
+        assertThat(c.size()).isEqualTo(8);
+        assertThat(c.rootCount()).as("only B's upload starts at once").isOne();
+        assertThat(c.name(c.root(0))).isEqualTo("gemm/upload-B");
+        for (int i = 0; i < 7; i++) {
+            int slot = g.find("gemm[" + i + "]").orElseThrow().index();
+            assertThat(c.inDegree(slot)).isOne();
+            assertThat(c.name(c.predecessor(c.predecessorStart(slot)))).isEqualTo("gemm/upload-B");
+        }
+        assertThat(g.tasks()).allSatisfy(t -> {
+            assertThat(t.hasBody(Device.GPU)).isTrue();
+            assertThat(t.hasBody(Device.CPU)).isFalse();
+        });
+    }
+
+    @Test
+    void theDefaultIsEightBandsOrOneARowWhenThereAreFewerRows() {
+        assertThat(TiledGemm.of(Blas.Precision.BF16, 8192, 8192, 8192).tiles()).isEqualTo(8);
+        assertThat(TiledGemm.of(Blas.Precision.BF16, 3, 8, 8).tiles()).isEqualTo(3);
+    }
+
+    @Test
+    void badShapesAndBuffersAreRefusedNamingWhatIsWrong() {
+        assertThatThrownBy(() -> TiledGemm.of(Blas.Precision.FP32, 4, 0, 4))
+                .hasMessage("GEMM dimension n must be at least 1, was 0");
+        assertThatThrownBy(() -> TiledGemm.of(Blas.Precision.FP32, 4, 4, 4).tiles(5))
+                .hasMessage("a GEMM of 4 rows splits into 1 to 4 bands; asked for 5");
+        TiledGemm plan = TiledGemm.of(Blas.Precision.FP16, 4, 4, 4);
+        ByteBuffer enough = ByteBuffer.allocateDirect(32);
+        TaskGraph g = TaskGraph.named("bad");
+        assertThatThrownBy(() -> plan.addTo(g, "gemm", ByteBuffer.allocate(32), enough, enough))
+                .hasMessage("matrix A must be in a direct (ideally pinned) buffer; got a heap buffer");
+        assertThatThrownBy(() -> plan.addTo(g, "gemm", enough, enough, ByteBuffer.allocateDirect(40).position(10)))
+                .hasMessage("matrix C needs 32 bytes from the buffer's position; it has 30");
+        assertThat(g.size()).as("nothing added by a refused call").isZero();
+    }
+}
