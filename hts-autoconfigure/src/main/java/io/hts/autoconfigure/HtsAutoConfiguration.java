@@ -2,12 +2,11 @@ package io.hts.autoconfigure;
 
 import java.time.Duration;
 
+import io.github.resilience4j.bulkhead.BulkheadRegistry;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.RetryRegistry;
 import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
 import io.hts.engine.exec.DeviceBackend;
-import io.hts.engine.fault.FaultTolerance;
-import io.hts.engine.fault.RetrySpec;
-import io.hts.engine.fault.TimeLimitSpec;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.observe.TaskListener;
 import io.hts.engine.policy.SchedulingPolicy;
@@ -27,11 +26,15 @@ import org.springframework.core.env.Environment;
  * {@code Executor} bean, so Spring Boot's own task executor stays), default retries and time
  * limits, the profiler and the event buffer; the application's {@link TaskGraph} beans are
  * registered by name and its {@link TaskListener} beans subscribed; a GPU {@link DeviceBackend}
- * bean, when there is one, becomes the scheduler's GPU backend; the application's Resilience4j
- * {@code RetryRegistry} and {@code TimeLimiterRegistry} beans, when present, resolve the instances
- * tasks name ({@code retry("hts-cpu")}). Graceful shutdown through {@link HtsSchedulerLifecycle}.
+ * bean, when there is one, becomes the scheduler's GPU backend behind a circuit breaker; the
+ * application's Resilience4j registries, when present, provide the {@code hts-cpu} and
+ * {@code hts-gpu} instances and those tasks name ({@link HtsResilience}). Graceful shutdown
+ * through {@link HtsSchedulerLifecycle}.
  */
-@AutoConfiguration
+@AutoConfiguration(afterName = {"io.github.resilience4j.springboot.retry.autoconfigure.RetryAutoConfiguration",
+        "io.github.resilience4j.springboot.timelimiter.autoconfigure.TimeLimiterAutoConfiguration",
+        "io.github.resilience4j.springboot.circuitbreaker.autoconfigure.CircuitBreakerAutoConfiguration",
+        "io.github.resilience4j.springboot.bulkhead.autoconfigure.BulkheadAutoConfiguration"})
 @EnableConfigurationProperties(HtsProperties.class)
 public final class HtsAutoConfiguration {
 
@@ -45,7 +48,9 @@ public final class HtsAutoConfiguration {
     @ConditionalOnMissingBean
     Scheduler htsScheduler(HtsProperties properties, SchedulingPolicy policy, ObjectProvider<TaskListener> listeners,
             ObjectProvider<DeviceBackend> gpu, ObjectProvider<RetryRegistry> retryRegistry,
-            ObjectProvider<TimeLimiterRegistry> timeLimiterRegistry) {
+            ObjectProvider<TimeLimiterRegistry> timeLimiterRegistry,
+            ObjectProvider<CircuitBreakerRegistry> circuitBreakerRegistry,
+            ObjectProvider<BulkheadRegistry> bulkheadRegistry) {
         HtsProperties.Executor executor = properties.getExecutor();
         HtsProperties.Tasks tasks = properties.getTasks();
         HtsProperties.Profiling profiling = properties.getProfiling();
@@ -53,15 +58,6 @@ public final class HtsAutoConfiguration {
         if (threads != null && threads < 1) {
             throw new InvalidHtsPropertyException("hts.executor.threads", threads,
                     "an integer of at least 1 (unset: the number of available processors)");
-        }
-        if (tasks.getDefaultRetries() < 0) {
-            throw new InvalidHtsPropertyException("hts.tasks.default-retries", tasks.getDefaultRetries(),
-                    "an integer of 0 or more");
-        }
-        Duration timeout = tasks.getDefaultTimeout();
-        if (timeout != null && timeout.compareTo(TimeLimitSpec.MINIMUM) < 0) {
-            throw new InvalidHtsPropertyException("hts.tasks.default-timeout", timeout,
-                    "a duration of at least " + TimeLimitSpec.MINIMUM.toMillis() + "ms, or unset for none");
         }
         if (profiling.getRetainedRuns() < 0) {
             throw new InvalidHtsPropertyException("hts.profiling.retained-runs", profiling.getRetainedRuns(),
@@ -71,15 +67,8 @@ public final class HtsAutoConfiguration {
             throw new InvalidHtsPropertyException("hts.events.buffer-size", properties.getEvents().getBufferSize(),
                     "an integer of 0 or more");
         }
-        // the application's Resilience4j registries (resilience4j-spring-boot4 defines them from
-        // resilience4j.*) resolve named instances such as hts-cpu; without them, HTS keeps private
-        // defaults and defines no registry bean of its own
-        FaultTolerance.Builder faults = FaultTolerance.builder()
-                .retryRegistry(retryRegistry.getIfUnique())
-                .timeLimiterRegistry(timeLimiterRegistry.getIfUnique())
-                .defaultRetry(tasks.getDefaultRetries() == 0 ? RetrySpec.none()
-                        : RetrySpec.retries(tasks.getDefaultRetries(), tasks.getDefaultBackoff()))
-                .defaultTimeLimit(timeout == null ? TimeLimitSpec.none() : TimeLimitSpec.of(timeout));
+        HtsResilience resilience = new HtsResilience(retryRegistry.getIfUnique(), timeLimiterRegistry.getIfUnique(),
+                circuitBreakerRegistry.getIfUnique(), bulkheadRegistry.getIfUnique());
         Scheduler.Builder builder = Scheduler.builder()
                 .policy(policy)
                 .failureMode(properties.getScheduler().getFailureMode())
@@ -89,8 +78,11 @@ public final class HtsAutoConfiguration {
                 .profiling(profiling.isEnabled())
                 .retainedRuns(profiling.getRetainedRuns())
                 .eventBufferSize(properties.getEvents().getBufferSize())
-                .faultTolerance(faults.build())
-                .gpuBackend(gpu.getIfUnique());
+                .faultTolerance(resilience.faultTolerance(tasks));
+        DeviceBackend device = gpu.getIfUnique();
+        if (device != null) {
+            builder.gpuBackend(resilience.guard(device, properties.getGpu().getCircuitBreaker()));
+        }
         if (threads != null) {
             builder.threads(threads);
         }

@@ -75,6 +75,8 @@ public class HtsProperties {
 
         private final MemoryPool memoryPool = new MemoryPool();
 
+        private final CircuitBreaker circuitBreaker = new CircuitBreaker();
+
         public GpuEnablement getEnabled() {
             return this.enabled;
         }
@@ -102,6 +104,81 @@ public class HtsProperties {
         public MemoryPool getMemoryPool() {
             return this.memoryPool;
         }
+
+        public CircuitBreaker getCircuitBreaker() {
+            return this.circuitBreaker;
+        }
+    }
+
+    /**
+     * The circuit breaker in front of the GPU backend. With resilience4j-spring-boot4 the
+     * application's {@code hts-gpu} circuit breaker instance is used (configured under
+     * {@code resilience4j.circuitbreaker.instances.hts-gpu.*}) and the thresholds here are ignored.
+     */
+    public static class CircuitBreaker {
+
+        /** Whether GPU tasks go through a circuit breaker. */
+        private boolean enabled = true;
+
+        /** What a task without a CPU body does while the breaker is open: wait or fail. */
+        private WhenOpen whenOpen = WhenOpen.FAIL;
+
+        /** Percentage of failed GPU tasks, over the sliding window, that opens the breaker. */
+        private float failureRateThreshold = 50;
+
+        /** How many of the latest GPU tasks the failure rate is computed over (at least that many must have run). */
+        private int slidingWindowSize = 20;
+
+        /** How long the breaker stays open before letting trial tasks through. */
+        private Duration waitDurationInOpenState = Duration.ofSeconds(30);
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public WhenOpen getWhenOpen() {
+            return this.whenOpen;
+        }
+
+        public void setWhenOpen(WhenOpen whenOpen) {
+            this.whenOpen = whenOpen;
+        }
+
+        public float getFailureRateThreshold() {
+            return this.failureRateThreshold;
+        }
+
+        public void setFailureRateThreshold(float failureRateThreshold) {
+            this.failureRateThreshold = failureRateThreshold;
+        }
+
+        public int getSlidingWindowSize() {
+            return this.slidingWindowSize;
+        }
+
+        public void setSlidingWindowSize(int slidingWindowSize) {
+            this.slidingWindowSize = slidingWindowSize;
+        }
+
+        public Duration getWaitDurationInOpenState() {
+            return this.waitDurationInOpenState;
+        }
+
+        public void setWaitDurationInOpenState(Duration waitDurationInOpenState) {
+            this.waitDurationInOpenState = waitDurationInOpenState;
+        }
+    }
+
+    /** What a GPU-only task does while the GPU's circuit breaker is open. */
+    public enum WhenOpen {
+        /** Wait until the breaker lets trial tasks through. */
+        WAIT,
+        /** Fail at once with the breaker's CallNotPermittedException. */
+        FAIL
     }
 
     /** The device memory pool (buddy allocator over arenas from cuMemAlloc). */

@@ -1,6 +1,7 @@
 package io.hts.autoconfigure;
 
 import io.hts.engine.exec.DeviceBackend;
+import io.hts.engine.fault.CircuitBreakingBackend;
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.graph.Device;
 import io.hts.engine.policy.DeviceHealth;
@@ -72,7 +73,8 @@ class HtsGpuAutoConfigurationTests {
     void anApplicationsDeviceBackendWins() {
         runner.withUserConfiguration(OwnBackend.class).withPropertyValues("hts.gpu.enabled=true").run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(DeviceBackend.class).doesNotHaveBean(GpuBackend.class);
-            assertThat(context.getBean(Scheduler.class).gpu()).containsSame(context.getBean(DeviceBackend.class));
+            assertThat(context.getBean(Scheduler.class).gpu()).get().isInstanceOfSatisfying(CircuitBreakingBackend.class,
+                    guarded -> assertThat(guarded.delegate()).isSameAs(context.getBean(DeviceBackend.class)));
         });
     }
 

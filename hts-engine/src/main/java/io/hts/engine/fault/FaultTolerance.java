@@ -14,6 +14,7 @@ import io.github.resilience4j.retry.RetryRegistry;
 import io.github.resilience4j.timelimiter.TimeLimiter;
 import io.github.resilience4j.timelimiter.TimeLimiterConfig;
 import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
+import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphValidationException;
 import io.hts.engine.graph.Task;
 import org.jspecify.annotations.Nullable;
@@ -35,15 +36,19 @@ public final class FaultTolerance {
     private final @Nullable RetryRegistry retryRegistry;
     private final @Nullable TimeLimiterRegistry timeLimiterRegistry;
     private final RetrySpec defaultRetry;
+    private final RetrySpec gpuDefaultRetry;
     private final IntervalFunction defaultBackoff;
     private final TimeLimitSpec defaultTimeLimit;
+    private final TimeLimitSpec gpuDefaultTimeLimit;
 
     private FaultTolerance(Builder b) {
         this.retryRegistry = b.retryRegistry;
         this.timeLimiterRegistry = b.timeLimiterRegistry;
         this.defaultRetry = b.defaultRetry;
+        this.gpuDefaultRetry = b.gpuDefaultRetry != null ? b.gpuDefaultRetry : b.defaultRetry;
         this.defaultBackoff = b.defaultBackoff;
         this.defaultTimeLimit = b.defaultTimeLimit;
+        this.gpuDefaultTimeLimit = b.gpuDefaultTimeLimit != null ? b.gpuDefaultTimeLimit : b.defaultTimeLimit;
     }
 
     /** A builder; by default no retries, no time limit, 100 ms between retries, no registries. */
@@ -56,14 +61,34 @@ public final class FaultTolerance {
         return builder().build();
     }
 
-    /** The retry used for tasks that declare none. */
+    /** The retry used for tasks that declare none, for attempts on the CPU. */
     public RetrySpec defaultRetry() {
         return defaultRetry;
     }
 
-    /** The time limit used for tasks that declare none. */
+    /**
+     * The retry used for tasks that declare none, for attempts on a device.
+     *
+     * @param device where the attempt runs
+     * @return the default
+     */
+    public RetrySpec defaultRetry(Device device) {
+        return device == Device.GPU ? gpuDefaultRetry : defaultRetry;
+    }
+
+    /** The time limit used for tasks that declare none, for attempts on the CPU. */
     public TimeLimitSpec defaultTimeLimit() {
         return defaultTimeLimit;
+    }
+
+    /**
+     * The time limit used for tasks that declare none, for attempts on a device.
+     *
+     * @param device where the attempt runs
+     * @return the default
+     */
+    public TimeLimitSpec defaultTimeLimit(Device device) {
+        return device == Device.GPU ? gpuDefaultTimeLimit : defaultTimeLimit;
     }
 
     /** The application's retry registry, if one was given. */
@@ -96,14 +121,26 @@ public final class FaultTolerance {
         }
 
         /**
-         * The retry for a task.
+         * The retry for a task's attempts on the CPU.
          *
          * @param task the task
          * @return the Resilience4j retry, or {@code null} when the task does not retry
          * @throws GraphValidationException when it names an instance no registry provides
          */
         public @Nullable Retry retryFor(Task<?> task) {
-            RetrySpec spec = task.retry() != null ? task.retry() : defaultRetry;
+            return retryFor(task, Device.CPU);
+        }
+
+        /**
+         * The retry for a task's attempts on a device: the task's own, or the device's default.
+         *
+         * @param task the task
+         * @param device where the attempts run
+         * @return the Resilience4j retry, or {@code null} when the task does not retry there
+         * @throws GraphValidationException when it names an instance no registry provides
+         */
+        public @Nullable Retry retryFor(Task<?> task, Device device) {
+            RetrySpec spec = task.retry() != null ? task.retry() : defaultRetry(device);
             return switch (spec.kind()) {
                 case NONE -> null;
                 case INSTANCE -> spec.retry();
@@ -119,14 +156,26 @@ public final class FaultTolerance {
         }
 
         /**
-         * The time limiter for a task.
+         * The time limiter for a task's attempts on the CPU.
          *
          * @param task the task
          * @return the Resilience4j time limiter, or {@code null} when the task has no time limit
          * @throws GraphValidationException when it names an instance no registry provides
          */
         public @Nullable TimeLimiter timeLimiterFor(Task<?> task) {
-            TimeLimitSpec spec = task.timeLimit() != null ? task.timeLimit() : defaultTimeLimit;
+            return timeLimiterFor(task, Device.CPU);
+        }
+
+        /**
+         * The time limiter for a task's attempts on a device: the task's own, or the device's default.
+         *
+         * @param task the task
+         * @param device where the attempts run
+         * @return the Resilience4j time limiter, or {@code null} when the task has no time limit there
+         * @throws GraphValidationException when it names an instance no registry provides
+         */
+        public @Nullable TimeLimiter timeLimiterFor(Task<?> task, Device device) {
+            TimeLimitSpec spec = task.timeLimit() != null ? task.timeLimit() : defaultTimeLimit(device);
             if (spec.isNone()) {
                 return null;
             }
@@ -187,8 +236,10 @@ public final class FaultTolerance {
         private @Nullable RetryRegistry retryRegistry;
         private @Nullable TimeLimiterRegistry timeLimiterRegistry;
         private RetrySpec defaultRetry = RetrySpec.none();
+        private @Nullable RetrySpec gpuDefaultRetry;
         private IntervalFunction defaultBackoff = RetrySpec.fixed(Duration.ofMillis(100));
         private TimeLimitSpec defaultTimeLimit = TimeLimitSpec.none();
+        private @Nullable TimeLimitSpec gpuDefaultTimeLimit;
 
         private Builder() {
         }
@@ -224,6 +275,31 @@ public final class FaultTolerance {
          */
         public Builder defaultRetry(RetrySpec spec) {
             this.defaultRetry = Objects.requireNonNull(spec, "spec");
+            return this;
+        }
+
+        /**
+         * The retry of tasks that declare none, for their attempts on a GPU (by default the same as
+         * {@link #defaultRetry}): with Spring Boot, the {@code hts-gpu} instance when the
+         * application configures one.
+         *
+         * @param spec e.g. {@code RetrySpec.named("hts-gpu")}
+         * @return this builder
+         */
+        public Builder gpuDefaultRetry(RetrySpec spec) {
+            this.gpuDefaultRetry = Objects.requireNonNull(spec, "spec");
+            return this;
+        }
+
+        /**
+         * The time limit of tasks that declare none, for their attempts on a GPU (by default the
+         * same as {@link #defaultTimeLimit}).
+         *
+         * @param spec e.g. {@code TimeLimitSpec.named("hts-gpu")}
+         * @return this builder
+         */
+        public Builder gpuDefaultTimeLimit(TimeLimitSpec spec) {
+            this.gpuDefaultTimeLimit = Objects.requireNonNull(spec, "spec");
             return this;
         }
 

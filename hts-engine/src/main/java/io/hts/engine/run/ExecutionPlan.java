@@ -40,8 +40,11 @@ final class ExecutionPlan {
 
     final CompiledGraph graph;
     final byte[] flags;
-    final Retry @Nullable [] retries;
-    final TimeLimiter @Nullable [] timeLimiters;
+    private final Retry @Nullable [] retries;
+    /** The retries of GPU attempts where they differ from the CPU's (a device default). */
+    private final Retry @Nullable [] gpuRetries;
+    private final TimeLimiter @Nullable [] timeLimiters;
+    private final TimeLimiter @Nullable [] gpuTimeLimiters;
     final ResourceDemand @Nullable [] demands;
     /** For dual-bodied tasks that declare GPU memory: their demand without it (for a CPU run). */
     private final ResourceDemand @Nullable [] cpuDemands;
@@ -55,7 +58,9 @@ final class ExecutionPlan {
         int n = graph.size();
         this.flags = new byte[n];
         Retry[] r = null;
+        Retry[] rg = null;
         TimeLimiter[] tl = null;
+        TimeLimiter[] tlg = null;
         ResourceDemand[] rd = null;
         CostModel.Cell[] cells = null;
         List<String> gpuOnly = new ArrayList<>();
@@ -78,20 +83,38 @@ final class ExecutionPlan {
                 f |= URGENT;
             }
             if (!task.isBarrier()) {
-                Retry retry = resolution.retryFor(task);
+                Retry retry = cpu ? resolution.retryFor(task, Device.CPU) : null;
+                Retry gpuRetry = gpu && gpuBackend ? resolution.retryFor(task, Device.GPU) : null;
                 if (retry != null) {
                     if (r == null) {
                         r = new Retry[n];
                     }
                     r[i] = retry;
+                }
+                if (gpuRetry != null) {
+                    if (rg == null) {
+                        rg = new Retry[n];
+                    }
+                    rg[i] = gpuRetry;
+                }
+                if (retry != null || gpuRetry != null) {
                     f |= RETRY;
                 }
-                TimeLimiter limit = resolution.timeLimiterFor(task);
+                TimeLimiter limit = cpu ? resolution.timeLimiterFor(task, Device.CPU) : null;
+                TimeLimiter gpuLimit = gpu && gpuBackend ? resolution.timeLimiterFor(task, Device.GPU) : null;
                 if (limit != null) {
                     if (tl == null) {
                         tl = new TimeLimiter[n];
                     }
                     tl[i] = limit;
+                }
+                if (gpuLimit != null) {
+                    if (tlg == null) {
+                        tlg = new TimeLimiter[n];
+                    }
+                    tlg[i] = gpuLimit;
+                }
+                if (limit != null || gpuLimit != null) {
                     f |= TIMED;
                 }
             }
@@ -123,7 +146,9 @@ final class ExecutionPlan {
                             + " backend (module hts-gpu)");
         }
         this.retries = r;
+        this.gpuRetries = rg;
         this.timeLimiters = tl;
+        this.gpuTimeLimiters = tlg;
         this.demands = rd;
         ResourceDemand[] cd = null;
         if (rd != null) {
@@ -141,16 +166,16 @@ final class ExecutionPlan {
         }
         this.cpuDemands = cd;
         this.costCells = cells;
-        this.anyRetry = r != null;
+        this.anyRetry = r != null || rg != null;
         boolean chained = false;
         for (int i = 0; i < n && gpuBackend; i++) {
-            if (!gpuOnly(i) || has(i, TIMED | RESOURCES) || retry(i) != null || graph.inDegree(i) == 0) {
+            if (!gpuOnly(i) || has(i, TIMED | RESOURCES | RETRY) || graph.inDegree(i) == 0) {
                 continue;
             }
             boolean all = true;
             for (int k = graph.predecessorStart(i), stop = graph.predecessorEnd(i); k < stop && all; k++) {
                 int p = graph.predecessor(k);
-                all = gpuOnly(p) && retry(p) == null && !has(p, TIMED);
+                all = gpuOnly(p) && !has(p, TIMED | RETRY);
             }
             if (all) {
                 flags[i] |= CHAINED;
@@ -168,12 +193,28 @@ final class ExecutionPlan {
         return (flags[i] & flag) != 0;
     }
 
-    @Nullable Retry retry(int i) {
-        return retries == null ? null : retries[i];
+    /**
+     * The retry of a task's attempts on a device.
+     *
+     * @param i the task
+     * @param device where the attempt ran
+     * @return the retry, or {@code null}
+     */
+    @Nullable Retry retry(int i, Device device) {
+        Retry[] from = device == Device.GPU ? gpuRetries : retries;
+        return from == null ? null : from[i];
     }
 
-    @Nullable TimeLimiter timeLimiter(int i) {
-        return timeLimiters == null ? null : timeLimiters[i];
+    /**
+     * The time limiter of a task's attempts on a device.
+     *
+     * @param i the task
+     * @param device where the attempt runs
+     * @return the limiter, or {@code null}
+     */
+    @Nullable TimeLimiter timeLimiter(int i, Device device) {
+        TimeLimiter[] from = device == Device.GPU ? gpuTimeLimiters : timeLimiters;
+        return from == null ? null : from[i];
     }
 
     /** The resources a task needs when it runs on the CPU although it declared GPU memory. */

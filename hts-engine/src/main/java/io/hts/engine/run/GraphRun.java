@@ -7,6 +7,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
@@ -814,7 +815,7 @@ public final class GraphRun {
         boolean cancelled = cancelRequested || (anyTaskCancel && cancelledTasks.contains(i))
                 || (stopping && isInterruption(error));
         if (!cancelled && !stopping) {
-            Retry retry = plan.retry(i);
+            Retry retry = plan.retry(i, e.device);
             if (retry != null) {
                 Retry.AsyncContext<Object> ctx = retryContexts.computeIfAbsent(i, k -> retry.asyncContext());
                 long delay = ctx.onError(error);
@@ -996,7 +997,7 @@ public final class GraphRun {
     }
 
     long deadline(TaskExecution e) {
-        TimeLimiter limiter = plan.timeLimiter(e.index);
+        TimeLimiter limiter = plan.timeLimiter(e.index, e.device);
         if (limiter == null || e.startNanos == 0) {
             return Long.MAX_VALUE;
         }
@@ -1007,7 +1008,7 @@ public final class GraphRun {
 
     /** Starts Resilience4j's time limiter for an attempt; its time-out fails the attempt. */
     private void armTimeLimit(TaskExecution e) {
-        TimeLimiter limiter = plan.timeLimiter(e.index);
+        TimeLimiter limiter = plan.timeLimiter(e.index, e.device);
         if (limiter == null) {
             return;
         }
@@ -1033,7 +1034,7 @@ public final class GraphRun {
         }
         TimeoutException error = new TimeoutException("task '" + graph.name(i) + "' (attempt " + e.attempt
                 + ") exceeded its time limit of "
-                + plan.timeLimiter(i).getTimeLimiterConfig().getTimeoutDuration() + "; its body is abandoned"
+                + Objects.requireNonNull(plan.timeLimiter(i, e.device)).getTimeLimiterConfig().getTimeoutDuration() + "; its body is abandoned"
                 + " until it returns");
         publish(EventType.TASK_TIMED_OUT, i, e.device, e.lane, e.attempt, error, null, null);
         attemptFailed(e, error);

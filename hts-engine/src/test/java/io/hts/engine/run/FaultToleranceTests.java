@@ -17,6 +17,7 @@ import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
 import io.hts.engine.fault.FaultTolerance;
 import io.hts.engine.fault.RetrySpec;
 import io.hts.engine.fault.TimeLimitSpec;
+import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphValidationException;
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
@@ -24,6 +25,8 @@ import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.EventType;
 import io.hts.engine.observe.TaskEvent;
+import io.hts.engine.policy.GpuFirstPolicy;
+import io.hts.engine.support.FakeGpuBackend;
 import io.hts.engine.support.RecordingListener;
 import org.junit.jupiter.api.Test;
 
@@ -52,6 +55,51 @@ class FaultToleranceTests {
                     EventType.TASK_READY, EventType.TASK_STARTED, EventType.TASK_RETRYING, EventType.TASK_READY,
                     EventType.TASK_STARTED, EventType.TASK_SUCCEEDED);
             assertThat(run.profile().timing(flaky.index()).attempts()).isEqualTo(3);
+        }
+    }
+
+    /** Tasks that declare nothing retry by the device's default: named instances per device, as Spring's hts-cpu / hts-gpu. */
+    @Test
+    void defaultRetriesAndTimeLimitsMayDifferByDevice() {
+        RetryRegistry registry = RetryRegistry.ofDefaults();
+        registry.retry("hts-cpu", RetryConfig.custom().maxAttempts(2).waitDuration(Duration.ofMillis(1))
+                .failAfterMaxAttempts(false).build());
+        registry.retry("hts-gpu", RetryConfig.custom().maxAttempts(4).waitDuration(Duration.ofMillis(1))
+                .failAfterMaxAttempts(false).build());
+        FaultTolerance faults = FaultTolerance.builder().retryRegistry(registry)
+                .defaultRetry(RetrySpec.named("hts-cpu")).gpuDefaultRetry(RetrySpec.named("hts-gpu"))
+                .gpuDefaultTimeLimit(TimeLimitSpec.of(Duration.ofMillis(50))).build();
+        assertThat(faults.defaultRetry(Device.GPU)).isEqualTo(RetrySpec.named("hts-gpu"));
+        assertThat(faults.defaultTimeLimit(Device.CPU).isNone()).isTrue();
+        FakeGpuBackend gpu = new FakeGpuBackend(1);
+        try (Scheduler s = Scheduler.builder().threads(2).faultTolerance(faults).gpuBackend(gpu)
+                .policy(new GpuFirstPolicy()).build()) {
+            AtomicInteger cpuCalls = new AtomicInteger();
+            AtomicInteger gpuCalls = new AtomicInteger();
+            TaskGraph g = TaskGraph.named("per-device");
+            g.task("on-cpu").cpu(ctx -> {
+                cpuCalls.incrementAndGet();
+                throw new IllegalStateException("cpu fails");
+            });
+            g.task("on-gpu").gpu(ctx -> {
+                gpuCalls.incrementAndGet();
+                throw new IllegalStateException("gpu fails");
+            });
+            GraphRun run = s.submit(g, RunOptions.failureMode(FailureMode.CONTINUE));
+            assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
+            assertThat(cpuCalls).as("hts-cpu: 2 attempts").hasValue(2);
+            assertThat(gpuCalls).as("hts-gpu: 4 attempts").hasValue(4);
+            TaskGraph slow = TaskGraph.named("gpu-time-limit");
+            CountDownLatch release = new CountDownLatch(1);
+            Task<String> hang = slow.task("hang").retries(0).gpu(ctx -> {
+                release.await(10, TimeUnit.SECONDS);
+                return "late";
+            });
+            GraphRun timed = s.submit(slow);
+            assertThatThrownBy(timed::await).isInstanceOf(GraphRunException.class)
+                    .hasStackTraceContaining("exceeded its time limit of PT0.05S");
+            release.countDown();
+            assertThat(timed.state(hang)).isEqualTo(TaskState.FAILED);
         }
     }
 

@@ -1,0 +1,355 @@
+package io.hts.engine.fault;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.github.resilience4j.bulkhead.Bulkhead;
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.hts.engine.exec.DeviceBackend;
+import io.hts.engine.exec.DeviceTask;
+import io.hts.engine.graph.Device;
+import io.hts.engine.graph.GpuBody;
+import io.hts.engine.graph.TaskCancelledException;
+import io.hts.engine.graph.TaskContext;
+import io.hts.engine.policy.DeviceHealth;
+import io.hts.engine.policy.DeviceStatus;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A device backend behind a Resilience4j {@link CircuitBreaker} (and, optionally, a
+ * {@link Bulkhead}): every task the device runs is a call of the breaker, its failure or success
+ * recorded when the device reports it. While the breaker is open, a task with a CPU body runs on
+ * the CPU; a GPU-only task fails at once with the breaker's {@link CallNotPermittedException}
+ * ({@link WhenOpen#FAIL}, the device reported DOWN) or waits until the breaker lets calls through
+ * again ({@link WhenOpen#WAIT}, the device reported DEGRADED). A bulkhead caps the tasks on the
+ * device at once; tasks beyond it wait here, not on a CPU thread. Cancelled tasks count neither way.
+ *
+ * <p>Waiting tasks are tried again whenever a task completes, the breaker changes state, or (while
+ * any wait) every {@code recheck} on the JDK's shared delayed executor, so an open breaker whose
+ * wait has elapsed lets them through even when nothing else happens.
+ */
+public final class CircuitBreakingBackend implements DeviceBackend {
+
+    /** What a task without a CPU body does while the breaker is open. */
+    public enum WhenOpen {
+        /** Wait until the breaker lets calls through again. */
+        WAIT,
+        /** Fail with the breaker's {@code CallNotPermittedException}. */
+        FAIL
+    }
+
+    private static final long RECHECK_MILLIS = 200;
+
+    private final DeviceBackend delegate;
+    private final CircuitBreaker breaker;
+    private final @Nullable Bulkhead bulkhead;
+    private final WhenOpen whenOpen;
+    /** Every task passes through here in dispatch order; one thread at a time moves them on. */
+    private final ConcurrentLinkedDeque<DeviceTask> waiting = new ConcurrentLinkedDeque<>();
+    private final AtomicBoolean draining = new AtomicBoolean();
+    private final AtomicBoolean drainRequested = new AtomicBoolean();
+    /** The wrappers of dispatched tasks, so the device finds a successor's predecessors by the objects it saw. */
+    private final ConcurrentHashMap<DeviceTask, Guarded> dispatched = new ConcurrentHashMap<>();
+    private final AtomicBoolean recheckScheduled = new AtomicBoolean();
+    private volatile boolean closed;
+
+    /**
+     * Guards a backend.
+     *
+     * @param delegate the device's backend
+     * @param breaker the breaker (e.g. the {@code hts-gpu} instance of the application's registry)
+     * @param bulkhead a cap on concurrent tasks, or {@code null} for the device's own (its streams)
+     * @param whenOpen what GPU-only tasks do while the breaker is open
+     */
+    public CircuitBreakingBackend(DeviceBackend delegate, CircuitBreaker breaker, @Nullable Bulkhead bulkhead,
+            WhenOpen whenOpen) {
+        this.delegate = delegate;
+        this.breaker = breaker;
+        this.bulkhead = bulkhead;
+        this.whenOpen = whenOpen;
+        breaker.getEventPublisher().onStateTransition(event -> drain());
+    }
+
+    /** The guarded backend. */
+    public DeviceBackend delegate() {
+        return delegate;
+    }
+
+    /** The breaker. */
+    public CircuitBreaker circuitBreaker() {
+        return breaker;
+    }
+
+    /** The bulkhead, if there is one. */
+    public Optional<Bulkhead> bulkhead() {
+        return Optional.ofNullable(bulkhead);
+    }
+
+    /** What GPU-only tasks do while the breaker is open. */
+    public WhenOpen whenOpen() {
+        return whenOpen;
+    }
+
+    /** Tasks waiting for the breaker or the bulkhead. */
+    public int waiting() {
+        return waiting.isEmpty() ? 0 : waiting.size();
+    }
+
+    @Override
+    public Device device() {
+        return delegate.device();
+    }
+
+    @Override
+    public String name() {
+        return delegate.name();
+    }
+
+    @Override
+    public DeviceStatus status() {
+        DeviceStatus s = delegate.status();
+        CircuitBreaker.State state = breaker.getState();
+        DeviceHealth health = s.health();
+        String detail = s.detail();
+        if (state == CircuitBreaker.State.OPEN || state == CircuitBreaker.State.FORCED_OPEN) {
+            if (health != DeviceHealth.DOWN) {
+                health = whenOpen == WhenOpen.FAIL ? DeviceHealth.DOWN : DeviceHealth.DEGRADED;
+            }
+            detail = "circuit breaker '" + breaker.getName() + "' is " + state + " (failure rate "
+                    + breaker.getMetrics().getFailureRate() + " %); " + detail;
+        }
+        else if (state == CircuitBreaker.State.HALF_OPEN && health == DeviceHealth.UP) {
+            health = DeviceHealth.DEGRADED;
+            detail = "circuit breaker '" + breaker.getName() + "' is HALF_OPEN; " + detail;
+        }
+        return new DeviceStatus(s.device(), health, s.capacity(), s.queued() + waiting(), s.running(),
+                s.backlogNanos(), s.freeMemoryBytes(), detail);
+    }
+
+    @Override
+    public void dispatch(DeviceTask task) {
+        waiting.add(task);
+        drain();
+    }
+
+    /** Dispatches a task if the breaker and the bulkhead allow it, or routes it; false: it must wait. */
+    private boolean tryDispatch(DeviceTask task) {
+        if (closed || task.isCancelled()) {
+            task.fail(new TaskCancelledException("task '" + task.taskName() + "' was cancelled before it reached "
+                    + delegate.name()));
+            return true;
+        }
+        if (!breaker.tryAcquirePermission()) {
+            String reason = "circuit breaker '" + breaker.getName() + "' of " + delegate.name() + " is "
+                    + breaker.getState();
+            if (task.fallBackToCpu(reason)) {
+                return true;
+            }
+            if (whenOpen == WhenOpen.FAIL) {
+                task.fail(CallNotPermittedException.createCallNotPermittedException(breaker));
+                return true;
+            }
+            return false;
+        }
+        if (bulkhead != null && !bulkhead.tryAcquirePermission()) {
+            breaker.releasePermission();
+            return false;
+        }
+        Guarded g = new Guarded(task, breaker.getCurrentTimestamp());
+        dispatched.put(task, g);
+        delegate.dispatch(g);
+        return true;
+    }
+
+    /**
+     * Moves waiting tasks on, in order, until one must wait. One thread drains at a time (a task's
+     * dispatch may complete or fail synchronously and come back here); a request arriving meanwhile
+     * makes the draining thread go round again, and the thread that drained last checks for one
+     * after letting go, so no request is lost.
+     */
+    private void drain() {
+        drainRequested.set(true);
+        while (drainRequested.get() && draining.compareAndSet(false, true)) {
+            try {
+                drainRequested.set(false);
+                for (DeviceTask next; (next = waiting.pollFirst()) != null; ) {
+                    if (!tryDispatch(next)) {
+                        waiting.offerFirst(next);
+                        scheduleRecheck();
+                        break;
+                    }
+                }
+            }
+            finally {
+                draining.set(false);
+            }
+        }
+    }
+
+    private void scheduleRecheck() {
+        if (!closed && recheckScheduled.compareAndSet(false, true)) {
+            CompletableFuture.runAsync(() -> {
+                recheckScheduled.set(false);
+                drain();
+            }, CompletableFuture.delayedExecutor(RECHECK_MILLIS, TimeUnit.MILLISECONDS));
+        }
+    }
+
+    @Override
+    public void onRunCancelled(long runId) {
+        for (Iterator<DeviceTask> it = waiting.iterator(); it.hasNext(); ) {
+            DeviceTask t = it.next();
+            if (t.runId() == runId && waiting.remove(t)) {
+                t.fail(new TaskCancelledException("run " + runId + " was cancelled while task '" + t.taskName()
+                        + "' waited for circuit breaker '" + breaker.getName() + "'"));
+            }
+        }
+        delegate.onRunCancelled(runId);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (DeviceTask t; (t = waiting.pollFirst()) != null; ) {
+            t.fail(new TaskCancelledException("the scheduler closed while task '" + t.taskName() + "' waited for"
+                    + " circuit breaker '" + breaker.getName() + "'"));
+        }
+        delegate.close();
+    }
+
+    @Override
+    public String toString() {
+        return delegate.name() + " behind circuit breaker '" + breaker.getName() + "' (" + breaker.getState() + ")";
+    }
+
+    /** A task whose outcome is recorded on the breaker and frees its bulkhead permission. */
+    private final class Guarded implements DeviceTask {
+
+        private final DeviceTask task;
+        private final long start;
+
+        Guarded(DeviceTask task, long start) {
+            this.task = task;
+            this.start = start;
+        }
+
+        private void ended(@Nullable Throwable error) {
+            dispatched.remove(task);
+            long duration = breaker.getCurrentTimestamp() - start;
+            if (error == null) {
+                breaker.onSuccess(duration, breaker.getTimestampUnit());
+            }
+            else if (task.isCancelled() || error instanceof TaskCancelledException) {
+                breaker.releasePermission();
+            }
+            else {
+                breaker.onError(duration, breaker.getTimestampUnit(), error);
+            }
+            if (bulkhead != null) {
+                bulkhead.onComplete();
+            }
+            drain();
+        }
+
+        @Override
+        public String taskName() {
+            return task.taskName();
+        }
+
+        @Override
+        public long runId() {
+            return task.runId();
+        }
+
+        @Override
+        public int attempt() {
+            return task.attempt();
+        }
+
+        @Override
+        public GpuBody<?> gpuBody() {
+            return task.gpuBody();
+        }
+
+        @Override
+        public TaskContext context() {
+            return task.context();
+        }
+
+        @Override
+        public long deadlineNanos() {
+            return task.deadlineNanos();
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return task.isCancelled();
+        }
+
+        @Override
+        public boolean start(int lane) {
+            if (task.start(lane)) {
+                return true;
+            }
+            released(); // the engine withdrew it (cancelled): the device drops it without an outcome
+            return false;
+        }
+
+        private void released() {
+            dispatched.remove(task);
+            breaker.releasePermission();
+            if (bulkhead != null) {
+                bulkhead.onComplete();
+            }
+            drain();
+        }
+
+        @Override
+        public List<DeviceTask> awaitOnDevice() {
+            List<DeviceTask> predecessors = task.awaitOnDevice();
+            if (predecessors.isEmpty()) {
+                return predecessors;
+            }
+            List<DeviceTask> seen = new ArrayList<>(predecessors.size());
+            for (DeviceTask p : predecessors) {
+                Guarded g = dispatched.get(p);
+                seen.add(g != null ? g : p);
+            }
+            return seen;
+        }
+
+        @Override
+        public void enqueued(@Nullable Object result) {
+            task.enqueued(result);
+        }
+
+        @Override
+        public boolean fallBackToCpu(String reason) {
+            boolean moved = task.fallBackToCpu(reason);
+            if (moved) {
+                released();
+            }
+            return moved;
+        }
+
+        @Override
+        public void complete(@Nullable Object result) {
+            ended(null);
+            task.complete(result);
+        }
+
+        @Override
+        public void fail(Throwable error) {
+            ended(error);
+            task.fail(error);
+        }
+    }
+}
