@@ -385,12 +385,23 @@ public class HtsProperties {
         /** How many recent events the ring buffer keeps. */
         private int bufferSize = 10_000;
 
+        /** How long a connection to the live event stream (/actuator/htsevents/stream) stays open. */
+        private Duration streamTimeout = Duration.ofMinutes(30);
+
         public int getBufferSize() {
             return this.bufferSize;
         }
 
         public void setBufferSize(int bufferSize) {
             this.bufferSize = bufferSize;
+        }
+
+        public Duration getStreamTimeout() {
+            return this.streamTimeout;
+        }
+
+        public void setStreamTimeout(Duration streamTimeout) {
+            this.streamTimeout = streamTimeout;
         }
     }
 }

@@ -40,7 +40,7 @@ public class HtsEventsEndpoint {
         this.scheduler = scheduler;
     }
 
-    private static EventType eventType(String type) {
+    static EventType eventType(String type) {
         try {
             return EventType.valueOf(type.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
         }
@@ -49,6 +49,36 @@ public class HtsEventsEndpoint {
             throw new InvalidEndpointRequestException("unknown event type '" + type + "'; accepted: " + accepted,
                     "unknown event type '" + type + "'");
         }
+    }
+
+    /**
+     * One event as the endpoint and the live stream show it.
+     *
+     * @param e the event
+     * @return its fields, absent ones left out
+     */
+    static Map<String, Object> describe(TaskEvent e) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("sequence", e.sequence());
+        m.put("time", e.time().toString());
+        m.put("type", e.type().name());
+        m.put("runId", e.runId());
+        m.put("graph", e.graph());
+        if (e.task() != null) {
+            m.put("task", e.task());
+        }
+        if (e.device() != null) {
+            m.put("device", e.device().id());
+        }
+        m.put("worker", e.worker());
+        m.put("attempt", e.attempt());
+        if (e.error() != null) {
+            m.put("error", e.error().toString());
+        }
+        if (e.detail() != null) {
+            m.put("detail", e.detail());
+        }
+        return m;
     }
 
     /**
@@ -80,26 +110,7 @@ public class HtsEventsEndpoint {
         List<Map<String, Object>> json = new ArrayList<>(events.size());
         long next = after == null ? 0 : after;
         for (TaskEvent e : events) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("sequence", e.sequence());
-            m.put("time", e.time().toString());
-            m.put("type", e.type().name());
-            m.put("runId", e.runId());
-            m.put("graph", e.graph());
-            if (e.task() != null) {
-                m.put("task", e.task());
-            }
-            if (e.device() != null) {
-                m.put("device", e.device().id());
-            }
-            m.put("worker", e.worker());
-            m.put("attempt", e.attempt());
-            if (e.error() != null) {
-                m.put("error", e.error().toString());
-            }
-            if (e.detail() != null) {
-                m.put("detail", e.detail());
-            }
+            Map<String, Object> m = describe(e);
             json.add(m);
             next = Math.max(next, e.sequence());
         }

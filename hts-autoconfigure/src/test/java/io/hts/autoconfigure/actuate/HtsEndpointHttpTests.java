@@ -4,6 +4,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.Scheduler;
@@ -19,6 +25,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * The issue's acceptance test: an application with only the auto-configuration, a graph bean and
@@ -91,6 +98,40 @@ class HtsEndpointHttpTests {
             assertThat(none.get("events")).isEmpty();
             assertThat(none.get("next").asLong()).isEqualTo(next);
             get(port, "/actuator/htsevents?type=exploded", status);
+            assertThat(status[0]).as("an unknown type is a bad request").isEqualTo(400);
+        }
+
+        /** SSE: a client subscribed before a run starts receives that run's events as they happen. */
+        @Test
+        void theLiveStreamDeliversTheEventsOfARunStartedWhileSubscribed() throws Exception {
+            HttpResponse<Stream<String>> response = HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(
+                    URI.create("http://localhost:" + port + "/actuator/htsevents/stream?task=double&routine=true")).GET().build(),
+                    HttpResponse.BodyHandlers.ofLines()).get(20, TimeUnit.SECONDS);
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("Content-Type")).get().asString().startsWith("text/event-stream");
+            try (Stream<String> body = response.body()) {
+                Iterator<String> lines = body.iterator();
+                List<String> seen = new ArrayList<>();
+                assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+                    while (!lines.next().equals(":subscribed")) {
+                        // the stream is open once its first comment arrives
+                    }
+                    long runId = scheduler.submit(scheduler.registeredGraphs().get("features")).id();
+                    String line;
+                    do {
+                        line = lines.next();
+                        seen.add(line);
+                    }
+                    while (!line.startsWith("data:") || !line.contains("TASK_SUCCEEDED"));
+                    JsonNode event = JsonMapper.builder().build().readTree(line.substring("data:".length()));
+                    assertThat(event.get("runId").asLong()).isEqualTo(runId);
+                    assertThat(event.get("task").asText()).isEqualTo("double");
+                });
+                assertThat(seen).contains("event:TASK_SUCCEEDED").anyMatch(l -> l.startsWith("id:"))
+                        .noneMatch(l -> l.contains("\"task\":\"load\""));
+            }
+            int[] status = new int[1];
+            get(port, "/actuator/htsevents/stream?type=exploded", status);
             assertThat(status[0]).as("an unknown type is a bad request").isEqualTo(400);
         }
 
@@ -199,6 +240,8 @@ class HtsEndpointHttpTests {
             int[] status = new int[1];
             get(port, "/actuator/hts", status);
             assertThat(status[0]).isEqualTo(404);
+            get(port, "/actuator/htsevents/stream", status);
+            assertThat(status[0]).as("the live stream too").isEqualTo(404);
         }
     }
 }

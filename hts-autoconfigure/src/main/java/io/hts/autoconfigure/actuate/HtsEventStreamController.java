@@ -1,0 +1,63 @@
+package io.hts.autoconfigure.actuate;
+
+import java.io.IOException;
+
+import io.hts.engine.observe.EventType;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ResponseStatusException;
+import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
+
+/**
+ * {@code GET /actuator/htsevents/stream}: the scheduler's events as they happen, as server-sent
+ * events (event name: the type, id: the sequence number, data: the JSON of {@code htsevents}).
+ * Filters as {@code htsevents}: {@code run}, {@code task}, {@code type}; {@code routine=true} adds
+ * the routine events every successful task produces (ready, started, succeeded), which cost the
+ * scheduler a little per task while someone listens (asking for a routine {@code type} implies it). On the management context, present when {@code htsevents} is exposed.
+ */
+@RestController
+public class HtsEventStreamController {
+
+    private final HtsEventStream stream;
+
+    /**
+     * Creates the controller.
+     *
+     * @param stream the subscriptions
+     */
+    public HtsEventStreamController(HtsEventStream stream) {
+        this.stream = stream;
+    }
+
+    /**
+     * Opens a stream.
+     *
+     * @param run only events of this run
+     * @param task only events of this task (by name)
+     * @param type only events of this type
+     * @param routine also the routine events
+     * @return the emitter
+     * @throws IOException when the connection fails at once
+     */
+    @GetMapping(path = "${management.endpoints.web.base-path:/actuator}/htsevents/stream",
+            produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+    public SseEmitter stream(@RequestParam(required = false) @Nullable Long run,
+            @RequestParam(required = false) @Nullable String task, @RequestParam(required = false) @Nullable String type,
+            @RequestParam(defaultValue = "false") boolean routine) throws IOException {
+        EventType wanted;
+        try {
+            wanted = type == null ? null : HtsEventsEndpoint.eventType(type);
+        }
+        catch (InvalidEndpointRequestException ex) {
+            throw new ResponseStatusException(HttpStatus.BAD_REQUEST, ex.getMessage());
+        }
+        EventType only = wanted;
+        return stream.subscribe(e -> (run == null || e.runId() == run) && (task == null || task.equals(e.task()))
+                && (only == null || e.type() == only), routine || (only != null && only.isRoutine()));
+    }
+}
