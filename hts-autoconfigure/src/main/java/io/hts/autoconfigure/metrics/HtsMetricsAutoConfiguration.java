@@ -1,16 +1,20 @@
 package io.hts.autoconfigure.metrics;
 
 import io.hts.autoconfigure.HtsAutoConfiguration;
+import io.hts.autoconfigure.HtsGpuAutoConfiguration;
 import io.hts.engine.run.Scheduler;
+import io.hts.gpu.exec.GpuBackend;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
-/** Auto-configuration of {@link HtsMetrics} when Micrometer is on the class path. */
-@AutoConfiguration(after = HtsAutoConfiguration.class)
+/** Auto-configuration of {@link HtsMetrics} (and {@link HtsGpuMetrics} with a GPU) when Micrometer is on the class path. */
+@AutoConfiguration(after = {HtsAutoConfiguration.class, HtsGpuAutoConfiguration.class})
 @ConditionalOnClass(MeterRegistry.class)
 public final class HtsMetricsAutoConfiguration {
 
@@ -19,5 +23,18 @@ public final class HtsMetricsAutoConfiguration {
     @ConditionalOnBean(Scheduler.class)
     HtsMetrics htsMetrics(Scheduler scheduler) {
         return new HtsMetrics(scheduler);
+    }
+
+    /** The GPU memory gauges, when hts-gpu is on the class path and a GPU backend is running. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(GpuBackend.class)
+    static final class Gpu {
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnBean(GpuBackend.class)
+        HtsGpuMetrics htsGpuMetrics(ObjectProvider<GpuBackend> backends) {
+            return new HtsGpuMetrics(backends.orderedStream().toList());
+        }
     }
 }

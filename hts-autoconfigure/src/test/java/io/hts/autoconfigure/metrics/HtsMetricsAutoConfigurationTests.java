@@ -3,17 +3,26 @@ package io.hts.autoconfigure.metrics;
 import io.hts.autoconfigure.HtsAutoConfiguration;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.Scheduler;
+import io.hts.gpu.exec.GpuBackend;
+import io.hts.gpu.exec.GpuSettings;
+import io.hts.gpu.memory.DeviceBuffer;
+import io.hts.gpu.memory.PoolSettings;
+import io.hts.gpu.support.SimulatedCuda;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 class HtsMetricsAutoConfigurationTests {
+
+    private static final long MIB = 1L << 20;
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class, HtsMetricsAutoConfiguration.class));
@@ -42,6 +51,44 @@ class HtsMetricsAutoConfigurationTests {
             assertThat(registry.get("hts.runs.active").gauge().value()).isZero();
             assertThat(registry.find("hts.tasks").tagKeys("task").timer()).as("no per-task-name tags").isNull();
         });
+    }
+
+    @Test
+    void gpuMemoryIsGaugedPerDevice() {
+        runner.withUserConfiguration(SimulatedGpu.class).run(context -> {
+            MeterRegistry registry = new SimpleMeterRegistry();
+            context.getBean(HtsGpuMetrics.class).bindTo(registry);
+            GpuBackend gpu = context.getBean(GpuBackend.class);
+            assertThat(registry.get("hts.gpu.memory.used").tag("device", "cuda:0").gauge().value()).isZero();
+            double reserved = registry.get("hts.gpu.memory.reserved").tag("device", "cuda:0").gauge().value();
+            assertThat(reserved).isEqualTo(4.0 * MIB);
+            try (DeviceBuffer a = gpu.memory().allocate(MIB); DeviceBuffer b = gpu.memory().allocate(MIB / 2)) {
+                assertThat(registry.get("hts.gpu.memory.used").tag("device", "cuda:0").gauge().value())
+                        .isEqualTo(1.5 * MIB);
+                assertThat(registry.get("hts.gpu.memory.free").tag("device", "cuda:0").gauge().value())
+                        .isEqualTo(reserved - 1.5 * MIB);
+                assertThat(registry.get("hts.gpu.memory.fragmentation").tag("device", "cuda:0").gauge().value())
+                        .isBetween(0.0, 1.0);
+                assertThat(registry.get("hts.gpu.memory.used").gauge().getId().getBaseUnit()).isEqualTo("bytes");
+            }
+            assertThat(registry.get("hts.gpu.memory.used").tag("device", "cuda:0").gauge().value()).isZero();
+        });
+    }
+
+    @Test
+    void withoutAGpuBackendThereAreNoGpuGauges() {
+        runner.run(context -> assertThat(context).hasSingleBean(HtsMetrics.class).doesNotHaveBean(HtsGpuMetrics.class));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class SimulatedGpu {
+
+        @Bean
+        GpuBackend simulatedGpu() {
+            SimulatedCuda cuda = new SimulatedCuda(64 * MIB);
+            return new GpuBackend(cuda, cuda.deviceInfo(0), GpuSettings.defaults(16 * MIB)
+                    .withMemory(new PoolSettings(4 * MIB, 16 * MIB, 4 * MIB, 256)), false);
+        }
     }
 
     @Test
