@@ -77,7 +77,7 @@ public final class GpuDiscovery {
         }
         catch (UnsatisfiedLinkError ex) {
             return unavailable(null, 0, "the CUDA driver or JCuda's native library could not be loaded: "
-                    + ex.getMessage() + " (is an NVIDIA driver installed, with libcuda.so.1 on the library path?)");
+                    + linkFailure(ex) + " (is an NVIDIA driver installed, with libcuda.so.1 on the library path?)");
         }
         catch (CudaException ex) {
             return unavailable(null, 0, "the CUDA driver refused to start: " + ex.getMessage());
@@ -105,5 +105,21 @@ public final class GpuDiscovery {
 
     private static Result unavailable(@Nullable CudaApi api, int version, String reason) {
         return new Result(api, List.of(), version, reason);
+    }
+
+    /**
+     * The line of JCuda's many-line loading report that says what failed (the last linker error
+     * it quotes, e.g. {@code libcuda.so.1: cannot open shared object file}), or its first line.
+     */
+    static String linkFailure(UnsatisfiedLinkError ex) {
+        String message = String.valueOf(ex.getMessage());
+        String prefix = UnsatisfiedLinkError.class.getName() + ": ";
+        String found = null;
+        for (String line : message.split("\\R")) {
+            if (line.startsWith(prefix)) {
+                found = line.substring(prefix.length());
+            }
+        }
+        return found != null ? found : message.lines().findFirst().orElse(message);
     }
 }

@@ -23,6 +23,21 @@ class GpuDiscoveryTests {
                 .isEqualTo("the CUDA driver reports no device");
     }
 
+    /** JCuda's loading report is many lines; the reason keeps the linker error that says what is missing. */
+    @Test
+    void jcudasLoadingReportIsCutToTheLinkerError() {
+        String report = "Error while loading native library \"JCudaDriver-12.6.0-linux-x86_64\"\n"
+                + "Operating system name: Linux\n---(start of nested stack traces)---\n"
+                + "java.lang.UnsatisfiedLinkError: no JCudaDriver-12.6.0-linux-x86_64 in java.library.path: /usr/lib\n"
+                + "java.lang.UnsatisfiedLinkError: /tmp/libJCudaDriver.so: libcuda.so.1: cannot open shared object file\n"
+                + "---(end of nested stack traces)---";
+        String reason = GpuDiscovery.discover(() -> {
+            throw new UnsatisfiedLinkError(report);
+        }).reason();
+        assertThat(reason).contains("/tmp/libJCudaDriver.so: libcuda.so.1: cannot open shared object file")
+                .doesNotContain("\n").doesNotContain("Operating system");
+    }
+
     @Test
     void aWorkingDriverListsItsDevices() {
         GpuDiscovery.Result r = GpuDiscovery.discover(() -> new SimulatedCuda(1L << 30));
