@@ -6,6 +6,7 @@ import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.RetryRegistry;
 import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
+import io.hts.autoconfigure.annotation.HtsTaskGraphRegistrar;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.observe.TaskListener;
@@ -98,6 +99,11 @@ public final class HtsAutoConfiguration {
         // leave a margin inside the phase for cancelling what is left and for the threads to end
         Duration drain = phase.compareTo(Duration.ofSeconds(2)) > 0 ? phase.minusSeconds(1) : phase.dividedBy(2);
         return new HtsSchedulerLifecycle(scheduler, drain);
+    }
+
+    @Bean
+    static HtsTaskGraphRegistrar htsTaskGraphRegistrar() {
+        return new HtsTaskGraphRegistrar();
     }
 
     @Bean
