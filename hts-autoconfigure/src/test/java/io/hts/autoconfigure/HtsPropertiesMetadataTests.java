@@ -29,4 +29,24 @@ class HtsPropertiesMetadataTests {
                 "hts.profiling.retained-runs", "hts.events.buffer-size", "hts.gpu.enabled", "hts.gpu.streams-per-device",
                 "hts.gpu.memory-pool.initial", "hts.gpu.memory-pool.maximum", "hts.gpu.memory-pool.minimum-block");
     }
+
+    /** docs/configuration.md lists every hts.* property with the default the metadata gives. */
+    @Test
+    void theConfigurationReferenceListsEveryPropertyWithItsDefault() throws Exception {
+        JsonNode metadata;
+        try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+            metadata = JsonMapper.builder().build().readTree(in);
+        }
+        String reference = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "configuration.md"));
+        for (JsonNode p : metadata.get("properties")) {
+            String name = p.get("name").asText();
+            if (!name.startsWith("hts.")) {
+                continue;
+            }
+            JsonNode d = p.get("defaultValue");
+            String def = d == null ? "(unset)" : "`" + d.asText().toLowerCase(java.util.Locale.ROOT) + "`";
+            assertThat(reference.toLowerCase(java.util.Locale.ROOT)).as("docs/configuration.md row of %s", name)
+                    .contains("| `" + name + "` | " + def + " |");
+        }
+    }
 }
