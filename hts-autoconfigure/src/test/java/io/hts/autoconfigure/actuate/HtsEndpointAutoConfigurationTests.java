@@ -1,0 +1,59 @@
+package io.hts.autoconfigure.actuate;
+
+import io.hts.autoconfigure.HtsAutoConfiguration;
+import io.hts.engine.run.Scheduler;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class HtsEndpointAutoConfigurationTests {
+
+    private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class, HtsEndpointAutoConfiguration.class));
+
+    @Test
+    void exposedEndpointsAndTheHealthContributorAreDefined() {
+        runner.withPropertyValues("management.endpoints.web.exposure.include=hts,htsevents,htsprofiler")
+                .run(context -> assertThat(context).hasSingleBean(HtsEndpoint.class).hasSingleBean(HtsEventsEndpoint.class)
+                        .hasSingleBean(HtsProfilerEndpoint.class).hasBean("htsHealthIndicator"));
+    }
+
+    @Test
+    void endpointsNotExposedAreNotDefinedButHealthIs() {
+        runner.run(context -> assertThat(context).doesNotHaveBean(HtsEndpoint.class)
+                .doesNotHaveBean(HtsEventsEndpoint.class).doesNotHaveBean(HtsProfilerEndpoint.class)
+                .hasBean("htsHealthIndicator"));
+    }
+
+    @Test
+    void theHealthContributorCanBeTurnedOff() {
+        runner.withPropertyValues("management.health.hts.enabled=false")
+                .run(context -> assertThat(context).doesNotHaveBean("htsHealthIndicator"));
+    }
+
+    @Test
+    void withoutActuatorThereAreNoEndpointsAndTheSchedulerStillWorks() {
+        runner.withClassLoader(new FilteredClassLoader(Endpoint.class))
+                .withPropertyValues("management.endpoints.web.exposure.include=*").run(context -> assertThat(context)
+                        .hasNotFailed().hasSingleBean(Scheduler.class).doesNotHaveBean(HtsEndpoint.class)
+                        .doesNotHaveBean("htsHealthIndicator"));
+    }
+
+    @Test
+    void withoutSpringBootHealthThereIsNoContributor() {
+        runner.withClassLoader(new FilteredClassLoader(HealthIndicator.class)).run(context -> assertThat(context)
+                .hasNotFailed().doesNotHaveBean("htsHealthIndicator"));
+    }
+
+    @Test
+    void anApplicationsEndpointBeanWins() {
+        runner.withPropertyValues("management.endpoints.web.exposure.include=hts")
+                .withBean("myHts", HtsEndpoint.class)
+                .run(context -> assertThat(context).hasSingleBean(HtsEndpoint.class).hasBean("myHts"));
+    }
+}
