@@ -52,6 +52,22 @@ public interface DeviceTask {
     boolean start(int lane);
 
     /**
+     * The GPU this task is pinned to ({@code TaskBuilder.onGpu}), or -1 when any will do.
+     */
+    default int gpuOrdinal() {
+        return -1;
+    }
+
+    /**
+     * The results of the task's direct dependencies, in declaration order, for a backend that places
+     * the task where its data already is (a device buffer's device). Results not yet produced (a
+     * predecessor still on a device) are there as soon as the predecessor's work was enqueued.
+     */
+    default List<@Nullable Object> inputs() {
+        return List.of();
+    }
+
+    /**
      * The device tasks of the same run whose device work this one must follow: non-empty only for a
      * task the scheduler dispatched before its GPU predecessors completed (they were enqueued on
      * this backend). The backend orders this task's work after theirs on the device (an event

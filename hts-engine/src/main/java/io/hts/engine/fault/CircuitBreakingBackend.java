@@ -313,6 +313,16 @@ public final class CircuitBreakingBackend implements DeviceBackend {
         }
 
         @Override
+        public int gpuOrdinal() {
+            return task.gpuOrdinal();
+        }
+
+        @Override
+        public List<@Nullable Object> inputs() {
+            return task.inputs();
+        }
+
+        @Override
         public List<DeviceTask> awaitOnDevice() {
             List<DeviceTask> predecessors = task.awaitOnDevice();
             if (predecessors.isEmpty()) {

@@ -31,6 +31,7 @@ public final class Task<T extends @Nullable Object> implements Dependency {
     private final @Nullable TimeLimitSpec timeLimit;
     private final long cpuCostNanos;
     private final long gpuCostNanos;
+    private final int gpuOrdinal;
     private final Map<String, Long> resources;
     private final @Nullable TaskBody<T> cpuBody;
     private final @Nullable GpuBody<T> gpuBody;
@@ -52,6 +53,7 @@ public final class Task<T extends @Nullable Object> implements Dependency {
         this.timeLimit = b.timeLimit;
         this.cpuCostNanos = b.cpuCostNanos;
         this.gpuCostNanos = b.gpuCostNanos;
+        this.gpuOrdinal = b.gpuOrdinal;
         this.resources = b.resources.isEmpty() ? Map.of() : Collections.unmodifiableMap(b.resources);
         this.cpuBody = cpuBody;
         this.gpuBody = gpuBody;
@@ -91,6 +93,11 @@ public final class Task<T extends @Nullable Object> implements Dependency {
      */
     public String statisticsName() {
         return group != null ? group.name() : name;
+    }
+
+    /** The GPU its GPU attempts are pinned to ({@link TaskBuilder#onGpu}), or -1 for any. */
+    public int gpuOrdinal() {
+        return gpuOrdinal;
     }
 
     /** The priority; higher runs first, 0 is normal. */

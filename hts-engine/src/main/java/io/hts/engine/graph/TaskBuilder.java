@@ -40,6 +40,7 @@ public final class TaskBuilder {
     @Nullable TimeLimitSpec timeLimit;
     long cpuCostNanos = -1;
     long gpuCostNanos = -1;
+    int gpuOrdinal = -1;
     final Map<String, Long> resources = new LinkedHashMap<>(2);
     private boolean built;
 
@@ -107,6 +108,23 @@ public final class TaskBuilder {
             throw invalid("priority must be 0 (normal) or more (urgent), was " + priority);
         }
         this.priority = priority;
+        return this;
+    }
+
+    /**
+     * Pins the task's GPU attempts to one device of a host with several (its data lives there, or a
+     * data-parallel split puts one part on each device). Without it the GPU backend places the task
+     * on the device holding most of its inputs, or the least loaded one. A pinned task whose device
+     * is down runs on the CPU if it has a CPU body, or fails.
+     *
+     * @param ordinal the CUDA device ordinal, 0 or more
+     * @return this builder
+     */
+    public TaskBuilder onGpu(int ordinal) {
+        if (ordinal < 0) {
+            throw invalid("a GPU ordinal is 0 or more, was " + ordinal);
+        }
+        this.gpuOrdinal = ordinal;
         return this;
     }
 

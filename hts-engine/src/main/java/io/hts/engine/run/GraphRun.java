@@ -600,7 +600,12 @@ public final class GraphRun {
                         + " but the scheduler has no GPU backend"));
                 return null;
             }
-            gpu.dispatch(e);
+            try {
+                gpu.dispatch(e);
+            }
+            catch (RuntimeException ex) { // a backend must not throw; if it does, the attempt fails, not the run's bookkeeping
+                failBeforeStart(e, ex);
+            }
             return null;
         }
         int i = e.index;

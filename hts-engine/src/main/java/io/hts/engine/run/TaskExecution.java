@@ -232,6 +232,26 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
     }
 
     @Override
+    public int gpuOrdinal() {
+        return run.graph.task(index).gpuOrdinal();
+    }
+
+    @Override
+    public List<@Nullable Object> inputs() {
+        CompiledGraph g = run.graph;
+        int from = g.predecessorStart(index);
+        int to = g.predecessorEnd(index);
+        if (from == to) {
+            return List.of();
+        }
+        List<@Nullable Object> out = new ArrayList<>(to - from);
+        for (int k = from; k < to; k++) {
+            out.add(run.resultOf(g.predecessor(k)));
+        }
+        return out;
+    }
+
+    @Override
     public List<DeviceTask> awaitOnDevice() {
         return awaitOnDevice;
     }

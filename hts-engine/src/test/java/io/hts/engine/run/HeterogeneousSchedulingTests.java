@@ -211,4 +211,39 @@ class HeterogeneousSchedulingTests {
             assertThat(order).containsExactly("cost-10", "cost-20", "cost-30", "cost-40", "cost-50");
         }
     }
+
+    /** A backend that throws from dispatch (it must not) fails that attempt; the run ends and reports it. */
+    @Test
+    void aBackendThatThrowsOnDispatchFailsTheTaskNotTheRun() {
+        io.hts.engine.exec.DeviceBackend broken = new io.hts.engine.exec.DeviceBackend() {
+            @Override
+            public Device device() {
+                return Device.GPU;
+            }
+
+            @Override
+            public String name() {
+                return "broken";
+            }
+
+            @Override
+            public io.hts.engine.policy.DeviceStatus status() {
+                return new io.hts.engine.policy.DeviceStatus(Device.GPU, DeviceHealth.UP, 1, 0, 0, 0, 0, "broken");
+            }
+
+            @Override
+            public void dispatch(io.hts.engine.exec.DeviceTask task) {
+                throw new IllegalStateException("dispatch exploded");
+            }
+        };
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(broken).build()) {
+            TaskGraph g = TaskGraph.named("throws");
+            Task<Integer> t = g.task("gpu-only").gpu(ctx -> 1);
+            GraphRun run = s.submit(g);
+            assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class)
+                    .hasStackTraceContaining("dispatch exploded");
+            assertThat(run.state(t)).isEqualTo(TaskState.FAILED);
+            assertThat(s.activeRuns()).isEmpty();
+        }
+    }
 }

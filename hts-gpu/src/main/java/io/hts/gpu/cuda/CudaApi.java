@@ -173,6 +173,29 @@ public interface CudaApi {
     void copyOnDevice(long target, long source, long bytes, Stream stream);
 
     /**
+     * {@code cuMemcpyPeerAsync}: copies between the memory of two devices (over NVLink or PCIe
+     * directly when peer access is enabled, through the host otherwise).
+     *
+     * @param target the device address written
+     * @param targetDevice its device
+     * @param source the device address read
+     * @param sourceDevice its device
+     * @param bytes how many
+     * @param stream the stream (of either device)
+     */
+    void copyPeer(long target, int targetDevice, long source, int sourceDevice, long bytes, Stream stream);
+
+    /**
+     * Lets {@code device} read and write {@code peer}'s memory directly ({@code cuCtxEnablePeerAccess}),
+     * when the hardware allows it.
+     *
+     * @param device the device that accesses
+     * @param peer the device accessed
+     * @return whether direct access is on (false: peer copies go through the host)
+     */
+    boolean enablePeerAccess(int device, int peer);
+
+    /**
      * {@code cuMemsetD8Async}.
      *
      * @param target the device address

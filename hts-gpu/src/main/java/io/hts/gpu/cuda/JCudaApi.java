@@ -152,18 +152,22 @@ public final class JCudaApi implements CudaApi {
         if (current.get() == ordinal) {
             return;
         }
-        CUcontext context;
+        check("cuCtxSetCurrent(" + ordinal + ")", JCudaDriver.cuCtxSetCurrent(context(ordinal)));
+        current.set(ordinal);
+    }
+
+    /** The device's primary context, retained on first use. */
+    private CUcontext context(int ordinal) {
         synchronized (contexts) {
-            context = contexts[ordinal];
+            CUcontext context = contexts[ordinal];
             if (context == null) {
                 context = new CUcontext();
                 check("cuDevicePrimaryCtxRetain(" + ordinal + ")",
                         JCudaDriver.cuDevicePrimaryCtxRetain(context, device(ordinal)));
                 contexts[ordinal] = context;
             }
+            return context;
         }
-        check("cuCtxSetCurrent(" + ordinal + ")", JCudaDriver.cuCtxSetCurrent(context));
-        current.set(ordinal);
     }
 
     @Override
@@ -281,6 +285,29 @@ public final class JCudaApi implements CudaApi {
     public void copyToHost(ByteBuffer target, long source, long bytes, Stream stream) {
         check("cuMemcpyDtoHAsync(" + bytes + ")", JCudaDriver.cuMemcpyDtoHAsync(host(target, bytes), at(source), bytes,
                 ((JStream) stream).handle()));
+    }
+
+    @Override
+    public void copyPeer(long target, int targetDevice, long source, int sourceDevice, long bytes, Stream stream) {
+        check("cuMemcpyPeerAsync(" + bytes + ", cuda:" + sourceDevice + " -> cuda:" + targetDevice + ")",
+                JCudaDriver.cuMemcpyPeerAsync(at(target), context(targetDevice), at(source), context(sourceDevice), bytes,
+                        ((JStream) stream).handle()));
+    }
+
+    @Override
+    public boolean enablePeerAccess(int device, int peer) {
+        int[] can = new int[1];
+        check("cuDeviceCanAccessPeer", JCudaDriver.cuDeviceCanAccessPeer(can, device(device), device(peer)));
+        if (can[0] == 0) {
+            return false;
+        }
+        makeCurrent(device);
+        int status = JCudaDriver.cuCtxEnablePeerAccess(context(peer), 0);
+        if (status == jcuda.driver.CUresult.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) {
+            return true;
+        }
+        check("cuCtxEnablePeerAccess(cuda:" + device + " -> cuda:" + peer + ")", status);
+        return true;
     }
 
     @Override

@@ -110,8 +110,17 @@ public final class GpuBackend implements DeviceBackend {
     /** Enqueued after each task's work: wakes a sleeping launcher when the work has completed. */
     private final Runnable wakeLauncher;
     private final List<InFlight> inFlight = new ArrayList<>();
-    /** The completion event of each task in flight, for tasks dispatched to follow it; launcher thread only. */
-    private final java.util.Map<DeviceTask, CudaApi.Event> inFlightEvents = new java.util.IdentityHashMap<>();
+    /**
+     * The completion event of each task in flight, for tasks dispatched to follow it: written by
+     * this launcher, read by it and, on a host with several GPUs, by the peers' launchers (a task
+     * following work on another device waits for that device's event). Its monitor covers a peer's
+     * look-up and wait together, so an event is never recycled between them (a stream waits for
+     * the record an event had when the wait was enqueued).
+     */
+    private final java.util.Map<DeviceTask, CudaApi.Event> inFlightEvents =
+            java.util.Collections.synchronizedMap(new java.util.IdentityHashMap<>());
+    /** The other GPUs of this host ({@link MultiGpuBackend}), whose in-flight work a task here may follow. */
+    private volatile List<GpuBackend> peers = List.of();
     private volatile DeviceHealth health;
     private volatile String detail;
     private volatile boolean closing;
@@ -490,9 +499,12 @@ public final class GpuBackend implements DeviceBackend {
         Throwable error = null;
         try {
             for (DeviceTask predecessor : task.awaitOnDevice()) {
-                CudaApi.Event done = inFlightEvents.get(predecessor);
-                if (done != null) {
-                    api.wait(lease.stream(), done); // on the device: the host does not block
+                if (!orderAfter(predecessor, lease.stream())) {
+                    for (GpuBackend peer : peers) {
+                        if (peer.orderAfter(predecessor, lease.stream())) {
+                            break;
+                        }
+                    }
                 }
             }
             result = task.gpuBody().run(ctx);
@@ -568,8 +580,35 @@ public final class GpuBackend implements DeviceBackend {
             if (inFlightEvents.containsKey(p)) {
                 return false;
             }
+            for (GpuBackend peer : peers) {
+                if (peer.inFlightEvents.containsKey(p)) {
+                    return false;
+                }
+            }
         }
         return true;
+    }
+
+    /**
+     * Makes {@code stream} (of this or another device) wait on the device for a task's work here,
+     * if it is still in flight here; the host does not block.
+     *
+     * @return whether the task was in flight here
+     */
+    private boolean orderAfter(DeviceTask predecessor, CudaApi.Stream stream) {
+        synchronized (inFlightEvents) {
+            CudaApi.Event done = inFlightEvents.get(predecessor);
+            if (done == null) {
+                return false;
+            }
+            api.wait(stream, done);
+            return true;
+        }
+    }
+
+    /** Called by {@link MultiGpuBackend}: the other GPUs of the host. */
+    void peers(List<GpuBackend> others) {
+        this.peers = List.copyOf(others);
     }
 
     private void finish(InFlight f) {

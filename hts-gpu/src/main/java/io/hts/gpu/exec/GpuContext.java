@@ -212,6 +212,26 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
         backend.cuda().copyOnDevice(target.address(), source.address(), bytes, lease.stream());
     }
 
+    /**
+     * The buffer on this task's device: itself when it is here, otherwise a copy of it in scratch
+     * memory here, made on this task's stream from the other device ({@code cuMemcpyPeerAsync},
+     * over NVLink where the GPUs have it). The copy follows the buffer's producer when this task
+     * was ordered after it on the device, or after its completion.
+     *
+     * @param buffer a buffer of any GPU of this host
+     * @return a buffer on this device with the same bytes (released with this task's work when a copy)
+     */
+    public DeviceBuffer onThisDevice(DeviceBuffer buffer) {
+        int here = deviceOrdinal();
+        if (buffer.device() == here) {
+            return buffer;
+        }
+        DeviceBuffer local = scratch(buffer.bytes());
+        backend.cuda().copyPeer(local.address(), here, buffer.address(), buffer.device(), buffer.bytes(),
+                lease.stream());
+        return local;
+    }
+
     private PinnedStagingPool.Staging staging(long bytes) {
         PinnedStagingPool.Staging s = backend.pinnedStaging().acquire(bytes);
         onDeviceDone.add(() -> backend.pinnedStaging().release(s));

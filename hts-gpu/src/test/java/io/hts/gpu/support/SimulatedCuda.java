@@ -44,6 +44,7 @@ public final class SimulatedCuda implements CudaApi {
     private String poisonedName = "";
     private int calls;
     private int pinnedLive;
+    private int peerCopies;
 
     /** A kernel launch as a simulated kernel sees it. */
     public record Launch(SimulatedCuda device, Dim3 grid, Dim3 block, List<KernelArguments.Argument> arguments) {
@@ -372,6 +373,26 @@ public final class SimulatedCuda implements CudaApi {
     public synchronized void copyOnDevice(long target, long source, long bytes, Stream stream) {
         enter("cuMemcpyDtoDAsync");
         enqueue(stream, () -> memoryAt(target).put(memoryAt(source).limit((int) bytes)));
+    }
+
+    /** One address space for all simulated devices (as CUDA's unified addressing): a peer copy is a device copy. */
+    @Override
+    public synchronized void copyPeer(long target, int targetDevice, long source, int sourceDevice, long bytes,
+            Stream stream) {
+        enter("cuMemcpyPeerAsync");
+        peerCopies++;
+        enqueue(stream, () -> memoryAt(target).put(memoryAt(source).limit((int) bytes)));
+    }
+
+    @Override
+    public synchronized boolean enablePeerAccess(int device, int peer) {
+        enter("cuCtxEnablePeerAccess");
+        return true;
+    }
+
+    /** How many peer copies were enqueued. */
+    public synchronized int peerCopies() {
+        return peerCopies;
     }
 
     @Override

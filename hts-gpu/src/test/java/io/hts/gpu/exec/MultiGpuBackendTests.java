@@ -1,0 +1,163 @@
+package io.hts.gpu.exec;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.graph.TaskState;
+import io.hts.engine.policy.DeviceHealth;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.GraphRunException;
+import io.hts.engine.run.Scheduler;
+import io.hts.gpu.memory.DeviceBuffer;
+import io.hts.gpu.memory.PoolSettings;
+import io.hts.gpu.support.SimulatedCuda;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** Placement and data flow across the GPUs of one host, on two simulated devices. */
+class MultiGpuBackendTests {
+
+    private static final long MIB = 1L << 20;
+
+    private final SimulatedCuda cuda = new SimulatedCuda(256 * MIB).withDevices(2);
+
+    private MultiGpuBackend twoGpus(int streams) {
+        GpuSettings settings = GpuSettings.defaults(32 * MIB).withStreams(streams)
+                .withMemory(new PoolSettings(4 * MIB, 32 * MIB, 4 * MIB, 256));
+        return new MultiGpuBackend(List.of(new GpuBackend(cuda, cuda.deviceInfo(0), settings, false),
+                new GpuBackend(cuda, cuda.deviceInfo(1), settings, false)), cuda);
+    }
+
+    @Test
+    void independentTasksSpreadOverTheDevicesByLoad() {
+        cuda.autoRun(false);
+        MultiGpuBackend gpus = twoGpus(2);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpus).build()) {
+            Set<Integer> seen = ConcurrentHashMap.newKeySet();
+            TaskGraph g = TaskGraph.named("spread");
+            g.group("k", 8, (i, t) -> t.gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                seen.add(c.deviceOrdinal());
+                c.kernels().fill(1, i, c.scratch(4));
+                return c.deviceOrdinal();
+            }));
+            GraphRun run;
+            try {
+                run = s.submit(g);
+                await().atMost(Duration.ofSeconds(5)).until(() -> gpus.status().running() == 4);
+                assertThat(gpus.status().capacity()).as("both devices' streams").isEqualTo(4);
+                assertThat(gpus.placements()[0]).isPositive();
+                assertThat(gpus.placements()[1]).isPositive();
+            }
+            finally {
+                cuda.autoRun(true);
+            }
+            run.await();
+            assertThat(seen).containsExactlyInAnyOrder(0, 1);
+            assertThat(gpus.placements()[0] + gpus.placements()[1]).isEqualTo(8);
+        }
+    }
+
+    @Test
+    void aTaskGoesWhereItsInputBufferIsAndABufferFromAnotherDeviceIsCopiedOver() {
+        MultiGpuBackend gpus = twoGpus(2);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpus).build()) {
+            TaskGraph g = TaskGraph.named("data");
+            Task<DeviceBuffer> onOne = g.task("produce-on-1").onGpu(1).gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                DeviceBuffer b = c.allocate(4 * 64);
+                c.kernels().fill(64, 3f, b);
+                return b;
+            });
+            int[] consumerDevice = new int[2];
+            Task<float[]> follows = g.task("follow-the-data").after(onOne).gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                consumerDevice[0] = c.deviceOrdinal();
+                DeviceBuffer in = c.onThisDevice(ctx.input(onOne));
+                return c.download(in, new float[1]);
+            });
+            Task<float[]> pinnedElsewhere = g.task("pinned-to-0").after(onOne).onGpu(0).gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                consumerDevice[1] = c.deviceOrdinal();
+                DeviceBuffer local = c.onThisDevice(ctx.input(onOne));
+                assertThat(local.device()).isZero();
+                c.kernels().scale(64, 2f, local);
+                return c.download(local, new float[64]);
+            });
+            GraphRun run = s.execute(g);
+            assertThat(consumerDevice).containsExactly(1, 0);
+            assertThat(run.result(follows)).containsExactly(3f);
+            assertThat(run.result(pinnedElsewhere)).containsOnly(6f);
+            assertThat(cuda.peerCopies()).as("only the task on the other device copied").isOne();
+            assertThat(run.result(onOne).isReleased()).isTrue();
+        }
+    }
+
+    @Test
+    void aTaskOnOneDeviceFollowsItsPredecessorsWorkOnTheOtherOnTheDevice() {
+        cuda.autoRun(false);
+        MultiGpuBackend gpus = twoGpus(2);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpus).build()) {
+            TaskGraph g = TaskGraph.named("across");
+            Task<DeviceBuffer> first = g.task("first").onGpu(0).gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                DeviceBuffer b = c.allocate(4);
+                c.kernels().fill(1, 5f, b);
+                return b;
+            });
+            Task<float[]> second = g.task("second").after(first).onGpu(1).gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                DeviceBuffer here = c.onThisDevice(ctx.input(first));
+                c.kernels().scale(1, 2f, here);
+                return c.download(here, new float[1]);
+            });
+            GraphRun run;
+            try {
+                run = s.submit(g);
+                await().atMost(Duration.ofSeconds(5)).until(() -> gpus.devices().get(1).status().running() == 1);
+                assertThat(run.state(first)).as("enqueued on cuda:1 before cuda:0's work ran").isNotEqualTo(
+                        TaskState.SUCCEEDED);
+            }
+            finally {
+                cuda.autoRun(true);
+            }
+            run.await();
+            assertThat(run.result(second)).containsExactly(10f);
+        }
+    }
+
+    @Test
+    void aDeviceThatIsDownIsLeftOutAndTheStatusSaysSo() {
+        MultiGpuBackend gpus = twoGpus(2);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpus).build()) {
+            cuda.failKernelAtCompletion("hts_fill_f32", 700); // the next fill poisons the simulated context
+            TaskGraph poison = TaskGraph.named("poison");
+            poison.task("bad").onGpu(0).bodies(ctx -> 0, ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                c.kernels().fill(1, 1f, c.scratch(4));
+                return 1;
+            });
+            assertThatThrownBy(() -> s.execute(poison)).isInstanceOf(GraphRunException.class);
+            await().atMost(Duration.ofSeconds(5)).until(() -> gpus.devices().get(0).status().health() == DeviceHealth.DOWN);
+            assertThat(gpus.status().health()).isIn(DeviceHealth.DEGRADED, DeviceHealth.DOWN);
+        }
+    }
+
+    @Test
+    void aTaskPinnedToADeviceHtsDoesNotRunFailsSayingWhich() {
+        MultiGpuBackend gpus = twoGpus(1);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpus).build()) {
+            TaskGraph g = TaskGraph.named("nowhere");
+            g.task("on-7").onGpu(7).gpu(ctx -> 1);
+            assertThatThrownBy(() -> s.execute(g)).isInstanceOf(GraphRunException.class)
+                    .hasStackTraceContaining("task 'on-7' is pinned to cuda:7, but HTS runs cuda:0");
+        }
+    }
+}
