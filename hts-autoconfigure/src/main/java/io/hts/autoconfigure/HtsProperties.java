@@ -1,6 +1,7 @@
 package io.hts.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 
 import io.hts.engine.policy.PolicyType;
 import io.hts.engine.run.FailureMode;
@@ -67,6 +68,9 @@ public class HtsProperties {
         /** Whether to use a GPU: auto, true (required) or false. */
         private GpuEnablement enabled = GpuEnablement.AUTO;
 
+        /** CUDA device ordinals to use. Unset: every GPU of the host. */
+        private @Nullable List<Integer> devices;
+
         /** CUDA streams per device: how many GPU tasks run at once on it. */
         private int streamsPerDevice = 4;
 
@@ -83,6 +87,14 @@ public class HtsProperties {
 
         public void setEnabled(GpuEnablement enabled) {
             this.enabled = enabled;
+        }
+
+        public @Nullable List<Integer> getDevices() {
+            return this.devices;
+        }
+
+        public void setDevices(@Nullable List<Integer> devices) {
+            this.devices = devices;
         }
 
         public int getStreamsPerDevice() {

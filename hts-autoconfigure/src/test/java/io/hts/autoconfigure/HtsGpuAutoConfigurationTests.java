@@ -47,7 +47,7 @@ class HtsGpuAutoConfigurationTests {
         runner.run(context -> {
             assertThat(context).hasNotFailed();
             if (gpuHere()) {
-                assertThat(context).hasSingleBean(GpuBackend.class);
+                assertThat(context).hasSingleBean(io.hts.gpu.exec.MultiGpuBackend.class);
                 assertThat(context.getBean(Scheduler.class).gpu()).isPresent();
             }
             else {
@@ -105,5 +105,17 @@ class HtsGpuAutoConfigurationTests {
                 }
             };
         }
+    }
+
+    @Test
+    void hts_gpu_devicesChoosesGpusByOrdinalAndNamesTheOnesThereAre() {
+        java.util.List<io.hts.gpu.cuda.DeviceInfo> found = java.util.List.of(
+                new io.hts.gpu.cuda.DeviceInfo(0, "a", 1L << 30, 9, 0, 4), new io.hts.gpu.cuda.DeviceInfo(1, "b", 1L << 30, 9, 0, 4));
+        assertThat(HtsGpuAutoConfiguration.selected(found, null)).isEqualTo(found);
+        assertThat(HtsGpuAutoConfiguration.selected(found, java.util.List.of(1))).extracting(io.hts.gpu.cuda.DeviceInfo::ordinal)
+                .containsExactly(1);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> HtsGpuAutoConfiguration.selected(found, java.util.List.of(2)))
+                .isInstanceOf(InvalidHtsPropertyException.class).hasMessageContaining("hts.gpu.devices")
+                .hasMessageContaining("ordinals of this host's GPUs [0, 1]");
     }
 }

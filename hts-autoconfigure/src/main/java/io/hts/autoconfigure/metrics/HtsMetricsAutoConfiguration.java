@@ -1,9 +1,14 @@
 package io.hts.autoconfigure.metrics;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import io.hts.autoconfigure.HtsAutoConfiguration;
 import io.hts.autoconfigure.HtsGpuAutoConfiguration;
+import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.run.Scheduler;
 import io.hts.gpu.exec.GpuBackend;
+import io.hts.gpu.exec.MultiGpuBackend;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -32,9 +37,11 @@ public final class HtsMetricsAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        @ConditionalOnBean(GpuBackend.class)
-        HtsGpuMetrics htsGpuMetrics(ObjectProvider<GpuBackend> backends) {
-            return new HtsGpuMetrics(backends.orderedStream().toList());
+        @ConditionalOnBean(DeviceBackend.class)
+        HtsGpuMetrics htsGpuMetrics(ObjectProvider<GpuBackend> backends, ObjectProvider<MultiGpuBackend> hosts) {
+            List<GpuBackend> all = new ArrayList<>(backends.orderedStream().toList());
+            hosts.orderedStream().forEach(h -> h.devices().stream().filter(d -> !all.contains(d)).forEach(all::add));
+            return new HtsGpuMetrics(all);
         }
     }
 }

@@ -102,7 +102,7 @@ public final class GpuBenchmarks {
         System.out.println(r);
     }
 
-    private static String f(String format, Object... args) {
+    static String f(String format, Object... args) {
         return String.format(Locale.ROOT, format, args);
     }
 
@@ -631,7 +631,7 @@ public final class GpuBenchmarks {
         api.freePinned(hostC);
     }
 
-    private static double timed(Runnable work) {
+    static double timed(Runnable work) {
         long t0 = System.nanoTime();
         work.run();
         return System.nanoTime() - t0;
@@ -665,7 +665,7 @@ public final class GpuBenchmarks {
         }
     }
 
-    private static void fillRandom(ByteBuffer host, Blas.Precision p, long seed) {
+    static void fillRandom(ByteBuffer host, Blas.Precision p, long seed) {
         long x = seed * 0x9E3779B97F4A7C15L + 1;
         int count = host.capacity() / p.elementBytes();
         for (int i = 0; i < count; i++) {
@@ -683,7 +683,7 @@ public final class GpuBenchmarks {
     }
 
     /** A few entries of row-major C against dot products on the CPU: the benchmark measured a real product. */
-    private static String checkProduct(Blas.Precision p, int n, ByteBuffer a, ByteBuffer b, ByteBuffer c) {
+    static String checkProduct(Blas.Precision p, int n, ByteBuffer a, ByteBuffer b, ByteBuffer c) {
         double worst = 0;
         for (int row : new int[] {0, n / 2 + 1, n - 1}) {
             for (int col : new int[] {0, 777, n - 1}) {

@@ -290,7 +290,8 @@ public final class GpuBackend implements DeviceBackend {
 
     // ------------------------------------------------------------------ accessors for GpuContext
 
-    CudaApi cuda() {
+    /** The CUDA API this backend drives (its device's context is made current by its launcher). */
+    public CudaApi cuda() {
         return api;
     }
 

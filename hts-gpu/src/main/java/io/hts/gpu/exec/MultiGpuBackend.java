@@ -175,6 +175,9 @@ public final class MultiGpuBackend implements DeviceBackend {
     /** The index in {@link #devices()} of the device for a task; -1 when it is pinned to a device not here. */
     int place(DeviceTask task) {
         int pinned = task.gpuOrdinal();
+        if (devices.size() == 1) {
+            return pinned < 0 || pinned == devices.get(0).deviceInfo().ordinal() ? 0 : -1;
+        }
         if (pinned >= 0) {
             for (int i = 0; i < devices.size(); i++) {
                 if (devices.get(i).deviceInfo().ordinal() == pinned) {

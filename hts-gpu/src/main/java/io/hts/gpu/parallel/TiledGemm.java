@@ -1,8 +1,11 @@
 package io.hts.gpu.parallel;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 
 import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskBuilder;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskGroup;
 import io.hts.gpu.blas.Blas;
@@ -31,6 +34,11 @@ import io.hts.gpu.memory.DeviceBuffer;
  * <p>How many bands: enough that the first band's upload and the last band's download, which
  * cannot overlap, are small against the whole (8 for 8192² measured on the H200, see
  * docs/gpu.md); more bands than {@code hts.gpu.streams-per-device} wait for a free stream.
+ *
+ * <p>On a host with several GPUs ({@code MultiGpuBackend}), {@link #devices(int...)} splits the
+ * rows into one share per device (data parallel): each device uploads its own B and runs its
+ * share's bands, pinned to it, and every band copies its part of C to the host as soon as it is
+ * computed, so the partial results' copies overlap with the other bands' compute.
  */
 public final class TiledGemm {
 
@@ -39,13 +47,15 @@ public final class TiledGemm {
     private final int n;
     private final int k;
     private final int tiles;
+    private final int[] devices;
 
-    private TiledGemm(Blas.Precision precision, int m, int n, int k, int tiles) {
+    private TiledGemm(Blas.Precision precision, int m, int n, int k, int tiles, int[] devices) {
         this.precision = precision;
         this.m = m;
         this.n = n;
         this.k = k;
         this.tiles = tiles;
+        this.devices = devices;
     }
 
     /**
@@ -61,7 +71,7 @@ public final class TiledGemm {
         positive("m", m);
         positive("n", n);
         positive("k", k);
-        return new TiledGemm(precision, m, n, k, Math.min(8, m));
+        return new TiledGemm(precision, m, n, k, Math.min(8, m), new int[0]);
     }
 
     /**
@@ -71,14 +81,38 @@ public final class TiledGemm {
      * @return a plan with that many bands
      */
     public TiledGemm tiles(int tiles) {
-        if (tiles < 1 || tiles > m) {
-            throw new IllegalArgumentException("a GEMM of " + m + " rows splits into 1 to " + m + " bands; asked for "
-                    + tiles);
+        int most = m / Math.max(1, devices.length);
+        if (tiles < 1 || tiles > most) {
+            throw new IllegalArgumentException("a GEMM of " + m + " rows" + (devices.length > 1 ? " over "
+                    + devices.length + " GPUs" : "") + " splits into 1 to " + most + " bands" + (devices.length > 1
+                            ? " per GPU" : "") + "; asked for " + tiles);
         }
-        return new TiledGemm(precision, m, n, k, tiles);
+        return new TiledGemm(precision, m, n, k, tiles, devices);
     }
 
-    /** The number of bands. */
+    /**
+     * Splits the rows over several GPUs of the host (data parallel): each device gets an equal share
+     * of A's rows, in {@link #tiles(int)} bands, and its own copy of B (uploaded from the host on
+     * each device's own link); its bands are pinned to it. Without this, every band may go to any
+     * device and B is uploaded once.
+     *
+     * @param ordinals distinct CUDA device ordinals, at least one
+     * @return a plan over those devices
+     */
+    public TiledGemm devices(int... ordinals) {
+        if (ordinals.length == 0 || java.util.Arrays.stream(ordinals).distinct().count() != ordinals.length
+                || java.util.Arrays.stream(ordinals).anyMatch(o -> o < 0)) {
+            throw new IllegalArgumentException("devices must be distinct CUDA ordinals of 0 or more, at least one;"
+                    + " got " + java.util.Arrays.toString(ordinals));
+        }
+        if (ordinals.length > m) {
+            throw new IllegalArgumentException("a GEMM of " + m + " rows cannot be split over " + ordinals.length
+                    + " GPUs");
+        }
+        return new TiledGemm(precision, m, n, k, Math.min(tiles, m / ordinals.length), ordinals.clone());
+    }
+
+    /** The number of bands (per device, when split over devices). */
     public int tiles() {
         return tiles;
     }
@@ -99,25 +133,60 @@ public final class TiledGemm {
         ByteBuffer hostA = region("A", a, (long) m * k * e);
         ByteBuffer hostB = region("B", b, (long) k * n * e);
         ByteBuffer hostC = region("C", c, (long) m * n * e);
-        Task<DeviceBuffer> uploadB = graph.task(name + "/upload-B").gpu(ctx -> {
-            GpuContext gpu = ctx.unwrap(GpuContext.class);
-            DeviceBuffer device = gpu.allocate(hostB.remaining());
-            gpu.upload(hostB.duplicate(), device);
-            return device; // released by the run after the last band
+        int parts = Math.max(1, devices.length);
+        List<Task<DeviceBuffer>> uploads = new ArrayList<>(parts);
+        for (int d = 0; d < parts; d++) {
+            TaskBuilder upload = graph.task(name + "/upload-B" + (devices.length == 0 ? "" : "@cuda:" + devices[d]));
+            if (devices.length > 0) {
+                upload.onGpu(devices[d]);
+            }
+            uploads.add(upload.gpu(ctx -> {
+                GpuContext gpu = ctx.unwrap(GpuContext.class);
+                DeviceBuffer device = gpu.allocate(hostB.remaining());
+                gpu.upload(hostB.duplicate(), device);
+                return device; // released by the run after the device's last band
+            }));
+        }
+        return graph.group(name, parts * tiles, (i, t) -> {
+            int part = i / tiles;
+            int[] span = band(m, parts, tiles, i);
+            int first = span[0];
+            int rows = span[1];
+            Task<DeviceBuffer> uploadB = uploads.get(part);
+            t.after(uploadB);
+            if (devices.length > 0) {
+                t.onGpu(devices[part]);
+            }
+            return t.gpu(ctx -> {
+                if (rows <= 0) {
+                    return null; // more bands than rows in this share
+                }
+                GpuContext gpu = ctx.unwrap(GpuContext.class);
+                DeviceBuffer rowsOfA = gpu.scratch(rows * k * e);
+                DeviceBuffer rowsOfC = gpu.scratch(rows * n * e);
+                gpu.upload(hostA.slice((int) (first * k * e), (int) (rows * k * e)), rowsOfA);
+                // row-major C = A B is column-major C^T = B^T A^T: B's bytes as an n x k matrix times A's rows
+                gpu.blas().gemm(precision, n, rows, k, 1f, ctx.input(uploadB), rowsOfA, 0f, rowsOfC);
+                gpu.download(rowsOfC, hostC.slice((int) (first * n * e), (int) (rows * n * e)));
+                return null;
+            });
         });
-        int band = (m + tiles - 1) / tiles;
-        return graph.group(name, tiles, (i, t) -> t.after(uploadB).gpu(ctx -> {
-            int first = i * band;
-            int rows = Math.min(band, m - first);
-            GpuContext gpu = ctx.unwrap(GpuContext.class);
-            DeviceBuffer rowsOfA = gpu.scratch(rows * k * e);
-            DeviceBuffer rowsOfC = gpu.scratch(rows * n * e);
-            gpu.upload(hostA.slice((int) (first * k * e), (int) (rows * k * e)), rowsOfA);
-            // row-major C = A B is column-major C^T = B^T A^T: B's bytes as an n x k matrix times A's rows
-            gpu.blas().gemm(precision, n, rows, k, 1f, ctx.input(uploadB), rowsOfA, 0f, rowsOfC);
-            gpu.download(rowsOfC, hostC.slice((int) (first * n * e), (int) (rows * n * e)));
-            return null;
-        }));
+    }
+
+    /**
+     * The rows of band {@code i}: the rows are split into {@code parts} equal shares (one per
+     * device), each share into {@code tiles} bands of equal height (the last shorter, or empty when
+     * a share has fewer rows than bands).
+     *
+     * @return {first row, row count}
+     */
+    static int[] band(int m, int parts, int tiles, int i) {
+        int part = i / tiles;
+        int partFirst = (int) ((long) m * part / parts);
+        int partRows = (int) ((long) m * (part + 1) / parts) - partFirst;
+        int height = (partRows + tiles - 1) / tiles;
+        int first = partFirst + Math.min(partRows, (i % tiles) * height);
+        return new int[] {first, Math.max(0, Math.min(height, partFirst + partRows - first))};
     }
 
     private static ByteBuffer region(String matrix, ByteBuffer buffer, long bytes) {
@@ -144,6 +213,7 @@ public final class TiledGemm {
 
     @Override
     public String toString() {
-        return "TiledGemm[" + precision + " " + m + "x" + n + "x" + k + ", " + tiles + " bands]";
+        return "TiledGemm[" + precision + " " + m + "x" + n + "x" + k + ", " + tiles + " bands"
+                + (devices.length == 0 ? "" : " on each of cuda:" + java.util.Arrays.toString(devices)) + "]";
     }
 }

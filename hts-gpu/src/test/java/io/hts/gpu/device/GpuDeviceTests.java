@@ -20,6 +20,7 @@ import io.hts.gpu.cuda.GpuDiscovery;
 import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuContext;
 import io.hts.gpu.exec.GpuSettings;
+import io.hts.gpu.exec.MultiGpuBackend;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.memory.DeviceMemoryPool;
 import io.hts.gpu.memory.MemoryStatistics;
@@ -216,16 +217,7 @@ class GpuDeviceTests {
         int k = 70;
         float[] a = random(m * k, 14);
         float[] b = random(k * n, 15);
-        double[] reference = new double[m * n];
-        for (int row = 0; row < m; row++) {
-            for (int col = 0; col < n; col++) {
-                double acc = 0;
-                for (int i = 0; i < k; i++) {
-                    acc += (double) a[row * k + i] * b[i * n + col];
-                }
-                reference[row * n + col] = acc;
-            }
-        }
+        double[] reference = rowMajorProduct(a, b, m, n, k);
         try (Scheduler s = scheduler(new GpuFirstPolicy())) {
             for (Blas.Precision p : new Blas.Precision[] {Blas.Precision.FP32, Blas.Precision.BF16}) {
                 for (boolean pinned : new boolean[] {true, false}) {
@@ -262,6 +254,53 @@ class GpuDeviceTests {
             }
         }
         assertThat(backend.memory().statistics().used()).as("bands and B returned to the pool").isZero();
+    }
+
+    /** The data-parallel split over every GPU here (one on the H200 machine: the split's single-device path). */
+    @Test
+    void aGemmSplitOverEveryGpuMatchesTheCpu() {
+        int m = 257;
+        int n = 96;
+        int k = 64;
+        float[] a = random(m * k, 24);
+        float[] b = random(k * n, 25);
+        double[] reference = rowMajorProduct(a, b, m, n, k);
+        MultiGpuBackend gpus = MultiGpuBackend.startOnAllDevices(total -> GpuSettings.defaults(2L << 30)).orElseThrow();
+        int[] all = gpus.devices().stream().mapToInt(g -> g.deviceInfo().ordinal()).toArray();
+        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(gpus).build()) {
+            ByteBuffer[] host = new ByteBuffer[3];
+            int[] sizes = {m * k, k * n, m * n};
+            for (int i = 0; i < 3; i++) {
+                host[i] = ByteBuffer.allocateDirect(sizes[i] * 4).order(ByteOrder.nativeOrder());
+            }
+            put(host[0], a, Blas.Precision.FP32);
+            put(host[1], b, Blas.Precision.FP32);
+            TaskGraph g = TaskGraph.named("split");
+            TaskGroup<Void> bands = TiledGemm.of(Blas.Precision.FP32, m, n, k).devices(all).tiles(3)
+                    .addTo(g, "gemm", host[0], host[1], host[2]);
+            Task<float[]> read = g.task("read").after(bands).cpu(ctx -> get(host[2], m * n, Blas.Precision.FP32));
+            float[] c = s.execute(g).result(read);
+            for (int i = 0; i < c.length; i++) {
+                assertThat((double) c[i]).as("C[%d][%d]", i / n, i % n)
+                        .isCloseTo(reference[i], within(1e-4 * (1 + Math.abs(reference[i]))));
+            }
+            assertThat(java.util.Arrays.stream(gpus.placements()).sum()).as("B's uploads and the bands")
+                    .isEqualTo(all.length * 4L);
+        }
+    }
+
+    private static double[] rowMajorProduct(float[] a, float[] b, int m, int n, int k) {
+        double[] reference = new double[m * n];
+        for (int row = 0; row < m; row++) {
+            for (int col = 0; col < n; col++) {
+                double acc = 0;
+                for (int i = 0; i < k; i++) {
+                    acc += (double) a[row * k + i] * b[i * n + col];
+                }
+                reference[row * n + col] = acc;
+            }
+        }
+        return reference;
     }
 
     private static void put(ByteBuffer host, float[] v, Blas.Precision p) {

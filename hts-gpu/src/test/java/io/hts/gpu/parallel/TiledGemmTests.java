@@ -59,4 +59,47 @@ class TiledGemmTests {
                 .hasMessage("matrix C needs 32 bytes from the buffer's position; it has 30");
         assertThat(g.size()).as("nothing added by a refused call").isZero();
     }
+
+    @Test
+    void overSeveralGpusEachDeviceUploadsItsBAndRunsItsShareOfBandsPinnedToIt() {
+        TaskGraph g = TaskGraph.named("split");
+        int m = 1000;
+        TaskGroup<Void> bands = TiledGemm.of(Blas.Precision.FP32, m, 30, 20).devices(1, 0).tiles(4).addTo(g, "gemm",
+                ByteBuffer.allocateDirect(4 * m * 20), ByteBuffer.allocateDirect(4 * 20 * 30),
+                ByteBuffer.allocateDirect(4 * m * 30));
+        assertThat(bands.size()).isEqualTo(8);
+        assertThat(g.find("gemm/upload-B@cuda:1").orElseThrow().gpuOrdinal()).isEqualTo(1);
+        assertThat(g.find("gemm/upload-B@cuda:0").orElseThrow().gpuOrdinal()).isZero();
+        CompiledGraph c = g.compile();
+        for (int i = 0; i < 8; i++) {
+            var band = bands.get(i);
+            int device = i < 4 ? 1 : 0;
+            assertThat(band.gpuOrdinal()).as("band %d", i).isEqualTo(device);
+            assertThat(c.name(c.predecessor(c.predecessorStart(band.index())))).isEqualTo("gemm/upload-B@cuda:" + device);
+        }
+    }
+
+    /** Every row is in exactly one band, for shares and band counts that do and do not divide. */
+    @Test
+    void bandsCoverEveryRowOnceInOrder() {
+        for (int m : new int[] {1, 7, 100, 8192, 8191}) {
+            for (int parts = 1; parts <= Math.min(4, m); parts++) {
+                for (int tiles = 1; tiles <= Math.min(9, m / parts); tiles++) {
+                    int next = 0;
+                    for (int i = 0; i < parts * tiles; i++) {
+                        int[] span = TiledGemm.band(m, parts, tiles, i);
+                        if (span[1] > 0) {
+                            assertThat(span[0]).as("m=%d parts=%d tiles=%d band %d", m, parts, tiles, i).isEqualTo(next);
+                            next += span[1];
+                        }
+                    }
+                    assertThat(next).as("m=%d parts=%d tiles=%d", m, parts, tiles).isEqualTo(m);
+                }
+            }
+        }
+        assertThatThrownBy(() -> TiledGemm.of(Blas.Precision.FP32, 8, 8, 8).devices(0, 0))
+                .hasMessageContaining("distinct CUDA ordinals");
+        assertThatThrownBy(() -> TiledGemm.of(Blas.Precision.FP32, 8, 8, 8).devices(0, 1).tiles(5))
+                .hasMessage("a GEMM of 8 rows over 2 GPUs splits into 1 to 4 bands per GPU; asked for 5");
+    }
 }
