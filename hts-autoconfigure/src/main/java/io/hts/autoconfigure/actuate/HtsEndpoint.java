@@ -20,8 +20,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
  * {@code /actuator/hts}: the scheduler's state: the policy, the CPU pool (workers,
- * queues, executed, steals), every device with its health and load, the registered graphs and the
- * active runs. Exposed, like every Actuator endpoint, only when the application says so
+ * queues, executed, steals), every device kind with its health and load, each GPU (of several,
+ * too) with its health, streams, load and free pool memory, the registered graphs and the active runs. Exposed, like every Actuator endpoint, only when the application says so
  * ({@code management.endpoints.web.exposure.include=hts}); read-only unless
  * {@code management.endpoint.hts.access=unrestricted}, which allows switching the policy and
  * cancelling a run (a POST).
@@ -98,6 +98,18 @@ public class HtsEndpoint {
             devices.add(m);
         }
         out.put("devices", devices);
+        List<Map<String, Object>> gpus = new ArrayList<>();
+        scheduler.gpu().ifPresent(g -> g.deviceStatuses().forEach(d -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("health", d.health().name());
+            m.put("streams", d.capacity());
+            m.put("queued", d.queued());
+            m.put("running", d.running());
+            m.put("freeMemoryBytes", d.freeMemoryBytes());
+            m.put("detail", d.detail());
+            gpus.add(m);
+        }));
+        out.put("gpus", gpus);
         Map<String, Object> graphs = new LinkedHashMap<>();
         for (Map.Entry<String, TaskGraph> g : scheduler.registeredGraphs().entrySet()) {
             graphs.put(g.getKey(), Map.of("tasks", g.getValue().size()));

@@ -56,4 +56,16 @@ class HtsEndpointAutoConfigurationTests {
                 .withBean("myHts", HtsEndpoint.class)
                 .run(context -> assertThat(context).hasSingleBean(HtsEndpoint.class).hasBean("myHts"));
     }
+
+    @Test
+    void theStateListsEachGpu() {
+        runner.withPropertyValues("management.endpoints.web.exposure.include=hts")
+                .withBean(io.hts.engine.exec.DeviceBackend.class, () -> new io.hts.engine.support.FakeGpuBackend(3))
+                .run(context -> {
+                    Object gpus = context.getBean(HtsEndpoint.class).state().get("gpus");
+                    assertThat(gpus).asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST).singleElement()
+                            .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                            .containsEntry("health", "UP").containsEntry("streams", 3);
+                });
+    }
 }

@@ -1,5 +1,7 @@
 package io.hts.engine.exec;
 
+import java.util.List;
+
 import io.hts.engine.graph.Device;
 import io.hts.engine.policy.DeviceStatus;
 
@@ -26,6 +28,15 @@ public interface DeviceBackend extends AutoCloseable {
      * path: must be cheap and must not block.
      */
     DeviceStatus status();
+
+    /**
+     * One status per physical device this backend runs: its own for a single device, one per GPU
+     * for a backend over the GPUs of a host. For operators (Actuator); the policies use
+     * {@link #status()}.
+     */
+    default List<DeviceStatus> deviceStatuses() {
+        return List.of(status());
+    }
 
     /**
      * Accepts a task for execution. Must return promptly; the work happens asynchronously.

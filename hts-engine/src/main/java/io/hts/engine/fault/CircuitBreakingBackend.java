@@ -135,6 +135,11 @@ public final class CircuitBreakingBackend implements DeviceBackend {
     }
 
     @Override
+    public List<DeviceStatus> deviceStatuses() {
+        return delegate.deviceStatuses();
+    }
+
+    @Override
     public void dispatch(DeviceTask task) {
         waiting.add(task);
         drain();

@@ -158,6 +158,11 @@ public final class MultiGpuBackend implements DeviceBackend {
     }
 
     @Override
+    public List<DeviceStatus> deviceStatuses() {
+        return devices.stream().map(GpuBackend::status).toList();
+    }
+
+    @Override
     public void dispatch(DeviceTask task) {
         int i = place(task);
         if (i < 0) {

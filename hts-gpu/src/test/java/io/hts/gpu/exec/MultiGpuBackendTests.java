@@ -147,6 +147,8 @@ class MultiGpuBackendTests {
             assertThatThrownBy(() -> s.execute(poison)).isInstanceOf(GraphRunException.class);
             await().atMost(Duration.ofSeconds(5)).until(() -> gpus.devices().get(0).status().health() == DeviceHealth.DOWN);
             assertThat(gpus.status().health()).isIn(DeviceHealth.DEGRADED, DeviceHealth.DOWN);
+            assertThat(gpus.deviceStatuses()).hasSize(2).first().extracting(s0 -> s0.health())
+                    .isEqualTo(DeviceHealth.DOWN);
         }
     }
 
