@@ -89,26 +89,12 @@ public class HtsEndpoint {
         for (DeviceStatus d : scheduler.systemStatus().devices()) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("device", d.device().id());
-            m.put("health", d.health().name());
-            m.put("capacity", d.capacity());
-            m.put("queued", d.queued());
-            m.put("running", d.running());
-            m.put("freeMemoryBytes", d.freeMemoryBytes());
-            m.put("detail", d.detail());
-            devices.add(m);
+            devices.add(describe(d, "capacity", m));
         }
         out.put("devices", devices);
         List<Map<String, Object>> gpus = new ArrayList<>();
-        scheduler.gpu().ifPresent(g -> g.deviceStatuses().forEach(d -> {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("health", d.health().name());
-            m.put("streams", d.capacity());
-            m.put("queued", d.queued());
-            m.put("running", d.running());
-            m.put("freeMemoryBytes", d.freeMemoryBytes());
-            m.put("detail", d.detail());
-            gpus.add(m);
-        }));
+        scheduler.gpu().ifPresent(g -> g.deviceStatuses().forEach(d -> gpus.add(describe(d, "streams",
+                new LinkedHashMap<>()))));
         out.put("gpus", gpus);
         Map<String, Object> graphs = new LinkedHashMap<>();
         for (Map.Entry<String, TaskGraph> g : scheduler.registeredGraphs().entrySet()) {
@@ -122,5 +108,16 @@ public class HtsEndpoint {
         }
         out.put("activeRuns", runs);
         return out;
+    }
+
+    /** A device's health, load and free memory into {@code m}; its capacity under {@code capacityKey}. */
+    private static Map<String, Object> describe(DeviceStatus d, String capacityKey, Map<String, Object> m) {
+        m.put("health", d.health().name());
+        m.put(capacityKey, d.capacity());
+        m.put("queued", d.queued());
+        m.put("running", d.running());
+        m.put("freeMemoryBytes", d.freeMemoryBytes());
+        m.put("detail", d.detail());
+        return m;
     }
 }

@@ -56,8 +56,7 @@ public class HtsEventStreamController {
         catch (InvalidEndpointRequestException ex) {
             throw new ResponseStatusException(HttpStatus.BAD_REQUEST, ex.getMessage());
         }
-        EventType only = wanted;
-        return stream.subscribe(e -> (run == null || e.runId() == run) && (task == null || task.equals(e.task()))
-                && (only == null || e.type() == only), routine || (only != null && only.isRoutine()));
+        return stream.subscribe(HtsEventsEndpoint.filter(run, task, wanted),
+                routine || (wanted != null && wanted.isRoutine()));
     }
 }

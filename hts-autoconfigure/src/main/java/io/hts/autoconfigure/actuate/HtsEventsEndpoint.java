@@ -40,6 +40,19 @@ public class HtsEventsEndpoint {
         this.scheduler = scheduler;
     }
 
+    /**
+     * The events of one run, task and type; {@code null} leaves that one open.
+     *
+     * @param run a run id
+     * @param task a task name
+     * @param type an event type
+     * @return the filter
+     */
+    static Predicate<TaskEvent> filter(@Nullable Long run, @Nullable String task, @Nullable EventType type) {
+        return e -> (run == null || e.runId() == run) && (task == null || task.equals(e.task()))
+                && (type == null || e.type() == type);
+    }
+
     static EventType eventType(String type) {
         try {
             return EventType.valueOf(type.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
@@ -102,9 +115,7 @@ public class HtsEventsEndpoint {
             out.put("capacity", 0);
             return out;
         }
-        EventType wanted = type == null ? null : eventType(type);
-        Predicate<TaskEvent> filter = e -> (run == null || e.runId() == run) && (task == null || task.equals(e.task()))
-                && (wanted == null || e.type() == wanted);
+        Predicate<TaskEvent> filter = filter(run, task, type == null ? null : eventType(type));
         int n = limit == null ? DEFAULT_LIMIT : Math.max(1, Math.min(MAX_LIMIT, limit));
         List<TaskEvent> events = log.events(after == null ? -1 : after, n, filter);
         List<Map<String, Object>> json = new ArrayList<>(events.size());

@@ -9,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
 import io.hts.engine.graph.CompiledGraph;
@@ -225,11 +224,14 @@ public final class HtsTaskGraphRegistrar implements BeanDefinitionRegistryPostPr
     /** Calls one method with its upstream results and context; the bean is looked up on first use. */
     private static final class Invoker {
 
+        /** The bean and the method to call on it (on a proxy, the proxy's). */
+        private record Bound(Object bean, Method method) {
+        }
+
         private final BeanFactory beans;
         private final Declared declared;
         private final List<Task<Object>> upstream;
-        private final AtomicReference<@Nullable Object> target = new AtomicReference<>();
-        private volatile @Nullable Method invocable;
+        private volatile @Nullable Bound bound;
 
         Invoker(BeanFactory beans, Declared declared, List<Task<Object>> upstream) {
             this.beans = beans;
@@ -237,16 +239,22 @@ public final class HtsTaskGraphRegistrar implements BeanDefinitionRegistryPostPr
             this.upstream = upstream;
         }
 
-        @Nullable Object invoke(TaskContext ctx) throws Exception {
-            Object bean = target.get();
-            Method m = invocable;
-            if (bean == null || m == null) {
-                bean = beans.getBean(declared.beanName());
-                m = AopUtils.selectInvocableMethod(declared.method(), bean.getClass());
+        private Bound bound() {
+            Bound b = bound;
+            if (b == null) { // two threads may both look it up; they get the same singleton
+                Object bean = beans.getBean(declared.beanName());
+                Method m = AopUtils.selectInvocableMethod(declared.method(), bean.getClass());
                 ReflectionUtils.makeAccessible(m);
-                invocable = m;
-                target.set(bean);
+                b = new Bound(bean, m);
+                bound = b;
             }
+            return b;
+        }
+
+        @Nullable Object invoke(TaskContext ctx) throws Exception {
+            Bound b = bound();
+            Object bean = b.bean();
+            Method m = b.method();
             Class<?>[] types = m.getParameterTypes();
             Object[] args = new Object[types.length];
             int value = 0;

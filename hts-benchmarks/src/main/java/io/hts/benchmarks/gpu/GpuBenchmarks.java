@@ -367,29 +367,21 @@ public final class GpuBenchmarks {
                     double o;
                     io.hts.engine.run.GraphRun run = null;
                     long t0;
+                    double d = Double.NaN;
                     try {
-                        if (htsFirst) {
+                        for (boolean htsNow : new boolean[] {htsFirst, !htsFirst}) {
                             t0 = System.nanoTime();
-                            run = s.execute(g);
-                            h = (double) (System.nanoTime() - t0) / chain;
-                        }
-                    }
-                    catch (RuntimeException ex) {
-                        row(f("GEMM %d² %s", n, p), "failed: " + ex.getMessage(), "", "");
-                        failed = true;
-                        break;
-                    }
-                    t0 = System.nanoTime();
-                    for (int i = 0; i < chain; i++) {
-                        directGemm(handle, p, n, a, b, c);
-                    }
-                    JCudaDriver.cuStreamSynchronize(stream);
-                    double d = (double) (System.nanoTime() - t0) / chain;
-                    try {
-                        if (!htsFirst) {
-                            t0 = System.nanoTime();
-                            run = s.execute(g);
-                            h = (double) (System.nanoTime() - t0) / chain;
+                            if (htsNow) {
+                                run = s.execute(g);
+                                h = (double) (System.nanoTime() - t0) / chain;
+                            }
+                            else {
+                                for (int i = 0; i < chain; i++) {
+                                    directGemm(handle, p, n, a, b, c);
+                                }
+                                JCudaDriver.cuStreamSynchronize(stream);
+                                d = (double) (System.nanoTime() - t0) / chain;
+                            }
                         }
                         if (round > 0) {
                             htsBy[htsFirst ? 0 : 1] = Math.min(htsBy[htsFirst ? 0 : 1], h);

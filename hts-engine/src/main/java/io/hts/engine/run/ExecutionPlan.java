@@ -85,35 +85,15 @@ final class ExecutionPlan {
             if (!task.isBarrier()) {
                 Retry retry = cpu ? resolution.retryFor(task, Device.CPU) : null;
                 Retry gpuRetry = gpu && gpuBackend ? resolution.retryFor(task, Device.GPU) : null;
-                if (retry != null) {
-                    if (r == null) {
-                        r = new Retry[n];
-                    }
-                    r[i] = retry;
-                }
-                if (gpuRetry != null) {
-                    if (rg == null) {
-                        rg = new Retry[n];
-                    }
-                    rg[i] = gpuRetry;
-                }
+                r = store(r, i, retry, n, Retry[]::new);
+                rg = store(rg, i, gpuRetry, n, Retry[]::new);
                 if (retry != null || gpuRetry != null) {
                     f |= RETRY;
                 }
                 TimeLimiter limit = cpu ? resolution.timeLimiterFor(task, Device.CPU) : null;
                 TimeLimiter gpuLimit = gpu && gpuBackend ? resolution.timeLimiterFor(task, Device.GPU) : null;
-                if (limit != null) {
-                    if (tl == null) {
-                        tl = new TimeLimiter[n];
-                    }
-                    tl[i] = limit;
-                }
-                if (gpuLimit != null) {
-                    if (tlg == null) {
-                        tlg = new TimeLimiter[n];
-                    }
-                    tlg[i] = gpuLimit;
-                }
+                tl = store(tl, i, limit, n, TimeLimiter[]::new);
+                tlg = store(tlg, i, gpuLimit, n, TimeLimiter[]::new);
                 if (limit != null || gpuLimit != null) {
                     f |= TIMED;
                 }
@@ -183,6 +163,17 @@ final class ExecutionPlan {
             }
         }
         this.anyChained = chained;
+    }
+
+    /** Sets {@code array[i]}, allocating the array of {@code n} on the first non-null value; sparse arrays stay null. */
+    private static <T> T @Nullable [] store(T @Nullable [] array, int i, @Nullable T value, int n,
+            java.util.function.IntFunction<T[]> make) {
+        if (value == null) {
+            return array;
+        }
+        T[] out = array != null ? array : make.apply(n);
+        out[i] = value;
+        return out;
     }
 
     private boolean gpuOnly(int i) {

@@ -192,13 +192,11 @@ public final class MultiGpuBackend implements DeviceBackend {
             return -1;
         }
         long[] bytes = new long[devices.size()];
-        long most = 0;
         for (Object input : task.inputs()) {
             if (input instanceof DeviceBuffer b && !b.isReleased()) {
                 for (int i = 0; i < devices.size(); i++) {
                     if (devices.get(i).deviceInfo().ordinal() == b.device()) {
                         bytes[i] += b.bytes();
-                        most = Math.max(most, bytes[i]);
                     }
                 }
             }
