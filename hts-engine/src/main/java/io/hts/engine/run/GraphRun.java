@@ -575,13 +575,13 @@ public final class GraphRun {
         if (demand != null) {
             Device d = device;
             ResourceDemand taken = demand;
-            if (!demand.limiter().acquireOrWait(demand, () -> {
+            if (demand.limiter().acquireOrWait(demand, () -> {
                 e.held = taken;
                 PoolTask t = route(e, d);
                 if (t != null) {
                     pool.submit(t);
                 }
-            })) {
+            }) != null) {
                 publish(EventType.TASK_WAITING, i, device, -1, e.attempt, null, null,
                         "waiting for resources " + demand + " (free: " + freeOf(demand) + ")");
                 return null;
