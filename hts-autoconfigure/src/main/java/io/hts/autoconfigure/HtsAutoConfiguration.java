@@ -12,6 +12,7 @@ import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.observe.TaskListener;
 import io.hts.engine.policy.SchedulingPolicy;
 import io.hts.engine.run.Scheduler;
+import io.hts.engine.run.SchedulerBuilder;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -64,13 +65,17 @@ public final class HtsAutoConfiguration {
             throw new InvalidHtsPropertyException("hts.profiling.retained-runs", profiling.getRetainedRuns(),
                     "an integer of 0 or more");
         }
+        if (profiling.getRetainedSize().isNegative()) {
+            throw new InvalidHtsPropertyException("hts.profiling.retained-size", profiling.getRetainedSize(),
+                    "a size of 0 or more, such as 64MB");
+        }
         if (properties.getEvents().getBufferSize() < 0) {
             throw new InvalidHtsPropertyException("hts.events.buffer-size", properties.getEvents().getBufferSize(),
                     "an integer of 0 or more");
         }
         HtsResilience resilience = new HtsResilience(retryRegistry.getIfUnique(), timeLimiterRegistry.getIfUnique(),
                 circuitBreakerRegistry.getIfUnique(), bulkheadRegistry.getIfUnique());
-        Scheduler.Builder builder = Scheduler.builder()
+        SchedulerBuilder builder = Scheduler.builder()
                 .policy(policy)
                 .failureMode(properties.getScheduler().getFailureMode())
                 .memoryShortage(properties.getScheduler().getMemoryShortage())
@@ -78,6 +83,7 @@ public final class HtsAutoConfiguration {
                 .threadNamePrefix(executor.getThreadNamePrefix())
                 .profiling(profiling.isEnabled())
                 .retainedRuns(profiling.getRetainedRuns())
+                .retainedProfileBytes(profiling.getRetainedSize().toBytes())
                 .eventBufferSize(properties.getEvents().getBufferSize())
                 .faultTolerance(resilience.faultTolerance(tasks));
         DeviceBackend device = gpu.getIfUnique();

@@ -374,6 +374,13 @@ public class HtsProperties {
         /** How many recent run profiles to keep. */
         private int retainedRuns = 20;
 
+        /**
+         * How much memory the kept run profiles may hold together (their timings, and their graphs'
+         * names and edges, never the tasks' bodies); older profiles go first, and a profile larger
+         * than this is not kept.
+         */
+        private DataSize retainedSize = DataSize.ofMegabytes(64);
+
         public boolean isEnabled() {
             return this.enabled;
         }
@@ -388,6 +395,14 @@ public class HtsProperties {
 
         public void setRetainedRuns(int retainedRuns) {
             this.retainedRuns = retainedRuns;
+        }
+
+        public DataSize getRetainedSize() {
+            return this.retainedSize;
+        }
+
+        public void setRetainedSize(DataSize retainedSize) {
+            this.retainedSize = retainedSize;
         }
     }
 

@@ -121,7 +121,7 @@ public final class HtsTaskGraphRegistrar implements BeanDefinitionRegistryPostPr
         }
         List<Declared> ordered = new ArrayList<>(methods.size());
         for (int k = 0; k < compiled.size(); k++) {
-            ordered.add(byName.get(compiled.name(compiled.topological(k))));
+            ordered.add(byName.get(compiled.name(compiled.topology().topological(k))));
         }
         return ordered;
     }

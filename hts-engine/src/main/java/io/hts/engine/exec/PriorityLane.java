@@ -52,35 +52,66 @@ final class PriorityLane {
         }
         lock.lock();
         try {
-            if (count == 0) {
-                return null;
-            }
-            Entry first = heap[0];
-            Entry last = heap[--count];
-            heap[count] = null;
-            if (count > 0) {
-                int i = 0;
-                int half = count >>> 1;
-                while (i < half) {
-                    int child = 2 * i + 1;
-                    int right = child + 1;
-                    if (right < count && before(heap[right], heap[child])) {
-                        child = right;
-                    }
-                    if (!before(heap[child], last)) {
-                        break;
-                    }
-                    heap[i] = heap[child];
-                    i = child;
-                }
-                heap[i] = last;
-            }
-            size = count;
-            return first.task;
+            return count == 0 ? null : removeAt(0);
         }
         finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Withdraws a queued task (a submission that lost the race with the pool's shutdown).
+     *
+     * @return whether it was still queued
+     */
+    boolean remove(PoolTask task) {
+        lock.lock();
+        try {
+            for (int i = 0; i < count; i++) {
+                if (heap[i].task == task) {
+                    removeAt(i);
+                    return true;
+                }
+            }
+            return false;
+        }
+        finally {
+            lock.unlock();
+        }
+    }
+
+    /** Removes the entry at {@code i}, under the lock: the last entry fills the hole and moves down or up. */
+    private PoolTask removeAt(int i) {
+        Entry removed = heap[i];
+        Entry last = heap[--count];
+        heap[count] = null;
+        if (i < count) {
+            int half = count >>> 1;
+            int at = i;
+            while (at < half) {
+                int child = 2 * at + 1;
+                int right = child + 1;
+                if (right < count && before(heap[right], heap[child])) {
+                    child = right;
+                }
+                if (!before(heap[child], last)) {
+                    break;
+                }
+                heap[at] = heap[child];
+                at = child;
+            }
+            while (at > 0) {
+                int parent = (at - 1) >>> 1;
+                if (!before(last, heap[parent])) {
+                    break;
+                }
+                heap[at] = heap[parent];
+                at = parent;
+            }
+            heap[at] = last;
+        }
+        size = count;
+        return removed.task;
     }
 
     int size() {

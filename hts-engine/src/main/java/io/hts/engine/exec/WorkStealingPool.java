@@ -9,8 +9,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
@@ -27,46 +27,40 @@ import org.slf4j.LoggerFactory;
  * popped from there again, LIFO, which keeps data warm in that core's cache; no other thread
  * touches the bottom, so the common path has no lock and no CAS. Work submitted from outside the
  * pool (a graph's roots, completions delivered by the GPU backend or the retry timer) goes to a
- * lock-free external queue. Urgent work goes to the {@link PriorityLane}, a small heap every
- * worker checks first (one volatile read when it is empty).
+ * lock-free shared queue. Urgent work goes to the {@link PriorityLane}, a small heap every worker
+ * checks first (one volatile read when it is empty).
  *
- * <p><b>Finding work.</b> A worker looks, in order: the priority lane; its own deque; the external
- * queue (every 64th scan looks there first, so external work is never starved by a busy deque);
- * then the deques of the other workers, starting at a random victim (xorshift) and trying
- * each once, stealing from the top (the oldest, typically largest, piece of work). A task may
- * return a continuation, which the worker runs next without queueing it (a chain of dependent
- * tasks runs as a loop on one thread); before running it the worker yields to the priority lane if
- * that is non-empty.
+ * <p><b>Finding work.</b> A worker looks, in order: the priority lane; its own deque; the shared
+ * queue (every 64th scan looks there before its own deque, so shared work is never starved by a
+ * busy deque); then the deques of the other workers, starting at a random victim (xorshift) and
+ * trying each once, stealing from the top. A task may return a continuation, which the worker runs
+ * next without queueing it (a chain of dependent tasks runs as a loop on one thread); before
+ * running it the worker takes queued urgent work first. <b>Priority guarantee:</b> whenever a
+ * worker picks its next task, a task queued in the priority lane is taken before any normal task;
+ * so once urgent tasks are queued, at most one normal task per other worker (picked in the same
+ * instant) starts before the last of them.
  *
- * <p><b>Idling.</b> A worker that finds nothing spins for a bounded number of rescans
- * ({@link Thread#onSpinWait()} between them), then parks. Parking follows a Dekker-style protocol
- * against lost wake-ups: the worker first publishes itself on the idle stack (a CAS, a full fence),
- * then scans all queues once more, and parks only if that scan is empty. A producer first
- * publishes its work, then executes a full fence and reads the idle stack. Whatever the
- * interleaving, either the producer sees the idle worker and unparks it or the worker sees the
- * work. An idle pool therefore consumes no CPU.
+ * <p><b>Idling</b> follows {@link IdleWorkers}: spin for a bounded number of rescans, then queue
+ * on the idle stack, rescan once, and park; producers publish, fence and signal. No wake-up is
+ * lost and none lands on a busy worker while another is parked; an idle pool uses no CPU. To keep
+ * wake-ups (a futex call each) rare, a producer signals only when its push takes a deque from
+ * empty to non-empty, for every shared or urgent submission, and a successful thief that sees more
+ * work left signals one more worker, like {@code ForkJoinPool}'s signal propagation.
  *
- * <p><b>Waking.</b> To keep wake-ups (a futex system call each) rare, a producer wakes an idle
- * worker only when its push takes a deque from empty to non-empty, for every external or
- * priority submission, and, to spread a burst of work, a thief that succeeds and sees more work
- * left in its victim (or the external queue) wakes one more worker, like {@code ForkJoinPool}'s
- * signal propagation. The idle stack is a Treiber stack packed into one {@code long}: the top
- * worker's index + 1 in the low 16 bits and a version in the high 48 bits that is incremented by
- * every push and pop, which rules out ABA.
+ * <p><b>Waiting inside a task.</b> {@link #helpUntil} lets a task body wait (for a nested run) on
+ * its worker without taking the worker from the pool: the worker runs other ready tasks meanwhile,
+ * and when none is ready it waits as an idle worker does, woken by new work or by the end of the
+ * wait. Nested waits nest on the worker's stack; past {@value Worker#MAX_HELP_DEPTH} levels the
+ * worker blocks instead, and a spare worker runs in its place until the wait is over.
  *
  * <p><b>Batched counts.</b> A worker adds to shared counters (a run's finished tasks) in local
- * batches, flushed when full, before work of another counter and always before the worker goes
- * idle, so a count is never held back while its worker waits.
- *
- * <p><b>Counters.</b> Executed tasks, steals, idle spins, parks and busy time are kept per worker
- * in padded {@link WorkerCounters}; busy time is measured per busy period (two clock reads per
- * idle transition), not per task. A task that follows another on a worker without a pause may
- * take the end time of that one as its own start ({@link Worker#handOffNanos()}), so a profiled
- * busy worker reads the clock once per task.
+ * batches, flushed when full, before work of another counter, before a wait and before idling.
  *
  * <p><b>Shutdown.</b> {@link #shutdown()} rejects further submissions from threads outside the
  * pool, lets workers finish everything queued (including what running tasks create) and then lets
- * them exit; {@link #awaitTermination(Duration)} waits for the last one.
+ * them exit. A submission racing the shutdown either is rejected or runs: a submitter offers its
+ * task and then reads the state, withdrawing the task and throwing when the pool shut down
+ * meanwhile; a worker exits only after a scan that followed its reading of the shut-down state.
  *
  * <p>This class deliberately does not implement {@link java.util.concurrent.Executor}: Spring
  * Boot's own task executor backs off when an {@code Executor} bean exists.
@@ -77,29 +71,34 @@ public final class WorkStealingPool implements AutoCloseable {
 
     private static final int RUNNING = 0;
     private static final int SHUTDOWN = 1;
-    private static final long INDEX_MASK = 0xFFFFL;
-    private static final int MAX_THREADS = (int) INDEX_MASK - 1;
-    private static final int EXTERNAL_FAIRNESS_MASK = 63;
 
     private final Worker[] workers;
+    private final IdleWorkers idle;
     private final PriorityLane lane = new PriorityLane();
-    private final ConcurrentLinkedQueue<PoolTask> external = new ConcurrentLinkedQueue<>();
-    private final AtomicLong idleStack = new AtomicLong();
+    private final ConcurrentLinkedQueue<PoolTask> shared = new ConcurrentLinkedQueue<>();
+    private final WorkerLoop loop;
     private final AtomicInteger liveWorkers;
     private final CountDownLatch terminated = new CountDownLatch(1);
-    private final int spinsBeforePark;
-    private final Thread.UncaughtExceptionHandler taskFailureHandler;
+    final String threadNamePrefix;
+    final boolean daemon;
+    final Thread.UncaughtExceptionHandler taskFailureHandler;
     private volatile int state = RUNNING;
 
     private WorkStealingPool(Builder builder) {
         int threads = builder.threads;
-        this.spinsBeforePark = builder.spinsBeforePark;
         this.taskFailureHandler = builder.taskFailureHandler;
+        this.threadNamePrefix = builder.threadNamePrefix;
+        this.daemon = builder.daemon;
         this.workers = new Worker[threads];
+        IdleWorkers.Slot[] slots = new IdleWorkers.Slot[threads];
         this.liveWorkers = new AtomicInteger(threads);
         for (int i = 0; i < threads; i++) {
-            workers[i] = new Worker(this, i, builder.threadNamePrefix + i, builder.daemon);
+            slots[i] = new IdleWorkers.Slot(i);
+            workers[i] = new Worker(this, i, threadNamePrefix + i, daemon, slots[i], false);
+            slots[i].thread = workers[i];
         }
+        this.idle = new IdleWorkers(slots);
+        this.loop = new WorkerLoop(this, workers, idle, lane, shared, builder.spinsBeforePark);
         for (Worker w : workers) {
             w.start();
         }
@@ -127,11 +126,11 @@ public final class WorkStealingPool implements AutoCloseable {
 
     /**
      * Submits a pool task: to the caller's own deque when the caller is a worker of this pool,
-     * otherwise to the external queue.
+     * otherwise to the shared queue.
      *
      * @param task the task
      * @throws RejectedExecutionException when the pool has been shut down and the caller is not
-     *     one of its workers
+     *     one of its workers (the task then never runs)
      */
     public void submit(PoolTask task) {
         Worker w = currentWorker();
@@ -139,26 +138,44 @@ public final class WorkStealingPool implements AutoCloseable {
             w.push(task);
             return;
         }
-        if (state != RUNNING) {
-            throw new RejectedExecutionException("the HTS worker pool has been shut down");
+        submitShared(task, false);
+    }
+
+    /** Offers to the shared queue; from outside the pool, rejected (and withdrawn) once shut down. */
+    void submitShared(PoolTask task, boolean fromPool) {
+        if (!fromPool && state != RUNNING) {
+            throw rejected();
         }
-        external.offer(task);
+        shared.offer(task);
+        if (!fromPool && state != RUNNING && shared.remove(task)) {
+            throw rejected(); // the shutdown landed after our check: withdrawn before any worker took it
+        }
         signalWork();
     }
 
     /**
-     * Submits a task to the priority lane, which every worker checks before its own deque.
+     * Submits a task to the priority lane, which every worker checks before anything else.
      *
      * @param task the task
      * @param priority higher runs first
      * @param cost estimated cost in nanoseconds; among equal priorities the cheaper runs first
+     * @throws RejectedExecutionException when the pool has been shut down and the caller is not
+     *     one of its workers
      */
     public void submitPriority(PoolTask task, int priority, long cost) {
-        if (state != RUNNING && currentWorker() == null) {
-            throw new RejectedExecutionException("the HTS worker pool has been shut down");
+        boolean fromPool = currentWorker() != null;
+        if (!fromPool && state != RUNNING) {
+            throw rejected();
         }
         lane.add(task, priority, cost);
+        if (!fromPool && state != RUNNING && lane.remove(task)) {
+            throw rejected();
+        }
         signalWork();
+    }
+
+    private static RejectedExecutionException rejected() {
+        return new RejectedExecutionException("the HTS worker pool has been shut down");
     }
 
     /**
@@ -174,6 +191,29 @@ public final class WorkStealingPool implements AutoCloseable {
         return null;
     }
 
+    /**
+     * Runs queued tasks on the calling worker until {@code done} holds or the deadline passes: a
+     * task body waits this way without taking its worker from the pool. When no task is ready the
+     * worker waits as an idle one does; whoever makes {@code done} true must unpark the worker.
+     * {@code done} is evaluated on the worker after each task and each wake-up. Past
+     * {@value Worker#MAX_HELP_DEPTH} nested waits the worker blocks, and a spare worker runs in its
+     * place meanwhile.
+     *
+     * @param w the calling worker
+     * @param done when to stop waiting
+     * @param deadlineNanos a {@link System#nanoTime()} deadline, {@code Long.MAX_VALUE} for none
+     */
+    public void helpUntil(Worker w, BooleanSupplier done, long deadlineNanos) {
+        if (w != Thread.currentThread() || w.pool() != this) {
+            throw new IllegalArgumentException(w.getName() + " is not the calling worker of this pool");
+        }
+        loop.helpUntil(w, done, deadlineNanos);
+    }
+
+    void runWorker(Worker w) {
+        loop.run(w);
+    }
+
     /** The number of worker threads. */
     public int parallelism() {
         return workers.length;
@@ -181,23 +221,31 @@ public final class WorkStealingPool implements AutoCloseable {
 
     /**
      * Calls the action for every task a worker is running at this moment, or has just finished
-     * (a worker forgets its last task when it starts the next or goes idle); callers check the
-     * task's own state.
+     * (a worker forgets its last task when it starts the next or goes idle), and for every task
+     * whose body waits in {@link #helpUntil}; callers check the task's own state.
      *
-     * @param action called once per running task, on the calling thread
+     * @param action called once per task, on the calling thread
      */
     public void forEachRunning(Consumer<PoolTask> action) {
         for (Worker w : workers) {
-            PoolTask t = w.current();
-            if (t != null) {
-                action.accept(t);
-            }
+            visitRunning(w, action);
+        }
+        for (Worker w : loop.spares) {
+            visitRunning(w, action);
+        }
+    }
+
+    private static void visitRunning(Worker w, Consumer<PoolTask> action) {
+        w.forEachSuspended(action);
+        PoolTask t = w.current();
+        if (t != null) {
+            action.accept(t);
         }
     }
 
     /** Tasks queued anywhere in the pool, an estimate. */
     public int queuedTasks() {
-        long n = lane.size() + (long) external.size();
+        long n = lane.size() + (long) shared.size();
         for (Worker w : workers) {
             n += w.deque.size();
         }
@@ -211,15 +259,6 @@ public final class WorkStealingPool implements AutoCloseable {
             if (w.counters.isActive()) {
                 n++;
             }
-        }
-        return n;
-    }
-
-    /** Tasks executed by all workers so far. */
-    public long totalExecuted() {
-        long n = 0;
-        for (Worker w : workers) {
-            n += w.counters.executedCount();
         }
         return n;
     }
@@ -264,8 +303,7 @@ public final class WorkStealingPool implements AutoCloseable {
                     c.idleSpinCount(), c.parkCount(), c.busyNanos(now), w.deque.size(), c.isActive(),
                     w.getState()));
         }
-        return new PoolStats(workers.length, list, lane.size(), external.size(), isShutdown(),
-                isTerminated());
+        return new PoolStats(workers.length, list, lane.size(), shared.size(), isShutdown(), isTerminated());
     }
 
     /** The worker threads, for diagnostics and tests (thread states). */
@@ -278,9 +316,8 @@ public final class WorkStealingPool implements AutoCloseable {
      * create, still run; then the workers end.
      */
     public void shutdown() {
-        if (state == RUNNING) {
-            state = SHUTDOWN;
-        }
+        state = SHUTDOWN;
+        idle.signalAll();
         for (Worker w : workers) {
             LockSupport.unpark(w);
         }
@@ -351,225 +388,16 @@ public final class WorkStealingPool implements AutoCloseable {
         }
     }
 
-    // ---------------------------------------------------------------- worker loop
-
-    void runWorker(Worker w) {
-        w.counters.becameActive(System.nanoTime());
-        try {
-            PoolTask task = null;
-            while (true) {
-                if (task == null) {
-                    task = scan(w);
-                    if (task == null) {
-                        w.flushCounts();
-                        w.setCurrent(null);
-                        task = awaitWork(w);
-                        if (task == null) {
-                            return;
-                        }
-                    }
-                }
-                task = runTask(w, task);
-            }
-        }
-        finally {
-            w.flushCounts();
-            w.counters.becameIdle(System.nanoTime());
-            w.setCurrent(null);
-            if (liveWorkers.decrementAndGet() == 0) {
-                terminated.countDown();
-            }
+    /** A regular worker's thread ends. */
+    void workerEnded() {
+        if (liveWorkers.decrementAndGet() == 0) {
+            terminated.countDown();
         }
     }
-
-    /** Runs a task and the chain of continuations it hands back. */
-    private @Nullable PoolTask runTask(Worker w, PoolTask first) {
-        PoolTask task = first;
-        boolean continuation = false;
-        while (task != null) {
-            if (continuation && lane.size() != 0) {
-                PoolTask urgent = lane.poll();
-                if (urgent != null) {
-                    w.push(task);
-                    task = urgent;
-                }
-            }
-            w.setCurrent(task);
-            w.beforeTask();
-            PoolTask next;
-            try {
-                next = task.execute(w);
-            }
-            catch (Throwable ex) {
-                next = null;
-                reportTaskFailure(w, ex);
-            }
-            w.afterTask();
-            w.counters.executed();
-            task = next;
-            continuation = true;
-        }
-        // current keeps pointing at the finished task until the next one starts or the worker
-        // idles: one reference store per task instead of two (each is a GC write barrier).
-        return null;
-    }
-
-    private @Nullable PoolTask scan(Worker w) {
-        PoolTask t;
-        if ((++w.scans & EXTERNAL_FAIRNESS_MASK) == 0 && (t = external.poll()) != null) {
-            // Now and then the external queue goes first, so that a new run is not starved by
-            // workers busy with the local work of a long one.
-            w.pausedBetweenTasks();
-            return t;
-        }
-        if (lane.size() != 0 && (t = lane.poll()) != null) {
-            if (lane.size() != 0) {
-                signalWork();
-            }
-            return t;
-        }
-        if ((t = w.deque.pop()) != null) {
-            return t;
-        }
-        w.pausedBetweenTasks();
-        if ((t = external.poll()) != null) {
-            if (!external.isEmpty()) {
-                signalWork();
-            }
-            return t;
-        }
-        return steal(w);
-    }
-
-    private @Nullable PoolTask steal(Worker w) {
-        Worker[] ws = workers;
-        int n = ws.length;
-        if (n == 1) {
-            return null;
-        }
-        int r = w.victimSeed;
-        r ^= r << 13;
-        r ^= r >>> 17;
-        r ^= r << 5;
-        w.victimSeed = r;
-        int start = (r & Integer.MAX_VALUE) % n;
-        for (int i = 0; i < n; i++) {
-            Worker victim = ws[(start + i) % n];
-            if (victim == w) {
-                continue;
-            }
-            PoolTask t = victim.deque.steal();
-            if (t != null) {
-                w.counters.stole();
-                if (!victim.deque.isEmpty()) {
-                    signalWork();
-                }
-                return t;
-            }
-        }
-        return null;
-    }
-
-    /** Spins, then parks; returns work found, or {@code null} when the worker should end. */
-    private @Nullable PoolTask awaitWork(Worker w) {
-        WorkerCounters counters = w.counters;
-        counters.becameIdle(System.nanoTime());
-        PoolTask t;
-        for (int i = 0; i < spinsBeforePark; i++) {
-            Thread.onSpinWait();
-            if ((t = scan(w)) != null) {
-                counters.becameActive(System.nanoTime());
-                return t;
-            }
-            counters.idleSpin();
-        }
-        while (true) {
-            pushIdle(w);
-            if ((t = scan(w)) != null) {
-                tryRemoveIdle(w);
-                counters.becameActive(System.nanoTime());
-                return t;
-            }
-            if (state != RUNNING) {
-                tryRemoveIdle(w);
-                return null;
-            }
-            counters.parked();
-            // A stray interrupt (a task that interrupted itself) would make park return at once
-            // and turn this loop into a spin; the pool uses unpark, never interrupts.
-            Thread.interrupted();
-            while (w.inIdleStack && state == RUNNING) {
-                LockSupport.park(this);
-            }
-            if ((t = scan(w)) != null) {
-                counters.becameActive(System.nanoTime());
-                return t;
-            }
-        }
-    }
-
-    // ---------------------------------------------------------------- idle stack
 
     /** Wakes one idle worker, if any. Callers have just published work. */
     void signalWork() {
-        // Pairs with the CAS in pushIdle: work published before this fence is seen by a worker
-        // that registered as idle after it, or that worker is seen here.
-        java.lang.invoke.VarHandle.fullFence();
-        Worker w = popIdle();
-        if (w != null) {
-            LockSupport.unpark(w);
-        }
-    }
-
-    private void pushIdle(Worker w) {
-        if (w.inIdleStack) {
-            return;
-        }
-        w.inIdleStack = true;
-        while (true) {
-            long c = idleStack.get();
-            w.nextIdle = (int) (c & INDEX_MASK);
-            long next = (((c >>> 16) + 1) << 16) | (w.index() + 1);
-            if (idleStack.compareAndSet(c, next)) {
-                return;
-            }
-        }
-    }
-
-    private @Nullable Worker popIdle() {
-        while (true) {
-            long c = idleStack.get();
-            int top = (int) (c & INDEX_MASK);
-            if (top == 0) {
-                return null;
-            }
-            Worker w = workers[top - 1];
-            long next = (((c >>> 16) + 1) << 16) | w.nextIdle;
-            if (idleStack.compareAndSet(c, next)) {
-                w.inIdleStack = false;
-                return w;
-            }
-        }
-    }
-
-    /** Takes the worker off the idle stack when it is on top; otherwise a later pop wakes it spuriously. */
-    private void tryRemoveIdle(Worker w) {
-        long c = idleStack.get();
-        if ((int) (c & INDEX_MASK) == w.index() + 1) {
-            long next = (((c >>> 16) + 1) << 16) | w.nextIdle;
-            if (idleStack.compareAndSet(c, next)) {
-                w.inIdleStack = false;
-            }
-        }
-    }
-
-    private void reportTaskFailure(Worker w, Throwable ex) {
-        try {
-            taskFailureHandler.uncaughtException(w, ex);
-        }
-        catch (Throwable ignored) {
-            // a failing handler must not end the worker
-        }
+        idle.signal();
     }
 
     /** Builds a {@link WorkStealingPool}. */
@@ -592,9 +420,9 @@ public final class WorkStealingPool implements AutoCloseable {
          * @return this builder
          */
         public Builder threads(int threads) {
-            if (threads < 1 || threads > MAX_THREADS) {
+            if (threads < 1 || threads > IdleWorkers.MAX_SLOTS) {
                 throw new IllegalArgumentException(
-                        "threads must be between 1 and " + MAX_THREADS + ", was " + threads);
+                        "threads must be between 1 and " + IdleWorkers.MAX_SLOTS + ", was " + threads);
             }
             this.threads = threads;
             return this;
@@ -614,7 +442,7 @@ public final class WorkStealingPool implements AutoCloseable {
         /**
          * How many times an idle worker rescans the queues before it parks.
          *
-         * @param spins 0 or more; 64 by default
+         * @param spins 0 or more; 256 by default
          * @return this builder
          */
         public Builder spinsBeforePark(int spins) {

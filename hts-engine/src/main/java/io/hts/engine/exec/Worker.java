@@ -8,11 +8,17 @@ import org.jspecify.annotations.Nullable;
 /**
  * A worker thread of a {@link WorkStealingPool}. It owns one {@link WorkStealingDeque}: tasks it
  * pushes go to the bottom of its own deque, where it pops them again (LIFO, cache-warm) while idle
- * workers steal from the top (FIFO, the oldest and usually largest pieces of work).
+ * workers steal from the top (FIFO, the oldest and usually largest pieces of work). A spare worker
+ * (started while a worker is blocked in a nested wait it cannot help with) pushes to the pool's
+ * shared queue instead, and ends with that wait.
+ *
+ * <p>Fields written on every task ({@code current}, the hand-off time, the batch) are written only
+ * by this worker; others read {@code current} and the suspended tasks with acquire.
  */
 public final class Worker extends Thread {
 
     private static final VarHandle CURRENT;
+    private static final VarHandle SUSPENDED = MethodHandles.arrayElementVarHandle(PoolTask[].class);
 
     static {
         try {
@@ -23,17 +29,27 @@ public final class Worker extends Thread {
         }
     }
 
+    /** The deepest nesting of helping waits on one worker; deeper waits block, compensated by a spare. */
+    static final int MAX_HELP_DEPTH = 32;
+
+    /** The largest batch a worker holds before adding it. */
+    static final int MAX_BATCH = 256;
+
     private final WorkStealingPool pool;
     private final int index;
+    final boolean spare;
+    /** For a spare: the wait it stands in for is over; it ends after its current task. */
+    volatile boolean retired;
     final WorkStealingDeque<PoolTask> deque = new WorkStealingDeque<>();
     final WorkerCounters counters = new WorkerCounters();
+    final IdleWorkers.@Nullable Slot idle;
 
-    /** Index + 1 of the next worker in the pool's idle stack; meaningful only while in the stack. */
-    int nextIdle;
-    /** Whether this worker is in the pool's idle stack; set by itself, cleared by the one who pops it. */
-    volatile boolean inIdleStack;
     /** The task being run, for {@link WorkStealingPool#forEachRunning}; release/acquire access. */
     private @Nullable PoolTask current;
+    /** Tasks whose bodies wait in {@link WorkStealingPool#helpUntil}, outermost first; release/acquire. */
+    private final PoolTask[] suspended = new PoolTask[MAX_HELP_DEPTH];
+    /** How many entries of {@code suspended} are in use; written by this worker only. */
+    private volatile int helpDepth;
     /** State of the xorshift generator choosing steal victims. */
     int victimSeed;
     /** Scans made, for the periodic look at the external queue. */
@@ -42,27 +58,25 @@ public final class Worker extends Thread {
     private @Nullable BatchedCount batchTarget;
     private int batched;
 
-    /**
-     * {@link System#nanoTime()} at the end of the task this worker ran last, while it goes
-     * straight on to the next one (a continuation, its own deque, the priority lane); 0 after a
-     * steal or an idle period. See {@link #handOffNanos()}.
-     */
+    /** See {@link #handOffNanos(Object)}: the end of the last task, its owner; 0 / null when not valid. */
     private long handOffNanos;
-    /** The end time the running task reported through {@link #taskEndedAt(long)}; 0 if none. */
+    private @Nullable Object handOffOwner;
+    /** The end time the running task reported; cleared before each task. */
     private long endNanos;
+    private @Nullable Object endOwner;
 
-    /** The largest batch a worker holds before adding it. */
-    static final int MAX_BATCH = 256;
-
-    Worker(WorkStealingPool pool, int index, String name, boolean daemon) {
+    Worker(WorkStealingPool pool, int index, String name, boolean daemon, IdleWorkers.@Nullable Slot idle,
+            boolean spare) {
         super(name);
         this.pool = pool;
         this.index = index;
+        this.idle = idle;
+        this.spare = spare;
         this.victimSeed = 0x9E3779B9 * (index + 1);
         setDaemon(daemon);
     }
 
-    /** The position of this worker in its pool, from 0. */
+    /** The position of this worker in its pool, from 0 (spares come after the regular workers). */
     public int index() {
         return index;
     }
@@ -73,12 +87,16 @@ public final class Worker extends Thread {
     }
 
     /**
-     * Pushes a task onto this worker's own deque. Must be called from this worker's thread.
+     * Pushes a task onto this worker's own deque (a spare's go to the pool's shared queue). Must
+     * be called from this worker's thread.
      *
      * @param task the task
      */
     public void push(PoolTask task) {
-        if (deque.push(task)) {
+        if (spare) {
+            pool.submitShared(task, true);
+        }
+        else if (deque.push(task)) {
             pool.signalWork();
         }
     }
@@ -100,9 +118,8 @@ public final class Worker extends Thread {
     }
 
     /**
-     * Adds the local batch to its counter now. The pool calls it before the worker goes idle;
-     * task code calls it before starting work that belongs to another counter. Must be called
-     * from this worker's thread.
+     * Adds the local batch to its counter now, unless the coming work belongs to the same counter.
+     * Must be called from this worker's thread.
      *
      * @param next the counter the coming work belongs to; the batch is kept when it is the same
      */
@@ -112,7 +129,12 @@ public final class Worker extends Thread {
         }
     }
 
-    void flushCounts() {
+    /**
+     * Adds the local batch to its counter now: before this worker may be held up inside a body
+     * whose task another thread can end (a time limit). The pool calls it before the worker idles
+     * or waits. Must be called from this worker's thread.
+     */
+    public void flushCounts() {
         BatchedCount target = batchTarget;
         int n = batched;
         batchTarget = null;
@@ -123,49 +145,97 @@ public final class Worker extends Thread {
     }
 
     /**
-     * When the task this worker runs now follows the previous one without a pause (its
-     * continuation, or the next task of its own deque or of the priority lane), the clock reading
-     * that ended the previous task, else 0. A profiler takes it as the new task's start instead of
-     * reading the clock again: one clock read per task on a busy worker instead of two. The few
-     * tens of nanoseconds the worker spends between the two tasks are counted in the new task's
-     * time; after a steal or an idle period the value is 0 and the start is read afresh. Must be
-     * called from this worker's thread.
+     * When this worker goes straight from the task of {@code owner} it ran last to the one it runs
+     * now (that task's continuation, or a task from its own deque), and no user code ran in between
+     * (see {@link #pausedBetweenTasks()}), the clock reading that ended that task; else 0. A
+     * profiler takes it as the new task's start instead of reading the clock again. Must be called
+     * from this worker's thread.
+     *
+     * @param owner who asks (a run): readings reported by another owner are not handed over
      */
-    public long handOffNanos() {
-        return handOffNanos;
+    public long handOffNanos(Object owner) {
+        return handOffOwner == owner ? handOffNanos : 0;
     }
 
     /**
      * Reports the clock reading at which the running task ended, for the next task's
-     * {@link #handOffNanos()}. Must be called from this worker's thread.
+     * {@link #handOffNanos(Object)}. Must be called from this worker's thread.
      *
      * @param nanos a {@link System#nanoTime()} reading
+     * @param owner the run (or other owner) of the task
      */
-    public void taskEndedAt(long nanos) {
+    public void taskEndedAt(long nanos, Object owner) {
         endNanos = nanos;
+        endOwner = owner;
+    }
+
+    /**
+     * The next task's start must be read afresh: the worker paused, stole, took shared or urgent
+     * work, or user code (a listener, a policy) ran on it. Must be called from this worker's thread.
+     */
+    public void pausedBetweenTasks() {
+        handOffNanos = 0;
+        handOffOwner = null;
+        endOwner = null;
     }
 
     /** Before a task runs: what it reports is its own. */
     void beforeTask() {
-        endNanos = 0;
+        endOwner = null;
     }
 
     /** After a task ran: the next task may start at its end, unless the worker pauses first. */
     void afterTask() {
         handOffNanos = endNanos;
-    }
-
-    /** The worker paused (stole, polled the external queue or idled): the next start is read afresh. */
-    void pausedBetweenTasks() {
-        handOffNanos = 0;
+        handOffOwner = endOwner;
     }
 
     void setCurrent(@Nullable PoolTask task) {
         CURRENT.setRelease(this, task);
     }
 
-    @Nullable PoolTask current() {
+    /**
+     * The task this worker runs (or has just run); while it helps inside a body's wait, the nested
+     * task it runs.
+     *
+     * @return the task, or {@code null} while idle
+     */
+    public @Nullable PoolTask current() {
         return (PoolTask) CURRENT.getAcquire(this);
+    }
+
+    /** A body of {@code outer} starts waiting (and helping); false when the nesting is too deep to help. */
+    boolean enterHelp(@Nullable PoolTask outer) {
+        int d = helpDepth;
+        if (d == MAX_HELP_DEPTH) {
+            return false;
+        }
+        SUSPENDED.setRelease(suspended, d, outer);
+        helpDepth = d + 1;
+        return true;
+    }
+
+    /** The wait of {@code outer} is over: it is the running task again. */
+    void exitHelp(@Nullable PoolTask outer) {
+        int d = helpDepth - 1;
+        helpDepth = d;
+        SUSPENDED.setRelease(suspended, d, null);
+        setCurrent(outer);
+        pausedBetweenTasks();
+    }
+
+    /** Calls {@code action} for the tasks whose bodies wait on this worker, outermost first. */
+    void forEachSuspended(java.util.function.Consumer<PoolTask> action) {
+        for (int d = 0, n = helpDepth; d < n; d++) {
+            PoolTask t = (PoolTask) SUSPENDED.getAcquire(suspended, d);
+            if (t != null) {
+                action.accept(t);
+            }
+        }
+    }
+
+    int helpDepth() {
+        return helpDepth;
     }
 
     @Override

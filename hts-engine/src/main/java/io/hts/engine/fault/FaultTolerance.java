@@ -310,8 +310,9 @@ public final class FaultTolerance {
          * @return this builder
          */
         public Builder defaultBackoff(Duration backoff) {
-            if (backoff.isNegative()) {
-                throw new IllegalArgumentException("default backoff must be 0 or more, was " + backoff);
+            String problem = RetrySpec.backoffProblem(backoff);
+            if (problem != null) {
+                throw new IllegalArgumentException("default " + problem);
             }
             this.defaultBackoff = RetrySpec.fixed(backoff);
             return this;

@@ -16,6 +16,12 @@ public final class RetrySpec {
 
     private static final RetrySpec NONE = new RetrySpec(Kind.NONE, 0, null, null, null, null);
 
+    /** The most retries: Resilience4j counts attempts (retries + 1) in an {@code int}. */
+    public static final int MAXIMUM_RETRIES = Integer.MAX_VALUE - 1;
+
+    /** The longest fixed backoff, 36,525 days (100 years): backoffs are scheduled in milliseconds. */
+    public static final Duration MAXIMUM_BACKOFF = Duration.ofDays(36_525);
+
     private final Kind kind;
     private final int retries;
     private final @Nullable IntervalFunction backoff;
@@ -53,8 +59,9 @@ public final class RetrySpec {
      * @return the spec
      */
     public static RetrySpec retries(int retries, @Nullable IntervalFunction backoff) {
-        if (retries < 0) {
-            throw new IllegalArgumentException("retries must be 0 or more, was " + retries);
+        String problem = retriesProblem(retries);
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
         }
         return retries == 0 ? NONE : new RetrySpec(Kind.COUNT, retries, backoff, null, null, null);
     }
@@ -67,11 +74,12 @@ public final class RetrySpec {
      * @return the spec
      */
     public static RetrySpec retries(int retries, Duration backoff) {
-        if (backoff.isNegative()) {
-            throw new IllegalArgumentException("backoff must be 0 or more, was " + backoff);
+        String problem = retriesProblem(retries);
+        if (problem == null) {
+            problem = backoffProblem(backoff);
         }
-        if (retries < 0) {
-            throw new IllegalArgumentException("retries must be 0 or more, was " + retries);
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
         }
         return retries == 0 ? NONE
                 : new RetrySpec(Kind.COUNT, retries, fixed(backoff), null, null, null, backoff);
@@ -111,6 +119,29 @@ public final class RetrySpec {
             throw new IllegalArgumentException("a retry instance name must not be blank");
         }
         return new RetrySpec(Kind.NAMED, -1, null, null, null, instanceName);
+    }
+
+    /**
+     * What is wrong with a number of retries, or {@code null} when it is within range.
+     *
+     * @param retries retries after the first attempt
+     * @return a sentence naming the accepted range and the value, or {@code null}
+     */
+    public static @Nullable String retriesProblem(int retries) {
+        return retries >= 0 && retries <= MAXIMUM_RETRIES ? null
+                : "retries must be between 0 and " + MAXIMUM_RETRIES + ", was " + retries;
+    }
+
+    /**
+     * What is wrong with a fixed backoff, or {@code null} when it is within range.
+     *
+     * @param backoff the wait before each retry
+     * @return a sentence naming the accepted range and the value, or {@code null}
+     */
+    public static @Nullable String backoffProblem(Duration backoff) {
+        return !backoff.isNegative() && backoff.compareTo(MAXIMUM_BACKOFF) <= 0 ? null
+                : "retry backoff must be between 0 and " + MAXIMUM_BACKOFF.toDays() + " days (100 years), was "
+                        + backoff;
     }
 
     /**

@@ -15,6 +15,12 @@ public final class TimeLimitSpec {
     /** The shortest time limit: Resilience4j schedules time-outs in whole milliseconds. */
     public static final Duration MINIMUM = Duration.ofMillis(1);
 
+    /**
+     * The longest time limit, 36,525 days (100 years): deadlines are kept in nanoseconds, so a
+     * longer one would overflow. {@link #none()} means no limit at all.
+     */
+    public static final Duration MAXIMUM = Duration.ofDays(36_525);
+
     private static final TimeLimitSpec NONE = new TimeLimitSpec(null, null, null);
 
     private final @Nullable Duration timeout;
@@ -35,15 +41,30 @@ public final class TimeLimitSpec {
     /**
      * A time limit per attempt.
      *
-     * @param timeout at least {@link #MINIMUM}
+     * @param timeout from {@link #MINIMUM} to {@link #MAXIMUM}
      * @return the spec
+     * @throws IllegalArgumentException when out of that range (the message gives the range)
      */
     public static TimeLimitSpec of(Duration timeout) {
-        if (timeout.compareTo(MINIMUM) < 0) {
-            throw new IllegalArgumentException("a timeout must be at least " + MINIMUM.toMillis() + " ms, was "
-                    + timeout.toNanos() + " ns");
+        String problem = rangeProblem(timeout);
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
         }
         return new TimeLimitSpec(timeout, null, null);
+    }
+
+    /**
+     * What is wrong with a time limit, or {@code null} when it is within range.
+     *
+     * @param timeout a time limit
+     * @return a sentence naming the accepted range and the value, or {@code null}
+     */
+    public static @Nullable String rangeProblem(Duration timeout) {
+        if (timeout.compareTo(MINIMUM) >= 0 && timeout.compareTo(MAXIMUM) <= 0) {
+            return null;
+        }
+        return "timeout must be between 1 ms and " + MAXIMUM.toDays() + " days (100 years), was " + timeout
+                + "; use noTimeout() for none";
     }
 
     /**

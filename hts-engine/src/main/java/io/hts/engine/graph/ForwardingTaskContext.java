@@ -66,4 +66,9 @@ public abstract class ForwardingTaskContext implements TaskContext {
     public boolean isCancelled() {
         return delegate.isCancelled();
     }
+
+    @Override
+    public RunResults execute(TaskGraph graph) {
+        return delegate.execute(graph);
+    }
 }

@@ -126,8 +126,8 @@ final class GraphCompiler {
                     "graph '" + graph.name() + "' has a cycle: " + String.join(" -> ", cycle) + " -> " + cycle.get(0)
                             + "; a task graph must be acyclic (remove one of these dependencies)");
         }
-        return new CompiledGraph(graph, tasks, successorStart, successors, predecessorStart, predecessors, inDegree,
-                roots, order);
+        return new CompiledGraph(graph, tasks, new GraphTopology(graph.name(), tasks, successorStart, successors,
+                predecessorStart, predecessors, roots, order));
     }
 
     /**

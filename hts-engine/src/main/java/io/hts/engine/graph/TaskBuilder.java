@@ -133,14 +133,15 @@ public final class TaskBuilder {
      * thread is interrupted, and the task is retried or fails (its descendants are cancelled). The
      * body keeps its resources until it really returns, and is reported as abandoned until then.
      *
-     * @param timeout at least 1 ms
+     * @param timeout from 1 ms to {@link TimeLimitSpec#MAXIMUM} (100 years)
      * @return this builder
+     * @throws GraphValidationException naming the task, the setting and the accepted range
      */
     public TaskBuilder timeout(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
-        if (timeout.compareTo(TimeLimitSpec.MINIMUM) < 0) {
-            throw invalid("timeout must be at least 1 ms (Resilience4j schedules whole milliseconds), was "
-                    + timeout + "; use noTimeout() for none");
+        String problem = TimeLimitSpec.rangeProblem(timeout);
+        if (problem != null) {
+            throw invalid(problem);
         }
         this.timeLimit = TimeLimitSpec.of(timeout);
         return this;
@@ -181,7 +182,7 @@ public final class TaskBuilder {
     /**
      * Retries after a failure, waiting the scheduler's default backoff before each.
      *
-     * @param retries retries after the first attempt, 0 or more
+     * @param retries retries after the first attempt, from 0 to {@link RetrySpec#MAXIMUM_RETRIES}
      * @return this builder
      */
     public TaskBuilder retries(int retries) {
@@ -194,14 +195,16 @@ public final class TaskBuilder {
      * Retries after a failure with a fixed backoff. The task is re-queued after the backoff; no
      * thread waits.
      *
-     * @param retries retries after the first attempt, 0 or more
-     * @param backoff the wait before each retry, 0 or more
+     * @param retries retries after the first attempt, from 0 to {@link RetrySpec#MAXIMUM_RETRIES}
+     * @param backoff the wait before each retry, from 0 to {@link RetrySpec#MAXIMUM_BACKOFF} (100 years)
      * @return this builder
+     * @throws GraphValidationException naming the task, the setting and the accepted range
      */
     public TaskBuilder retries(int retries, Duration backoff) {
         checkRetries(retries);
-        if (backoff.isNegative()) {
-            throw invalid("retry backoff must be 0 or more, was " + backoff);
+        String problem = RetrySpec.backoffProblem(Objects.requireNonNull(backoff, "backoff"));
+        if (problem != null) {
+            throw invalid(problem);
         }
         this.retry = RetrySpec.retries(retries, backoff);
         return this;
@@ -211,7 +214,7 @@ public final class TaskBuilder {
      * Retries after a failure with any Resilience4j backoff, e.g.
      * {@code IntervalFunction.ofExponentialBackoff(Duration.ofMillis(10), 2)}.
      *
-     * @param retries retries after the first attempt, 0 or more
+     * @param retries retries after the first attempt, from 0 to {@link RetrySpec#MAXIMUM_RETRIES}
      * @param backoff the wait before each retry
      * @return this builder
      */
@@ -258,7 +261,7 @@ public final class TaskBuilder {
      * The estimated cost on every device the task can run on, used by the policies instead of the
      * learned estimate.
      *
-     * @param estimate 0 or more
+     * @param estimate 0 or more, at most {@code Long.MAX_VALUE} nanoseconds
      * @return this builder
      */
     public TaskBuilder cost(Duration estimate) {
@@ -272,7 +275,7 @@ public final class TaskBuilder {
      * The estimated cost on one device.
      *
      * @param device the device
-     * @param estimate 0 or more
+     * @param estimate 0 or more, at most {@code Long.MAX_VALUE} nanoseconds
      * @return this builder
      */
     public TaskBuilder cost(Device device, Duration estimate) {
@@ -359,18 +362,23 @@ public final class TaskBuilder {
     }
 
     private void checkRetries(int retries) {
-        if (retries < 0) {
-            throw invalid("retries must be 0 or more, was " + retries);
+        String problem = RetrySpec.retriesProblem(retries);
+        if (problem != null) {
+            throw invalid(problem);
         }
     }
 
+    /** Costs are kept in nanoseconds: from 0 to Long.MAX_VALUE ns (about 292 years). */
     private long checkCost(Duration estimate) {
         Objects.requireNonNull(estimate, "estimate");
-        if (estimate.isNegative()) {
-            throw invalid("estimated cost must be 0 or more, was " + estimate);
+        if (estimate.isNegative() || estimate.compareTo(LONGEST_COST) > 0) {
+            throw invalid("estimated cost must be between 0 and " + LONGEST_COST.toDays()
+                    + " days (the longest duration in nanoseconds), was " + estimate);
         }
         return estimate.toNanos();
     }
+
+    private static final Duration LONGEST_COST = Duration.ofNanos(Long.MAX_VALUE);
 
     private GraphValidationException missingBody() {
         return new GraphValidationException(GraphValidationException.Problem.MISSING_BODY, List.of(name),

@@ -55,6 +55,26 @@ public interface TaskContext {
     boolean isCancelled();
 
     /**
+     * Runs another graph on this task's scheduler and waits for it. The waiting worker runs other
+     * ready tasks meanwhile (the new run's among them), so a body may do this on a pool of one
+     * worker, and any number of bodies may at once. The run belongs to this attempt: when this
+     * task is cancelled or times out, the run is cancelled too and this call returns soon after.
+     * Only a CPU body may wait this way.
+     *
+     * <p>Safe to wait for inside a body: this, and {@code GraphRun.await()} of any HTS run (the
+     * worker helps the same way). Not safe: blocking on something that only another task of the
+     * same pool completes ({@code CompletableFuture.join()}, a latch, a lock held across tasks):
+     * such a wait holds its worker, and with every worker held that way the pool stops.
+     *
+     * @param graph the graph to run
+     * @return the finished run, when every task succeeded
+     * @throws RuntimeException a {@code GraphRunException} when a task of that run failed or the
+     *     run was cancelled
+     * @throws IllegalStateException when called from a GPU body
+     */
+    RunResults execute(TaskGraph graph);
+
+    /**
      * Throws when {@link #isCancelled()} is true.
      *
      * @throws TaskCancelledException when the task should stop

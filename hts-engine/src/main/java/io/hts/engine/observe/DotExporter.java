@@ -2,7 +2,7 @@ package io.hts.engine.observe;
 
 import java.util.Locale;
 
-import io.hts.engine.graph.CompiledGraph;
+import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.TaskState;
 import org.jspecify.annotations.Nullable;
 
@@ -21,11 +21,11 @@ public final class DotExporter {
      * @param graph the compiled graph
      * @return the DOT text
      */
-    public static String export(CompiledGraph graph) {
+    public static String export(GraphTopology graph) {
         return export(graph, null);
     }
 
-    static String export(CompiledGraph graph, @Nullable RunProfile profile) {
+    static String export(GraphTopology graph, @Nullable RunProfile profile) {
         StringBuilder sb = new StringBuilder(64 + graph.size() * 48);
         sb.append("digraph ").append(id(graph.name())).append(" {\n  rankdir=LR;\n  node [shape=box, style=filled,"
                 + " fillcolor=white, fontname=\"Helvetica\"];\n");
@@ -41,7 +41,7 @@ public final class DotExporter {
                 }
                 color = color(t.state());
             }
-            if (graph.task(i).isBarrier()) {
+            if (graph.isBarrier(i)) {
                 sb.append(id(label)).append(", shape=diamond");
             }
             else {

@@ -16,8 +16,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Events are built only when someone wants them ({@link #wants(EventType)}): the routine
  * ready / started / succeeded events only when the log keeps {@link EventDetail#ALL} or a listener
- * asks for routine events. A listener that throws is isolated: the exception is counted and
- * logged (the first time at WARN, then at DEBUG), and delivery goes on.
+ * asks for routine events. A listener that throws is isolated: whatever it throws, an {@code Error}
+ * such as {@code StackOverflowError} included, is counted and logged (the first time at WARN, then
+ * at DEBUG), and delivery goes on; {@link #publish} never throws, so nothing a listener does can
+ * break the bookkeeping of the run whose thread delivers the event.
  */
 public final class EventBus {
 
@@ -96,6 +98,11 @@ public final class EventBus {
         return type.isRoutine() ? routineWanted : notableWanted;
     }
 
+    /** Whether any listener is subscribed (events may then run user code). */
+    public boolean hasListeners() {
+        return listeners.length != 0;
+    }
+
     /** Whether anyone wants routine events: a single volatile read for the hot path. */
     public boolean wantsRoutine() {
         return routineWanted;
@@ -129,24 +136,29 @@ public final class EventBus {
     public void publish(EventType type, long runId, String graph, @Nullable String task, int taskIndex,
             @Nullable Device device, int worker, int attempt, @Nullable Throwable error,
             @Nullable DeviceDecision decision, @Nullable String detail) {
-        long now = System.nanoTime();
-        Instant time = epoch.plusNanos(now - epochNanos);
-        TaskEvent event;
-        EventLog target = eventLog;
-        if (target != null && logDetail.accepts(type)) {
-            // Sequence numbers of logged events are taken under the log's lock: the log stays in
-            // sequence order, so a reader's cursor never skips an event still in the buffer.
-            synchronized (target) {
+        try {
+            long now = System.nanoTime();
+            Instant time = epoch.plusNanos(now - epochNanos);
+            TaskEvent event;
+            EventLog target = eventLog;
+            if (target != null && logDetail.accepts(type)) {
+                // Sequence numbers of logged events are taken under the log's lock: the log stays in
+                // sequence order, so a reader's cursor never skips an event still in the buffer.
+                synchronized (target) {
+                    event = new TaskEvent(sequence.incrementAndGet(), now, time, type, runId, graph, task, taskIndex,
+                            device, worker, attempt, error, decision, detail);
+                    target.append(event);
+                }
+            }
+            else {
                 event = new TaskEvent(sequence.incrementAndGet(), now, time, type, runId, graph, task, taskIndex,
                         device, worker, attempt, error, decision, detail);
-                target.append(event);
             }
+            deliver(event);
         }
-        else {
-            event = new TaskEvent(sequence.incrementAndGet(), now, time, type, runId, graph, task, taskIndex, device,
-                    worker, attempt, error, decision, detail);
+        catch (Throwable ex) {
+            failed(null, null, ex); // building or logging an event failed (out of memory, say): scheduling goes on
         }
-        deliver(event);
     }
 
     private void deliver(TaskEvent event) {
@@ -157,19 +169,38 @@ public final class EventBus {
             try {
                 l.onEvent(event);
             }
-            catch (VirtualMachineError fatal) {
-                throw fatal;
-            }
             catch (Throwable ex) {
-                long n = listenerFailures.incrementAndGet();
-                if (n == 1) {
-                    log.warn("Task listener {} threw on {}; scheduling goes on (further failures at DEBUG)", l,
-                            event, ex);
-                }
-                else {
-                    log.debug("Task listener {} threw on {}", l, event, ex);
-                }
+                failed(l, event, ex);
             }
+        }
+    }
+
+    /** Counts and logs a listener's failure; never throws, even when logging or describing fails. */
+    private void failed(@Nullable TaskListener listener, @Nullable TaskEvent event, Throwable ex) {
+        long n = listenerFailures.incrementAndGet();
+        try {
+            String what = listener == null ? "publishing an event" : "task listener " + describe(listener) + " on "
+                    + (event == null ? "an event" : event.type() + " of run " + event.runId()
+                    + (event.task() != null ? " task '" + event.task() + "'" : ""));
+            if (n == 1) {
+                log.warn("{} threw {}; scheduling goes on (further failures at DEBUG)", what, ex.getClass().getName(),
+                        ex);
+            }
+            else if (log.isDebugEnabled()) {
+                log.debug("{} threw {}", what, ex.getClass().getName(), ex);
+            }
+        }
+        catch (Throwable ignored) {
+            // a listener that broke the logger (or a StackOverflowError still unwinding) must not break scheduling
+        }
+    }
+
+    private static String describe(Object o) {
+        try {
+            return String.valueOf(o);
+        }
+        catch (Throwable ex) {
+            return o.getClass().getName();
         }
     }
 

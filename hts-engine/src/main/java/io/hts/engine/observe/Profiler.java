@@ -5,22 +5,30 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 
+import io.hts.engine.graph.GraphTopology;
 import org.HdrHistogram.Histogram;
 
 /**
- * Keeps the profiles of the most recent runs (bounded by runs and by their total tasks), and computes from them, per statistics name (a task
- * name, or a group's name), duration percentiles with HdrHistogram (3 significant digits).
+ * Keeps the profiles of the most recent runs, bounded by their number and by the memory they hold,
+ * and computes from them, per statistics name (a task name, or a group's name), duration
+ * percentiles with HdrHistogram (3 significant digits).
  *
- * <p>Recording a finished run is O(1): the profile references the run's timing arrays, nothing is
- * copied or aggregated on the thread that finished the run. Statistics are computed when asked
- * for, over the retained runs, and cached until the next run is recorded. At most
- * {@value #MAX_NAMES} names get their own histogram; the rest are counted under
- * {@value #OTHER}.
+ * <p>A kept profile holds the run's timing arrays and its graph's topology (names and edges), never
+ * the graph's tasks or anything their bodies captured: a graph the application dropped is
+ * collectable while its last runs' profiles are kept. The bound in bytes
+ * ({@link RunProfile#estimatedBytes()}) evicts the oldest profiles first; a profile larger than the
+ * whole bound is not kept at all (its run's own {@code profile()} still has it).
+ *
+ * <p>Recording a finished run is O(1) (plus evictions): the profile references the run's arrays,
+ * nothing is copied or aggregated on the thread that finished the run. Statistics are computed
+ * when asked for, over the kept runs, and cached until the next run is recorded. At most
+ * {@value #MAX_NAMES} names get their own histogram; the rest are counted under {@value #OTHER}.
  */
 public final class Profiler {
 
@@ -30,48 +38,54 @@ public final class Profiler {
     /** The name under which tasks beyond {@link #MAX_NAMES} names are counted. */
     public static final String OTHER = "(other)";
 
+    /** The default bound on the memory of kept profiles: 64 MiB. */
+    public static final long DEFAULT_RETAINED_BYTES = 64L << 20;
+
     private final int retainedRuns;
-    private final long retainedTasks;
+    private final long retainedBytes;
     private final ArrayDeque<RunProfile> recent = new ArrayDeque<>();
-    private long recentTasks;
+    private long recentBytes;
+    /** How many kept profiles share each topology (runs of one graph share it; it is counted once). */
+    private final Map<GraphTopology, Integer> topologies = new IdentityHashMap<>();
     private long recorded;
+    private long notKept;
     private long statisticsVersion = -1;
     private Map<String, TaskStatistics> statistics = Map.of();
 
     /**
-     * Creates a profiler.
+     * Creates a profiler keeping at most {@link #DEFAULT_RETAINED_BYTES} of profiles.
      *
      * @param retainedRuns how many recent run profiles to keep, 0 or more
      */
     public Profiler(int retainedRuns) {
-        this(retainedRuns, DEFAULT_RETAINED_TASKS);
+        this(retainedRuns, DEFAULT_RETAINED_BYTES);
     }
 
     /**
-     * Creates a profiler bounded by runs and by tasks: a retained profile keeps its graph and
-     * timing arrays alive, so a few million-task runs would otherwise hold gigabytes.
+     * Creates a profiler bounded by runs and by bytes.
      *
      * @param retainedRuns how many recent run profiles to keep, 0 or more
-     * @param retainedTasks how many tasks the kept profiles may have together (the newest profile
-     *     is kept even when it alone has more)
+     * @param retainedBytes how much memory the kept profiles may hold together, 0 or more
      */
-    public Profiler(int retainedRuns, long retainedTasks) {
+    public Profiler(int retainedRuns, long retainedBytes) {
         if (retainedRuns < 0) {
             throw new IllegalArgumentException("retained runs must be 0 or more, was " + retainedRuns);
         }
-        if (retainedTasks < 0) {
-            throw new IllegalArgumentException("retained tasks must be 0 or more, was " + retainedTasks);
+        if (retainedBytes < 0) {
+            throw new IllegalArgumentException("retained profile bytes must be 0 or more, was " + retainedBytes);
         }
         this.retainedRuns = retainedRuns;
-        this.retainedTasks = retainedTasks;
+        this.retainedBytes = retainedBytes;
     }
 
-    /** The default bound on the tasks of retained profiles. */
-    public static final long DEFAULT_RETAINED_TASKS = 2_000_000;
-
-    /** How many recent run profiles are kept. */
+    /** How many recent run profiles are kept at most. */
     public int retainedRuns() {
         return retainedRuns;
+    }
+
+    /** How much memory the kept profiles may hold together. */
+    public long retainedBytes() {
+        return retainedBytes;
     }
 
     /**
@@ -80,12 +94,44 @@ public final class Profiler {
      * @param profile its profile
      */
     public synchronized void record(RunProfile profile) {
-        recent.addLast(profile);
-        recentTasks += profile.graph().size();
-        while (recent.size() > retainedRuns || (recentTasks > retainedTasks && recent.size() > 1)) {
-            recentTasks -= recent.pollFirst().graph().size();
-        }
         recorded++;
+        if (retainedRuns == 0 || profile.estimatedBytes() > retainedBytes) {
+            notKept++;
+            return;
+        }
+        recent.addLast(profile);
+        recentBytes += bytesAdded(profile);
+        while (recent.size() > retainedRuns || recentBytes > retainedBytes) {
+            recentBytes -= bytesRemoved(recent.pollFirst());
+        }
+    }
+
+    /** A profile's own arrays, and its topology when no other kept profile shares it. */
+    private long bytesAdded(RunProfile p) {
+        long topology = p.graph().estimatedBytes();
+        long own = p.estimatedBytes() - topology;
+        return topologies.merge(p.graph(), 1, Integer::sum) == 1 ? own + topology : own;
+    }
+
+    private long bytesRemoved(RunProfile p) {
+        long topology = p.graph().estimatedBytes();
+        long own = p.estimatedBytes() - topology;
+        int left = topologies.merge(p.graph(), -1, Integer::sum);
+        if (left == 0) {
+            topologies.remove(p.graph());
+            return own + topology;
+        }
+        return own;
+    }
+
+    /** The memory the kept profiles hold now, an estimate in bytes. */
+    public synchronized long retainedBytesNow() {
+        return recentBytes;
+    }
+
+    /** Runs recorded whose profile alone was larger than the bound (or none are kept), so it was not kept. */
+    public synchronized long notKeptRuns() {
+        return notKept;
     }
 
     /** The number of runs recorded since creation (or the last reset). */
@@ -160,7 +206,9 @@ public final class Profiler {
     /** Forgets every retained run. */
     public synchronized void reset() {
         recent.clear();
-        recentTasks = 0;
+        topologies.clear();
+        recentBytes = 0;
+        notKept = 0;
         recorded = 0;
         statisticsVersion = -1;
         statistics = Map.of();

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.function.IntFunction;
 
-import io.hts.engine.graph.CompiledGraph;
+import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.TaskState;
@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
 public final class RunProfile {
 
     private final long runId;
-    private final CompiledGraph graph;
+    private final GraphTopology graph;
     private final RunStatus status;
     private final String policy;
     private final Instant submitted;
@@ -52,7 +52,7 @@ public final class RunProfile {
      * Created by the scheduler.
      *
      * @param runId the run
-     * @param graph the compiled graph
+     * @param graph the graph's topology (names and edges, no task bodies)
      * @param status the run's status
      * @param policy the policy's name
      * @param submitted when the run was submitted, wall clock
@@ -60,7 +60,7 @@ public final class RunProfile {
      * @param finishNanos when it finished, -1 while running
      * @param parallelism the number of CPU workers
      * @param start per task, the start of its last attempt (0: never started); {@code null} when
-     *     profiling was off; every per-task array is indexed by {@link CompiledGraph#slot(int)}
+     *     profiling was off; every per-task array is indexed by {@link GraphTopology#slot(int)}
      * @param end per task, the end of its last attempt (0: not ended)
      * @param devices per task, the ordinal of its device + 1 (0: never placed)
      * @param lanes per task, the worker or stream of its last attempt
@@ -70,7 +70,7 @@ public final class RunProfile {
      * @param idleSpins empty rescans by idle workers during the run (pool-wide)
      * @param abandoned timed-out tasks whose bodies had not returned when the run finished
      */
-    public RunProfile(long runId, CompiledGraph graph, RunStatus status, String policy, Instant submitted,
+    public RunProfile(long runId, GraphTopology graph, RunStatus status, String policy, Instant submitted,
             long submitNanos, long finishNanos, int parallelism, long @Nullable [] start, long @Nullable [] end,
             byte @Nullable [] devices, int @Nullable [] lanes, int @Nullable [] attempts, IntFunction<TaskState> states,
             long steals, long idleSpins, List<String> abandoned) {
@@ -103,9 +103,20 @@ public final class RunProfile {
         return graph.name();
     }
 
-    /** The compiled graph. */
-    public CompiledGraph graph() {
+    /** The graph's topology: names and edges, without the tasks' bodies (a kept profile does not keep its graph alive). */
+    public GraphTopology graph() {
         return graph;
+    }
+
+    /**
+     * An estimate of the memory this profile holds: its per-task arrays, and its topology.
+     *
+     * @return bytes
+     */
+    public long estimatedBytes() {
+        long perTask = (start != null ? 16 : 0) + (devices != null ? 1 : 0) + (lanes != null ? 4 : 0)
+                + (attempts != null ? 4 : 0) + 4; // and the run's state words
+        return 256 + perTask * graph.slots() + graph.estimatedBytes();
     }
 
     /** The run's status when the profile was taken. */
@@ -218,7 +229,7 @@ public final class RunProfile {
         Device d = devices != null && devices[graph.slot(index)] != 0 ? Device.values()[devices[graph.slot(index)] - 1] : null;
         int lane = lanes != null && d != null ? lanes[graph.slot(index)] : -1;
         int att = attempts != null ? attempts[graph.slot(index)] : (s >= 0 ? 1 : 0);
-        return new TaskTiming(index, graph.name(index), graph.task(index).statisticsName(), states.apply(index), d, lane,
+        return new TaskTiming(index, graph.name(index), graph.statisticsName(index), states.apply(index), d, lane,
                 att, readyNanos(index), s, e);
     }
 
@@ -281,7 +292,7 @@ public final class RunProfile {
             if (start[graph.slot(i)] == 0 || end[graph.slot(i)] == 0 || states.apply(i) != TaskState.SUCCEEDED) {
                 continue;
             }
-            String name = graph.task(i).statisticsName();
+            String name = graph.statisticsName(i);
             if (last == null || !name.equals(lastName)) {
                 last = histograms.get(name);
                 if (last == null) {

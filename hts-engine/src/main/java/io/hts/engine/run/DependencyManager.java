@@ -2,30 +2,49 @@ package io.hts.engine.run;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.function.IntConsumer;
 
-import io.hts.engine.graph.CompiledGraph;
+import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.TaskState;
 
 /**
- * The per-run dependency state over a shared {@link CompiledGraph}: for each task, in one int,
- * its {@link TaskState} (top bits) and its count of dependencies not yet done (low
- * {@value #COUNT_BITS} bits).
+ * The per-run state of every task over a shared {@link GraphTopology}: in one int per task, its
+ * {@link TaskState} (top bits) and its count of dependencies not yet done (low {@value #COUNT_BITS}
+ * bits), and the only code that changes them.
  *
- * <p><b>Ready exactly once.</b> When a task succeeds, each successor's word is decremented with a
- * CAS; the decrement that takes the count from 1 to 0 also moves the state from CREATED to READY
- * in the same atomic step, so exactly one finishing predecessor makes the successor ready (the
- * seed's diamond: D waits for B and C and runs once, after both), with one atomic operation per
- * edge and none extra for readiness. The CAS also publishes the predecessor's result to whoever
- * makes the successor ready (release/acquire on the word).
+ * <h2>The transition rule</h2>
  *
- * <p><b>State changes</b> that can race (a worker starting a task against a cancellation, a retry
- * timer against a fail-fast sweep) are compare-and-set on the same word; every task enters a
- * terminal state exactly once, so the run can count them down to its completion.
+ * <pre>
+ * CREATED --(last dependency done | root | device-ordered early start)--&gt; READY
+ * READY --tryStart--&gt; RUNNING --tryEnd--&gt; SUCCEEDED | FAILED | CANCELLED
+ * RUNNING --tryRetry--&gt; RETRYING --tryRequeue--&gt; READY
+ * CREATED | READY | RETRYING --tryCancel--&gt; CANCELLED
+ * READY --tryFailUnstarted--&gt; FAILED                  (no device could take it)
+ * </pre>
  *
- * <p>One int per task per run, laid out by {@link CompiledGraph#slot(int)} so that tasks likely to
- * run at the same time on different workers do not share a cache line. No allocation per edge,
- * no lock.
+ * <p><b>Invariants.</b> (1) Every change of a task's state is one compare-and-set on its word from
+ * an expected state; there is no blind write anywhere. (2) The terminal states SUCCEEDED, FAILED
+ * and CANCELLED are absorbing: no method moves a task out of one, so each task enters exactly one
+ * terminal state exactly once, and the thread whose compare-and-set did it is the one owner of
+ * that transition: it alone counts the task, publishes its event, propagates to successors and
+ * releases what it holds (see {@link Propagation}). (3) CREATED to READY happens at most once: by
+ * the {@link #dependencyDone} that takes the count from 1 to 0 (the seed's diamond: D waits for B
+ * and C and runs once, after both), or by {@link #tryReady} for a root or a device-ordered task;
+ * the count is never reset, so a late {@code dependencyDone} only decrements. (4) RUNNING belongs
+ * to the attempt that won {@link #tryStart}: only the owner of that attempt's outcome (its body's
+ * return, or its time-out; see {@link TaskExecution}) calls {@link #tryEnd} or {@link #tryRetry};
+ * cancellers never move a RUNNING task, they ask it to stop.
+ *
+ * <p><b>Memory ordering.</b> Every transition is a compare-and-set (volatile semantics), so what a
+ * winner wrote before it (a result, a cause) is visible to any thread that reads the new state;
+ * {@link #state} reads with volatile semantics too, so a write of another variable followed by a
+ * read of a state, and a transition followed by a read of that variable, form a Dekker pair (the
+ * watchers of {@code whenDone} rely on it).
+ *
+ * <p>One int per task per run, laid out by {@link GraphTopology#slot(int)} so that tasks likely to
+ * run at the same time on different workers do not share a cache line. No allocation per edge, no
+ * lock; one atomic operation per edge and none extra for readiness.
  */
 final class DependencyManager {
 
@@ -36,22 +55,24 @@ final class DependencyManager {
 
     private static final int CREATED = TaskState.CREATED.ordinal();
     private static final int READY = TaskState.READY.ordinal();
+    private static final int RUNNING = TaskState.RUNNING.ordinal();
     private static final int RETRYING = TaskState.RETRYING.ordinal();
+    private static final int FAILED = TaskState.FAILED.ordinal();
     private static final int CANCELLED = TaskState.CANCELLED.ordinal();
 
-    private final CompiledGraph graph;
+    private final GraphTopology topology;
     private final int[] words;
 
-    DependencyManager(CompiledGraph graph) {
-        this.graph = graph;
-        this.words = new int[graph.slots()];
-        for (int i = 0, n = graph.size(); i < n; i++) {
-            int in = graph.inDegree(i);
+    DependencyManager(GraphTopology topology) {
+        this.topology = topology;
+        this.words = new int[topology.slots()];
+        for (int i = 0, n = topology.size(); i < n; i++) {
+            int in = topology.inDegree(i);
             if (in > COUNT_MASK) {
-                throw new IllegalArgumentException("task '" + graph.name(i) + "' has " + in
+                throw new IllegalArgumentException("task '" + topology.name(i) + "' has " + in
                         + " dependencies; at most " + COUNT_MASK + " are supported (join them through barriers)");
             }
-            words[graph.slot(i)] = in;
+            words[topology.slot(i)] = in;
         }
     }
 
@@ -60,17 +81,19 @@ final class DependencyManager {
     }
 
     /**
-     * Counts one finished dependency of task {@code i}; the last one also makes it READY.
+     * Counts one succeeded dependency of task {@code i}; the last one also makes it READY, in the
+     * same atomic step.
      *
      * @return whether this call made the task READY (the caller dispatches it)
      */
     boolean dependencyDone(int i) {
-        int p = graph.slot(i);
+        int p = topology.slot(i);
         while (true) {
             int v = (int) INT_ARRAY.getVolatile(words, p);
             int count = v & COUNT_MASK;
             if (count == 0) {
-                return false; // already ended with its count cleared (a device-ordered task): nothing to count
+                throw new IllegalStateException("task '" + topology.name(i) + "' was told of more finished"
+                        + " dependencies than it has");
             }
             boolean last = count == 1 && (v >>> COUNT_BITS) == CREATED;
             int next = last ? word(READY, 0) : v - 1;
@@ -80,44 +103,55 @@ final class DependencyManager {
         }
     }
 
-    /** Dependencies of task {@code i} not yet done. */
-    int remaining(int i) {
-        return (int) INT_ARRAY.getVolatile(words, graph.slot(i)) & COUNT_MASK;
+    /**
+     * CREATED to READY without counting: a root, or a device-ordered task whose predecessors' work
+     * is enqueued on the device (it is ordered after that work there), whose later
+     * {@link #dependencyDone} calls then only count down.
+     */
+    boolean tryReady(int i) {
+        return change(i, CREATED, READY);
     }
 
-    TaskState state(int i) {
-        return TaskState.of((int) INT_ARRAY.getAcquire(words, graph.slot(i)) >>> COUNT_BITS);
+    /** READY to RUNNING: the attempt that wins owns the RUNNING state. */
+    boolean tryStart(int i) {
+        return change(i, READY, RUNNING);
     }
 
-    boolean is(int i, TaskState state) {
-        return ((int) INT_ARRAY.getAcquire(words, graph.slot(i)) >>> COUNT_BITS) == state.ordinal();
+    /** RUNNING to RETRYING, by the owner of the running attempt's outcome. */
+    boolean tryRetry(int i) {
+        return change(i, RUNNING, RETRYING);
     }
 
-    boolean transition(int i, TaskState from, TaskState to) {
-        int p = graph.slot(i);
-        while (true) {
-            int v = (int) INT_ARRAY.getVolatile(words, p);
-            if ((v >>> COUNT_BITS) != from.ordinal()) {
-                return false;
-            }
-            if (INT_ARRAY.compareAndSet(words, p, v, word(to.ordinal(), v & COUNT_MASK))) {
-                return true;
-            }
+    /** RETRYING to READY, when the backoff has passed. */
+    boolean tryRequeue(int i) {
+        return change(i, RETRYING, READY);
+    }
+
+    /**
+     * RUNNING to a terminal state, by the owner of the running attempt's outcome.
+     *
+     * @param to SUCCEEDED, FAILED or CANCELLED
+     * @return whether this call ended the task (the caller is the owner of the end)
+     */
+    boolean tryEnd(int i, TaskState to) {
+        if (!to.isTerminal()) {
+            throw new IllegalArgumentException(to + " is not a final state");
         }
+        return change(i, RUNNING, to.ordinal());
     }
 
-    /** Sets the state of a task the caller owns (RUNNING, no dependencies left); publishes prior writes. */
-    void set(int i, TaskState to) {
-        INT_ARRAY.setRelease(words, graph.slot(i), word(to.ordinal(), 0));
+    /** READY to FAILED: the task cannot be placed on any device and never started. */
+    boolean tryFailUnstarted(int i) {
+        return change(i, READY, FAILED);
     }
 
     /**
      * Cancels task {@code i} if it has not started: CREATED, READY or RETRYING to CANCELLED.
      *
-     * @return whether this call cancelled it
+     * @return whether this call cancelled it (the caller is the owner of the end)
      */
-    boolean cancelIfNotStarted(int i) {
-        int p = graph.slot(i);
+    boolean tryCancel(int i) {
+        int p = topology.slot(i);
         while (true) {
             int v = (int) INT_ARRAY.getVolatile(words, p);
             int s = v >>> COUNT_BITS;
@@ -130,11 +164,48 @@ final class DependencyManager {
         }
     }
 
+    private boolean change(int i, int from, int to) {
+        int p = topology.slot(i);
+        while (true) {
+            int v = (int) INT_ARRAY.getVolatile(words, p);
+            if ((v >>> COUNT_BITS) != from) {
+                return false;
+            }
+            if (INT_ARRAY.compareAndSet(words, p, v, word(to, v & COUNT_MASK))) {
+                return true;
+            }
+        }
+    }
+
+    /** Dependencies of task {@code i} not yet done. */
+    int remaining(int i) {
+        return (int) INT_ARRAY.getVolatile(words, topology.slot(i)) & COUNT_MASK;
+    }
+
+    TaskState state(int i) {
+        return TaskState.of((int) INT_ARRAY.getVolatile(words, topology.slot(i)) >>> COUNT_BITS);
+    }
+
+    boolean is(int i, TaskState state) {
+        return ((int) INT_ARRAY.getVolatile(words, topology.slot(i)) >>> COUNT_BITS) == state.ordinal();
+    }
+
+    /**
+     * A view of the states for a profile kept after the run: it holds the words and the topology,
+     * not this manager's graph.
+     */
+    java.util.function.IntFunction<TaskState> stateView() {
+        int[] w = words;
+        GraphTopology t = topology;
+        return i -> TaskState.of((int) INT_ARRAY.getVolatile(w, t.slot(i)) >>> COUNT_BITS);
+    }
+
     /**
      * Cancels every not-started descendant of task {@code i}. Iterative depth-first walk over
-     * successors; a task already cancelled is not walked again, so the walk is O(edges).
+     * successors; a task is walked only by the call that cancelled it, so all walks together are
+     * O(edges).
      *
-     * @param onCancelled called for each task this call cancelled
+     * @param onCancelled called for each task this call cancelled, right after its transition
      * @return how many tasks this call cancelled
      */
     int cancelDescendants(int i, IntConsumer onCancelled) {
@@ -144,13 +215,13 @@ final class DependencyManager {
         int count = 0;
         while (top > 0) {
             int v = stack[--top];
-            for (int k = graph.successorStart(v), end = graph.successorEnd(v); k < end; k++) {
-                int s = graph.successor(k);
-                if (cancelIfNotStarted(s)) {
+            for (int k = topology.successorStart(v), end = topology.successorEnd(v); k < end; k++) {
+                int s = topology.successor(k);
+                if (tryCancel(s)) {
                     count++;
                     onCancelled.accept(s);
                     if (top == stack.length) {
-                        stack = java.util.Arrays.copyOf(stack, stack.length * 2);
+                        stack = Arrays.copyOf(stack, stack.length * 2);
                     }
                     stack[top++] = s;
                 }
@@ -162,13 +233,13 @@ final class DependencyManager {
     /**
      * Cancels every task that has not started.
      *
-     * @param onCancelled called for each task this call cancelled
+     * @param onCancelled called for each task this call cancelled, right after its transition
      * @return how many
      */
     int cancelAllNotStarted(IntConsumer onCancelled) {
         int count = 0;
-        for (int i = 0, n = graph.size(); i < n; i++) {
-            if (cancelIfNotStarted(i)) {
+        for (int i = 0, n = topology.size(); i < n; i++) {
+            if (tryCancel(i)) {
                 count++;
                 onCancelled.accept(i);
             }

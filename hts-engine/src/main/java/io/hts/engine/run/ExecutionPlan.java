@@ -9,8 +9,10 @@ import io.github.resilience4j.timelimiter.TimeLimiter;
 import io.hts.engine.exec.ResourceDemand;
 import io.hts.engine.exec.ResourceLimiter;
 import io.hts.engine.fault.FaultTolerance;
+import io.hts.engine.fault.TimeLimitSpec;
 import io.hts.engine.graph.CompiledGraph;
 import io.hts.engine.graph.Device;
+import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.GraphValidationException;
 import io.hts.engine.graph.Task;
 import io.hts.engine.policy.CostModel;
@@ -90,8 +92,9 @@ final class ExecutionPlan {
                 if (retry != null || gpuRetry != null) {
                     f |= RETRY;
                 }
-                TimeLimiter limit = cpu ? resolution.timeLimiterFor(task, Device.CPU) : null;
-                TimeLimiter gpuLimit = gpu && gpuBackend ? resolution.timeLimiterFor(task, Device.GPU) : null;
+                TimeLimiter limit = checked(task, cpu ? resolution.timeLimiterFor(task, Device.CPU) : null);
+                TimeLimiter gpuLimit = checked(task, gpu && gpuBackend ? resolution.timeLimiterFor(task, Device.GPU)
+                        : null);
                 tl = store(tl, i, limit, n, TimeLimiter[]::new);
                 tlg = store(tlg, i, gpuLimit, n, TimeLimiter[]::new);
                 if (limit != null || gpuLimit != null) {
@@ -148,13 +151,14 @@ final class ExecutionPlan {
         this.costCells = cells;
         this.anyRetry = r != null || rg != null;
         boolean chained = false;
+        GraphTopology topology = graph.topology();
         for (int i = 0; i < n && gpuBackend; i++) {
-            if (!gpuOnly(i) || has(i, TIMED | RESOURCES | RETRY) || graph.inDegree(i) == 0) {
+            if (!gpuOnly(i) || has(i, TIMED | RESOURCES | RETRY) || topology.inDegree(i) == 0) {
                 continue;
             }
             boolean all = true;
-            for (int k = graph.predecessorStart(i), stop = graph.predecessorEnd(i); k < stop && all; k++) {
-                int p = graph.predecessor(k);
+            for (int k = topology.predecessorStart(i), stop = topology.predecessorEnd(i); k < stop && all; k++) {
+                int p = topology.predecessor(k);
                 all = gpuOnly(p) && !has(p, TIMED | RETRY);
             }
             if (all) {
@@ -163,6 +167,20 @@ final class ExecutionPlan {
             }
         }
         this.anyChained = chained;
+    }
+
+    /** A time limiter from an instance or a registry, checked against the accepted range of time limits. */
+    private static @Nullable TimeLimiter checked(Task<?> task, @Nullable TimeLimiter limiter) {
+        if (limiter == null) {
+            return null;
+        }
+        String problem = TimeLimitSpec.rangeProblem(limiter.getTimeLimiterConfig().getTimeoutDuration());
+        if (problem != null) {
+            throw new GraphValidationException(GraphValidationException.Problem.INVALID_SETTING, List.of(task.name()),
+                    "task '" + task.name() + "' of graph '" + task.graph().name() + "': time limiter '"
+                            + limiter.getName() + "': " + problem);
+        }
+        return limiter;
     }
 
     /** Sets {@code array[i]}, allocating the array of {@code n} on the first non-null value; sparse arrays stay null. */

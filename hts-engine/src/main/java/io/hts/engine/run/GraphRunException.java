@@ -75,7 +75,7 @@ public class GraphRunException extends RuntimeException {
             sb.append("failed: ").append(failures.size()).append(failures.size() == 1 ? " task failed [" : " tasks failed [");
             int shown = Math.min(failures.size(), 20);
             for (int i = 0; i < shown; i++) {
-                sb.append(i == 0 ? "" : "; ").append(failures.get(i));
+                sb.append(i == 0 ? "" : "; ").append(failures.get(i)); // TaskFailure.toString never throws
             }
             if (failures.size() > shown) {
                 sb.append("; and ").append(failures.size() - shown).append(" more");

@@ -31,6 +31,6 @@ final class RootSeeder extends PoolTask {
             worker.push(new RootSeeder(run, mid, hi));
             hi = mid;
         }
-        return run.rootReady(run.graph.root(lo));
+        return run.placement.rootReady(run.topology.root(lo));
     }
 }

@@ -93,7 +93,7 @@ public final class Scheduler implements AutoCloseable {
     private volatile SchedulingPolicy policy;
     private volatile int state = RUNNING;
 
-    private Scheduler(Builder b) {
+    Scheduler(SchedulerBuilder b) {
         this.pool = b.pool.threadNamePrefix(b.threadNamePrefix).build();
         this.gpu = b.gpuBackend;
         this.backends = gpu == null ? List.of() : List.of(gpu);
@@ -103,7 +103,7 @@ public final class Scheduler implements AutoCloseable {
         for (TaskListener l : b.listeners) {
             events.addListener(l);
         }
-        this.profiler = new Profiler(b.retainedRuns, b.retainedTasks);
+        this.profiler = new Profiler(b.retainedRuns, b.retainedProfileBytes);
         this.costModel = b.costModel;
         this.policy = b.policy;
         this.defaultFailureMode = b.failureMode;
@@ -120,8 +120,8 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /** A builder; defaults: one worker per processor, the default policy, fail-fast, profiling on. */
-    public static Builder builder() {
-        return new Builder();
+    public static SchedulerBuilder builder() {
+        return new SchedulerBuilder();
     }
 
     /** A scheduler with every default. */
@@ -426,8 +426,17 @@ public final class Scheduler implements AutoCloseable {
         return gpu;
     }
 
-    List<DeviceBackend> backends() {
-        return backends;
+    /** A run was cancelled: its tasks queued on device backends may be dropped early. */
+    void runCancelled(long runId) {
+        for (DeviceBackend b : backends) {
+            try {
+                b.onRunCancelled(runId);
+            }
+            catch (RuntimeException ex) {
+                log.warn("The {} backend '{}' failed to drop the tasks of cancelled run {}", b.device().id(), b.name(),
+                        runId, ex);
+            }
+        }
     }
 
     long totalSteals() {
@@ -489,245 +498,5 @@ public final class Scheduler implements AutoCloseable {
     public String toString() {
         return "Scheduler[" + pool.parallelism() + " CPU workers" + (gpu != null ? ", GPU " + gpu.name() : "")
                 + ", policy " + policy.name() + ", " + active.size() + " active runs]";
-    }
-
-    /** Builds a {@link Scheduler}. */
-    public static final class Builder {
-
-        private final WorkStealingPool.Builder pool = WorkStealingPool.builder();
-        private SchedulingPolicy policy = new DefaultPolicy();
-        private @Nullable DeviceBackend gpuBackend;
-        private final Map<String, Long> resources = new LinkedHashMap<>();
-        private FaultTolerance faultTolerance = FaultTolerance.defaults();
-        private FailureMode failureMode = FailureMode.FAIL_FAST;
-        private MemoryShortage memoryShortage = MemoryShortage.WAIT;
-        private boolean profiling = true;
-        private int retainedRuns = 16;
-        private long retainedTasks = Profiler.DEFAULT_RETAINED_TASKS;
-        private int eventBufferSize = 4096;
-        private EventDetail eventDetail = EventDetail.NOTABLE;
-        private final List<TaskListener> listeners = new ArrayList<>();
-        private @Nullable Duration stallTimeout;
-        private String threadNamePrefix = "hts-worker-";
-        private CostModel costModel = new CostModel();
-
-        private Builder() {
-        }
-
-        /**
-         * The number of CPU worker threads.
-         *
-         * @param threads 1 to 65534; the number of available processors by default
-         * @return this builder
-         */
-        public Builder threads(int threads) {
-            pool.threads(threads);
-            return this;
-        }
-
-        /**
-         * The policy placing tasks that have bodies for several devices.
-         *
-         * @param policy the policy; {@link DefaultPolicy} by default
-         * @return this builder
-         */
-        public Builder policy(SchedulingPolicy policy) {
-            this.policy = Objects.requireNonNull(policy, "policy");
-            return this;
-        }
-
-        /**
-         * The GPU execution backend (from {@code hts-gpu}); the scheduler closes it on shutdown.
-         *
-         * @param backend the backend, or {@code null} for CPU only
-         * @return this builder
-         */
-        public Builder gpuBackend(@Nullable DeviceBackend backend) {
-            if (backend != null && backend.device() != Device.GPU) {
-                throw new IllegalArgumentException("the GPU backend serves " + backend.device() + ", not GPU");
-            }
-            this.gpuBackend = backend;
-            return this;
-        }
-
-        /**
-         * A named resource tasks can declare amounts of ({@code TaskBuilder.resource}).
-         *
-         * @param name e.g. {@code io} or {@code gpu-memory}
-         * @param capacity the amount available, 0 or more
-         * @return this builder
-         */
-        public Builder resource(String name, long capacity) {
-            if (capacity < 0) {
-                throw new IllegalArgumentException("capacity of resource '" + name + "' must be 0 or more, was "
-                        + capacity);
-            }
-            resources.put(Objects.requireNonNull(name, "name"), capacity);
-            return this;
-        }
-
-        /**
-         * How retries and time limits are resolved (defaults, registries).
-         *
-         * @param faultTolerance the resolver
-         * @return this builder
-         */
-        public Builder faultTolerance(FaultTolerance faultTolerance) {
-            this.faultTolerance = Objects.requireNonNull(faultTolerance, "faultTolerance");
-            return this;
-        }
-
-        /**
-         * What a task with CPU and GPU bodies, placed on the GPU, does when the GPU memory it
-         * declares ({@code resource("gpu-memory", bytes)}) is not free: wait for it, or run its
-         * CPU body now.
-         *
-         * @param shortage {@link MemoryShortage#WAIT} by default
-         * @return this builder
-         */
-        public Builder memoryShortage(MemoryShortage shortage) {
-            this.memoryShortage = Objects.requireNonNull(shortage, "shortage");
-            return this;
-        }
-
-        /**
-         * The failure mode of runs that do not choose one.
-         *
-         * @param mode {@link FailureMode#FAIL_FAST} by default
-         * @return this builder
-         */
-        public Builder failureMode(FailureMode mode) {
-            this.failureMode = Objects.requireNonNull(mode, "mode");
-            return this;
-        }
-
-        /**
-         * Whether to record per-task timings (one or two clock reads per task, about 20 bytes per task per
-         * run). Run profiles, critical paths, traces and per-name statistics need it.
-         *
-         * @param profiling {@code true} by default
-         * @return this builder
-         */
-        public Builder profiling(boolean profiling) {
-            this.profiling = profiling;
-            return this;
-        }
-
-        /**
-         * How many finished runs' profiles to keep.
-         *
-         * @param runs 0 or more; 16 by default
-         * @return this builder
-         */
-        public Builder retainedRuns(int runs) {
-            if (runs < 0) {
-                throw new IllegalArgumentException("retained runs must be 0 or more, was " + runs);
-            }
-            this.retainedRuns = runs;
-            return this;
-        }
-
-        /**
-         * How many tasks the kept profiles may have together; older profiles are dropped first.
-         *
-         * @param tasks 0 or more; 2,000,000 by default
-         * @return this builder
-         */
-        public Builder retainedTasks(long tasks) {
-            if (tasks < 0) {
-                throw new IllegalArgumentException("retained tasks must be 0 or more, was " + tasks);
-            }
-            this.retainedTasks = tasks;
-            return this;
-        }
-
-        /**
-         * The size of the recent-events buffer.
-         *
-         * @param events 0 (no buffer) or more; 4096 by default
-         * @return this builder
-         */
-        public Builder eventBufferSize(int events) {
-            if (events < 0) {
-                throw new IllegalArgumentException("event buffer size must be 0 or more, was " + events);
-            }
-            this.eventBufferSize = events;
-            return this;
-        }
-
-        /**
-         * Which events the recent-events buffer keeps.
-         *
-         * @param detail {@link EventDetail#NOTABLE} by default
-         * @return this builder
-         */
-        public Builder eventDetail(EventDetail detail) {
-            this.eventDetail = Objects.requireNonNull(detail, "detail");
-            return this;
-        }
-
-        /**
-         * A listener subscribed from the start.
-         *
-         * @param listener the listener
-         * @return this builder
-         */
-        public Builder listener(TaskListener listener) {
-            listeners.add(Objects.requireNonNull(listener, "listener"));
-            return this;
-        }
-
-        /**
-         * Logs a diagnosis (at WARN) and publishes {@code RUN_STALLED} when a run finishes no task
-         * for this long.
-         *
-         * @param timeout the stall time, at least 10 ms; {@code null} (the default) for no watchdog
-         * @return this builder
-         */
-        public Builder stallTimeout(@Nullable Duration timeout) {
-            if (timeout != null && timeout.compareTo(Duration.ofMillis(10)) < 0) {
-                throw new IllegalArgumentException("stall timeout must be at least 10 ms, was " + timeout);
-            }
-            this.stallTimeout = timeout;
-            return this;
-        }
-
-        /**
-         * How many times an idle worker rescans the queues before parking.
-         *
-         * @param spins 0 or more; 64 by default
-         * @return this builder
-         */
-        public Builder spinsBeforePark(int spins) {
-            pool.spinsBeforePark(spins);
-            return this;
-        }
-
-        /**
-         * The prefix of the scheduler's thread names.
-         *
-         * @param prefix {@code hts-worker-} by default
-         * @return this builder
-         */
-        public Builder threadNamePrefix(String prefix) {
-            this.threadNamePrefix = Objects.requireNonNull(prefix, "prefix");
-            return this;
-        }
-
-        /**
-         * The learned cost model (share one between schedulers to share what is learned).
-         *
-         * @param model the model
-         * @return this builder
-         */
-        public Builder costModel(CostModel model) {
-            this.costModel = Objects.requireNonNull(model, "model");
-            return this;
-        }
-
-        /** Starts the scheduler's threads. */
-        public Scheduler build() {
-            return new Scheduler(this);
-        }
     }
 }

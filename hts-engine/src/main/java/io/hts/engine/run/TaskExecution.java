@@ -4,45 +4,60 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.locks.LockSupport;
 
+import io.github.resilience4j.timelimiter.TimeLimiter;
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.exec.PoolTask;
 import io.hts.engine.exec.ResourceDemand;
 import io.hts.engine.exec.Worker;
-import io.hts.engine.graph.CompiledGraph;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GpuBody;
+import io.hts.engine.graph.GraphTopology;
+import io.hts.engine.graph.RunResults;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskContext;
+import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskGroup;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One attempt of one task in one run: the unit queued in the worker pool (a {@link PoolTask}),
  * handed to a device backend (a {@link DeviceTask}), and the {@link TaskContext} its body sees.
- * One object per attempt, nothing else is allocated to run a task.
  *
- * <p><b>Interrupts.</b> A cancellation or a time-out interrupts the thread running the body, but
- * must never interrupt that thread after it has moved on to another task. {@code phase}
- * arbitrates: the interrupter moves RUNNING to INTERRUPTING with a CAS, interrupts, then sets
- * INTERRUPTED; the runner, when the body returns, moves RUNNING to DONE with a CAS, and if that
- * fails waits out INTERRUPTING and clears the interrupt flag before going on.
+ * <p><b>Who reports the attempt's end ({@code outcome}).</b> QUEUED until it starts; STARTED once
+ * it won READY to RUNNING (and the run was not stopping); then exactly one of: COMPLETED (its body
+ * returned, or its backend reported, first), TIMED_OUT (its time limit passed first, and then
+ * RETURNED_LATE when its body or device reports), each by one compare-and-set; or WITHDRAWN from
+ * QUEUED when it never started (cancelled while queued, not started because the run stops, moved
+ * to the CPU, or reported by a backend that never started it). The loser of a race backs off: a
+ * body that returns after its time-out only releases what it held; a second report of a backend
+ * is ignored. An untimed CPU attempt has no competitor and skips the compare-and-set.
  *
- * <p><b>Time-outs.</b> When a time limit is armed, the body's return and the time-out race for
- * {@code outcome} with a CAS; the loser backs off. A timed-out attempt is failed (and maybe
- * retried) at once; when its body eventually returns, it only releases what it held.
+ * <p><b>Interrupts ({@code phase}).</b> A cancellation or a time-out interrupts the thread running
+ * the body, but never that thread after it moved on to another task. The runner moves IDLE to
+ * RUNNING with a compare-and-set as the body begins; an interrupter that finds IDLE moves it to
+ * PENDING_INTERRUPT instead, and the body then begins interrupted. The interrupter moves RUNNING
+ * to INTERRUPTING with a compare-and-set, interrupts, then sets INTERRUPTED; the runner, when the
+ * body returns, moves RUNNING to DONE, or waits out INTERRUPTING, and clears the flag before going
+ * on. An interrupt also cancels the run the body waits for in {@code ctx.execute}. While the body waits for a run and its worker helps with other tasks (a nested task runs on
+ * the same thread), the phase is SUSPENDED: an interrupt is then recorded (SUSPENDED_INTERRUPTED)
+ * and the waiting worker unparked, and the flag is set again when the body resumes, so a nested
+ * task never receives its outer task's interrupt.
  */
 final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
 
     private static final VarHandle PHASE;
     private static final VarHandle OUTCOME;
+    private static final VarHandle HELD;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             PHASE = l.findVarHandle(TaskExecution.class, "phase", int.class);
             OUTCOME = l.findVarHandle(TaskExecution.class, "outcome", int.class);
+            HELD = l.findVarHandle(TaskExecution.class, "held", ResourceDemand.class);
         }
         catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
@@ -53,11 +68,18 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
     private static final int RUNNING = 1;
     private static final int INTERRUPTING = 2;
     private static final int INTERRUPTED = 3;
-    private static final int DONE = 4;
+    private static final int SUSPENDED = 4;
+    private static final int SUSPENDED_INTERRUPTED = 5;
+    private static final int DONE = 6;
+    /** Interrupted before its body began: the body begins interrupted. */
+    private static final int PENDING_INTERRUPT = 7;
 
-    private static final int PENDING = 0;
-    private static final int COMPLETED = 1;
-    private static final int TIMED_OUT = 2;
+    static final int QUEUED = 0;
+    static final int STARTED = 1;
+    static final int COMPLETED = 2;
+    static final int TIMED_OUT = 3;
+    static final int WITHDRAWN = 4;
+    static final int RETURNED_LATE = 5;
 
     final GraphRun run;
     final int index;
@@ -66,12 +88,19 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
     int lane = -1;
     /** Device attempts of predecessors still in flight that this early-dispatched attempt must follow. */
     List<DeviceTask> awaitOnDevice = List.of();
-    /** The resources this attempt holds, released when it ends (or its abandoned body returns). */
-    @Nullable ResourceDemand held;
     long startNanos;
-    @Nullable CompletableFuture<Object> attemptFuture;
+    /** The attempt's time limiter once one is armed (before the body runs); its scheduled time-out. */
+    volatile @Nullable TimeLimiter limiter;
+    volatile @Nullable Future<?> timeout;
+    /** The resources this attempt holds; taken back exactly once (see {@link #takeHeld()}). */
+    private volatile @Nullable ResourceDemand held;
+    /** The run the body waits for in {@code ctx.execute}, if any. */
+    private volatile @Nullable GraphRun nested;
+    /** Written before the compare-and-set of {@code phase} that publishes it to interrupters. */
     private @Nullable Thread runner;
+    /** Accessed through {@code PHASE}, by compare-and-set except for the owner's final stores. */
     private int phase;
+    /** Accessed through {@code OUTCOME}: release for STARTED, compare-and-set for the ends. */
     private int outcome;
 
     TaskExecution(GraphRun run, int index, int attempt) {
@@ -82,14 +111,63 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
 
     @Override
     protected @Nullable PoolTask execute(Worker worker) {
-        return run.executeOnCpu(this, worker);
+        return run.attempts.runOnCpu(this, worker);
+    }
+
+    // ------------------------------------------------------------------ resources
+
+    void hold(ResourceDemand demand) {
+        held = demand;
+    }
+
+    /** The resources held, taken back at most once: the caller releases them. */
+    @Nullable ResourceDemand takeHeld() {
+        return held == null ? null : (ResourceDemand) HELD.getAndSet(this, null);
+    }
+
+    // ------------------------------------------------------------------ outcome
+
+    int outcome() {
+        return (int) OUTCOME.getAcquire(this);
+    }
+
+    /** QUEUED to STARTED, by the thread that won the task's READY to RUNNING (before any timer is armed). */
+    void started() {
+        OUTCOME.setRelease(this, STARTED);
+    }
+
+    /** The body returned (or the backend reported) first: it owns the end. */
+    boolean claimCompletion() {
+        return OUTCOME.compareAndSet(this, STARTED, COMPLETED);
+    }
+
+    /** The time limit passed first: the timer owns the end. */
+    boolean claimTimeout() {
+        return OUTCOME.compareAndSet(this, STARTED, TIMED_OUT);
+    }
+
+    /** The body (or device) of a timed-out attempt returned: the first such report gives back what it held. */
+    boolean claimLateReturn() {
+        return OUTCOME.compareAndSet(this, TIMED_OUT, RETURNED_LATE);
+    }
+
+    /** The attempt never started and never will: nothing it reports later counts. */
+    boolean withdraw() {
+        return OUTCOME.compareAndSet(this, QUEUED, WITHDRAWN);
+    }
+
+    boolean timedOut() {
+        return (int) OUTCOME.getAcquire(this) == TIMED_OUT;
     }
 
     // ------------------------------------------------------------------ interrupt arbitration
 
     void beginBody(Thread thread) {
         runner = thread;
-        PHASE.setRelease(this, RUNNING);
+        if (!PHASE.compareAndSet(this, IDLE, RUNNING)) { // interrupted between its start and its body
+            PHASE.setVolatile(this, INTERRUPTED);
+            thread.interrupt();
+        }
     }
 
     void endBody() {
@@ -103,48 +181,110 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
         Thread.interrupted();
     }
 
-    /** Interrupts the body's thread if the body is still running; never a later task's. */
+    /**
+     * Interrupts the body's thread if the body is still running (or when it begins), never a later
+     * task's; and cancels the run the body waits for.
+     */
     boolean interrupt() {
-        if (PHASE.compareAndSet(this, RUNNING, INTERRUPTING)) {
-            Thread t = runner;
-            if (t != null) {
-                t.interrupt();
+        cancelNested();
+        while (true) {
+            int p = (int) PHASE.getVolatile(this);
+            if (p == RUNNING) {
+                if (PHASE.compareAndSet(this, RUNNING, INTERRUPTING)) {
+                    Thread t = runner;
+                    if (t != null) {
+                        t.interrupt();
+                    }
+                    PHASE.setVolatile(this, INTERRUPTED);
+                    return true;
+                }
             }
-            PHASE.setVolatile(this, INTERRUPTED);
-            return true;
+            else if (p == IDLE) {
+                if (PHASE.compareAndSet(this, IDLE, PENDING_INTERRUPT)) {
+                    return true; // delivered when the body begins
+                }
+            }
+            else if (p == SUSPENDED) {
+                if (PHASE.compareAndSet(this, SUSPENDED, SUSPENDED_INTERRUPTED)) {
+                    Thread t = runner;
+                    if (t != null) {
+                        LockSupport.unpark(t); // the waiting body looks at its cancellation
+                    }
+                    return true;
+                }
+            }
+            else {
+                return false;
+            }
         }
-        return false;
     }
 
+    /** The body is about to wait and help: interrupts are recorded, not delivered, until {@link #resume()}. */
+    void suspend() {
+        while (true) {
+            int p = (int) PHASE.getVolatile(this);
+            if (p == RUNNING && PHASE.compareAndSet(this, RUNNING, SUSPENDED)) {
+                return;
+            }
+            if (p == INTERRUPTING) {
+                Thread.onSpinWait();
+            }
+            else if (p == INTERRUPTED && PHASE.compareAndSet(this, INTERRUPTED, SUSPENDED_INTERRUPTED)) {
+                Thread.interrupted(); // kept in the phase; given back on resume
+                return;
+            }
+            else if (p != RUNNING && p != INTERRUPTING && p != INTERRUPTED) {
+                return; // not a running body (the wait is outside any body)
+            }
+        }
+    }
+
+    /** The wait is over: an interrupt recorded meanwhile is delivered now. */
+    void resume() {
+        while (true) {
+            int p = (int) PHASE.getVolatile(this);
+            if (p == SUSPENDED && PHASE.compareAndSet(this, SUSPENDED, RUNNING)) {
+                return;
+            }
+            if (p == SUSPENDED_INTERRUPTED && PHASE.compareAndSet(this, SUSPENDED_INTERRUPTED, INTERRUPTED)) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            if (p != SUSPENDED && p != SUSPENDED_INTERRUPTED) {
+                return;
+            }
+        }
+    }
+
+    /** Whether the body runs (or waits) on a thread right now. */
     boolean bodyRunning() {
         int p = (int) PHASE.getAcquire(this);
-        return p == RUNNING || p == INTERRUPTING || p == INTERRUPTED;
+        return p != IDLE && p != DONE && p != PENDING_INTERRUPT;
     }
 
-    /** The body returned before the time limit: it owns the outcome. */
-    boolean claimCompletion() {
-        return OUTCOME.compareAndSet(this, PENDING, COMPLETED);
+    /** The run its body runs and waits for ({@code ctx.execute}), cancelled with this attempt. */
+    void nested(@Nullable GraphRun run) {
+        nested = run;
     }
 
-    /** The time limit passed first: the timer owns the outcome. */
-    boolean claimTimeout() {
-        return OUTCOME.compareAndSet(this, PENDING, TIMED_OUT);
-    }
-
-    boolean timedOut() {
-        return (int) OUTCOME.getAcquire(this) == TIMED_OUT;
+    /** This attempt was cancelled or timed out: the run its body waits for is cancelled too. */
+    void cancelNested() {
+        GraphRun n = nested;
+        if (n != null) {
+            n.cancel();
+        }
     }
 
     // ------------------------------------------------------------------ TaskContext
 
     @Override
     public String taskName() {
-        return run.graph.name(index);
+        return run.topology.name(index);
     }
 
     @Override
     public String graphName() {
-        return run.graph.name();
+        return run.topology.name();
     }
 
     @Override
@@ -170,11 +310,11 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
     @Override
     @SuppressWarnings("unchecked")
     public <U extends @Nullable Object> U input(Task<U> upstream) {
-        CompiledGraph g = run.graph;
+        GraphTopology t = run.topology;
         int up = upstream.index();
-        if (upstream.graph() != g.graph() || !g.dependsOn(index, up)) {
+        if (upstream.graph() != run.graph.graph() || !t.dependsOn(index, up)) {
             throw new IllegalArgumentException("task '" + taskName() + "' reads the result of " + upstream
-                    + ", which is not one of its direct dependencies " + g.predecessorNames(index)
+                    + ", which is not one of its direct dependencies " + t.predecessorNames(index)
                     + "; declare it with after(...)");
         }
         return (U) run.resultOf(up);
@@ -183,26 +323,31 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
     @Override
     @SuppressWarnings("unchecked")
     public <U extends @Nullable Object> List<U> inputs(TaskGroup<U> upstream) {
-        CompiledGraph g = run.graph;
-        int size = upstream.size();
-        if (size == 0) {
+        GraphTopology t = run.topology;
+        List<Task<U>> members = upstream.members();
+        if (members.isEmpty()) {
             return List.of();
         }
-        int from = upstream.get(0).index();
-        if (upstream.graph() != g.graph() || g.dependenciesBetween(index, from, from + size) != size) {
-            throw new IllegalArgumentException("task '" + taskName() + "' reads the results of " + upstream
-                    + ", but not all of its members are direct dependencies; declare it with after(group)");
-        }
-        List<U> out = new ArrayList<>(size);
-        for (int i = 0; i < size; i++) {
-            out.add((U) run.resultOf(from + i));
+        List<U> out = new ArrayList<>(members.size());
+        for (Task<U> m : members) {
+            if (upstream.graph() != run.graph.graph() || !t.dependsOn(index, m.index())) {
+                throw new IllegalArgumentException("task '" + taskName() + "' reads the results of " + upstream
+                        + ", but its member '" + m.name() + "' is not a direct dependency; declare it with"
+                        + " after(group)");
+            }
+            out.add((U) run.resultOf(m.index()));
         }
         return out;
     }
 
     @Override
     public boolean isCancelled() {
-        return run.isCancelled(index) || timedOut();
+        return timedOut() || run.propagation.cancelRequest(index) != null;
+    }
+
+    @Override
+    public RunResults execute(TaskGraph graph) {
+        return run.attempts.executeNested(this, graph);
     }
 
     // ------------------------------------------------------------------ DeviceTask
@@ -223,12 +368,12 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
 
     @Override
     public long deadlineNanos() {
-        return run.deadline(this);
+        return run.attempts.deadline(this);
     }
 
     @Override
     public boolean start(int deviceLane) {
-        return run.startOnDevice(this, deviceLane);
+        return run.attempts.startOnDevice(this, deviceLane);
     }
 
     @Override
@@ -238,15 +383,15 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
 
     @Override
     public List<@Nullable Object> inputs() {
-        CompiledGraph g = run.graph;
-        int from = g.predecessorStart(index);
-        int to = g.predecessorEnd(index);
+        GraphTopology t = run.topology;
+        int from = t.predecessorStart(index);
+        int to = t.predecessorEnd(index);
         if (from == to) {
             return List.of();
         }
         List<@Nullable Object> out = new ArrayList<>(to - from);
         for (int k = from; k < to; k++) {
-            out.add(run.resultOf(g.predecessor(k)));
+            out.add(run.resultOf(t.predecessor(k)));
         }
         return out;
     }
@@ -258,22 +403,22 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
 
     @Override
     public void enqueued(@Nullable Object result) {
-        run.enqueuedOnDevice(this, result);
+        run.ordering.enqueued(this, result);
     }
 
     @Override
     public boolean fallBackToCpu(String reason) {
-        return run.fallBackToCpu(this, reason);
+        return run.attempts.fallBackToCpu(this, reason);
     }
 
     @Override
     public void complete(@Nullable Object result) {
-        run.finishOnDevice(this, result, null);
+        run.attempts.reported(this, result, null);
     }
 
     @Override
     public void fail(Throwable error) {
-        run.finishOnDevice(this, null, error);
+        run.attempts.reported(this, null, error);
     }
 
     @Override

@@ -12,6 +12,22 @@ public record TaskFailure(String task, int index, Throwable error, int attempts)
 
     @Override
     public String toString() {
-        return task + ": " + error + (attempts > 1 ? " (after " + attempts + " attempts)" : "");
+        return task + ": " + describe(error) + (attempts > 1 ? " (after " + attempts + " attempts)" : "");
+    }
+
+    /**
+     * How a failure reads in HTS's messages: its {@code toString()}, or, when that throws (a
+     * user's exception may), its class name and a note; never throws itself.
+     *
+     * @param error the failure
+     * @return the description
+     */
+    public static String describe(Throwable error) {
+        try {
+            return String.valueOf(error);
+        }
+        catch (Throwable broken) {
+            return error.getClass().getName() + " (its toString() threw " + broken.getClass().getName() + ")";
+        }
     }
 }

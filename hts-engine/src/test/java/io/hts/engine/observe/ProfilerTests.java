@@ -176,7 +176,7 @@ class ProfilerTests {
             assertThat(dot).startsWith("digraph \"branches\" {").endsWith("}\n");
             assertThat(dot).contains("t0 -> t1;").contains("t1 -> t2;").contains("t2 -> t4;").contains("t3 -> t4;");
             assertThat(dot).contains("palegreen").contains(" ms");
-            assertThat(DotExporter.export(run.graph().compile())).contains("t0 -> t3;").doesNotContain("palegreen");
+            assertThat(DotExporter.export(run.graph().compile().topology())).contains("t0 -> t3;").doesNotContain("palegreen");
         }
     }
 
@@ -193,19 +193,27 @@ class ProfilerTests {
     }
 
     @Test
-    void retainedProfilesAreBoundedByTheirTotalTasks() {
-        try (Scheduler s = Scheduler.builder().threads(2).retainedRuns(10).retainedTasks(250).build()) {
-            TaskGraph g = TaskGraph.named("big");
-            g.group("t", 100, (i, t) -> t.cpu(ctx -> i));
+    void retainedProfilesAreBoundedInBytesCountingAGraphsTopologyOnce() {
+        TaskGraph g = TaskGraph.named("big");
+        g.group("t", 100, (i, t) -> t.cpu(ctx -> i));
+        long one;
+        try (Scheduler probe = Scheduler.builder().threads(2).build()) {
+            one = probe.execute(g).profile().estimatedBytes();
+        }
+        long topology = g.compile().topology().estimatedBytes();
+        long perRun = one - topology;
+        long bound = topology + 2 * perRun + perRun / 2;
+        try (Scheduler s = Scheduler.builder().threads(2).retainedRuns(10).retainedProfileBytes(bound).build()) {
             for (int i = 0; i < 5; i++) {
                 s.execute(g);
             }
-            assertThat(s.profiler().recentRuns()).as("100-task runs under a 250-task bound").hasSize(2);
+            assertThat(s.profiler().recentRuns()).as("runs of one graph share its topology: two fit").hasSize(2);
+            assertThat(s.profiler().retainedBytesNow()).isEqualTo(topology + 2 * perRun).isLessThanOrEqualTo(bound);
             TaskGraph huge = TaskGraph.named("huge");
-            huge.group("t", 1000, (i, t) -> t.cpu(ctx -> i));
+            huge.group("t", 5000, (i, t) -> t.cpu(ctx -> i));
             s.execute(huge);
-            assertThat(s.profiler().recentRuns()).as("the newest is kept even alone over the bound")
-                    .singleElement().extracting(RunProfile::graphName).isEqualTo("huge");
+            assertThat(s.profiler().notKeptRuns()).as("a profile larger than the whole bound is not kept").isOne();
+            assertThat(s.profiler().recentRuns()).extracting(RunProfile::graphName).containsOnly("big");
         }
     }
 }

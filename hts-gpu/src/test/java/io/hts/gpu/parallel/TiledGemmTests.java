@@ -2,7 +2,7 @@ package io.hts.gpu.parallel;
 
 import java.nio.ByteBuffer;
 
-import io.hts.engine.graph.CompiledGraph;
+import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskGroup;
@@ -23,7 +23,7 @@ class TiledGemmTests {
                 ByteBuffer.allocateDirect(4 * m * 20), ByteBuffer.allocateDirect(4 * 20 * 30),
                 ByteBuffer.allocateDirect(4 * m * 30));
         assertThat(bands.size()).isEqualTo(7);
-        CompiledGraph c = g.compile();
+        GraphTopology c = g.compile().topology();
         assertThat(c.size()).isEqualTo(8);
         assertThat(c.rootCount()).as("only B's upload starts at once").isOne();
         assertThat(c.name(c.root(0))).isEqualTo("gemm/upload-B");
@@ -70,7 +70,7 @@ class TiledGemmTests {
         assertThat(bands.size()).isEqualTo(8);
         assertThat(g.find("gemm/upload-B@cuda:1").orElseThrow().gpuOrdinal()).isEqualTo(1);
         assertThat(g.find("gemm/upload-B@cuda:0").orElseThrow().gpuOrdinal()).isZero();
-        CompiledGraph c = g.compile();
+        GraphTopology c = g.compile().topology();
         for (int i = 0; i < 8; i++) {
             var band = bands.get(i);
             int device = i < 4 ? 1 : 0;

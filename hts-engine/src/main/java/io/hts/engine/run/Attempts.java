@@ -1,0 +1,409 @@
+package io.hts.engine.run;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.timelimiter.TimeLimiter;
+import io.hts.engine.exec.PoolTask;
+import io.hts.engine.exec.ResourceDemand;
+import io.hts.engine.exec.Worker;
+import io.hts.engine.graph.Device;
+import io.hts.engine.graph.Releasable;
+import io.hts.engine.graph.TaskBody;
+import io.hts.engine.graph.TaskCancelledException;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.graph.TaskState;
+import io.hts.engine.observe.EventType;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The life of an attempt: it starts (READY to RUNNING), its body runs on a CPU worker or its
+ * device reports it, it ends, and then the task succeeds, is retried after Resilience4j's backoff,
+ * or fails or is cancelled for good; time limits and abandoned bodies.
+ *
+ * <p><b>Ownership.</b> An attempt's end is reported once: by its body's return or its device's
+ * report, or by its time-out, whichever wins the attempt's compare-and-set
+ * ({@link TaskExecution}); the winner owns the task's RUNNING state and takes it on to RETRYING or
+ * a final state. A body that returns after its time-out only gives back what it held (its
+ * resources, its references to its inputs, a releasable late result). A device that reports an
+ * attempt it never started cannot end a task that is not READY.
+ *
+ * <p><b>Time limits.</b> Resilience4j's {@link TimeLimiter} gives the duration and receives the
+ * outcome ({@code onSuccess} / {@code onError}, so its events and metrics work), but the time-out
+ * itself is a task on the scheduler's timer, cancelled (and removed from the timer's queue) when
+ * the body returns first, however it returns: nothing stays queued until the limit expires. A
+ * worker adds its batched count of finished tasks (see {@link RunState}) before it runs a timed
+ * body, because the timer may end that task while the worker is still inside the body.
+ *
+ * <p><b>Retries.</b> The task's {@link Retry.AsyncContext} decides; the retry is queued on the
+ * scheduler's timer after the backoff (no worker sleeps), and starts only if the task is still
+ * RETRYING then (a cancellation meanwhile wins).
+ */
+final class Attempts {
+
+    private final GraphRun run;
+    private final DependencyManager deps;
+    private final ExecutionPlan plan;
+    final Map<Integer, Retry.AsyncContext<Object>> retryContexts = new ConcurrentHashMap<>();
+    private final Set<TaskExecution> abandoned = ConcurrentHashMap.newKeySet();
+
+    Attempts(GraphRun run) {
+        this.run = run;
+        this.deps = run.deps;
+        this.plan = run.plan;
+    }
+
+    // ================================================================== CPU
+
+    /** Runs an attempt on a CPU worker; returns the continuation (a successor to run next). */
+    @Nullable PoolTask runOnCpu(TaskExecution e, Worker w) {
+        int i = e.index;
+        w.flushCountsUnless(run.state);
+        e.device = Device.CPU;
+        if (!begin(e, w.index(), w)) {
+            return null;
+        }
+        @SuppressWarnings("unchecked")
+        TaskBody<Object> body = (TaskBody<Object>) run.graph.task(i).cpuBody();
+        Object result = null;
+        Throwable error = null;
+        if (body != null) {
+            if (plan.has(i, ExecutionPlan.TIMED)) {
+                w.flushCounts(); // the timer may end this task while this worker is inside the body
+                armTimeLimit(e);
+            }
+            e.beginBody(w);
+            try {
+                result = body.run(e);
+            }
+            catch (Throwable ex) {
+                error = ex;
+            }
+            e.endBody();
+        }
+        long t1 = run.recorder.now();
+        run.recorder.taskEndedOn(w, t1);
+        return ended(e, result, error, t1, w);
+    }
+
+    /**
+     * READY to RUNNING for an attempt about to run on {@code e.device}'s {@code lane}; false when
+     * it was cancelled meanwhile or the run stops (it is then recorded as cancelled and must not
+     * run).
+     */
+    private boolean begin(TaskExecution e, int lane, @Nullable Worker w) {
+        int i = e.index;
+        if (!deps.tryStart(i)) {
+            e.withdraw();
+            releaseHeld(e);
+            return false;
+        }
+        Throwable stop = run.state.stopCause();
+        if (stop != null) {
+            e.withdraw(); // it does not start: whatever its device reports later is ignored
+            releaseHeld(e);
+            run.propagation.endRunning(e, TaskState.CANCELLED, stop);
+            return false;
+        }
+        e.started();
+        e.lane = lane;
+        run.recorder.started(e, lane, w);
+        return true;
+    }
+
+    /** The end of an attempt whose body returned (or whose device reported) on any device. */
+    private @Nullable PoolTask ended(TaskExecution e, @Nullable Object result, @Nullable Throwable error, long t1,
+            @Nullable Worker w) {
+        int i = e.index;
+        TimeLimiter limiter = e.limiter;
+        if (limiter != null) {
+            if (!e.claimCompletion()) {
+                if (e.claimLateReturn()) {
+                    abandonedReturned(e, result, error);
+                }
+                return null; // else a second report of a device
+            }
+            Future<?> timeout = e.timeout;
+            if (timeout != null) {
+                timeout.cancel(false);
+            }
+            if (error == null) {
+                limiter.onSuccess();
+            }
+            else {
+                limiter.onError(error);
+            }
+        }
+        run.recorder.ended(i, t1);
+        var cell = plan.costCell(i);
+        if (cell != null && error == null) {
+            cell.record(e.device, t1 - e.startNanos);
+        }
+        releaseHeld(e);
+        if (error == null && run.propagation.taskCancelRequest(i) == null) {
+            return run.propagation.succeeded(e, result, w);
+        }
+        if (error == null && result instanceof Releasable r) {
+            ResultLifetimes.release(r, run, i); // the task was cancelled while running: its result reaches nobody
+        }
+        attemptFailed(e, error != null ? error : new TaskCancelledException("task '" + run.topology.name(i)
+                + "' was cancelled while running"));
+        return null;
+    }
+
+    /** An attempt that ran failed: retry after the backoff, or end the task FAILED or CANCELLED. */
+    private void attemptFailed(TaskExecution e, Throwable error) {
+        int i = e.index;
+        Throwable cancel = run.propagation.taskCancelRequest(i);
+        Throwable stop = run.state.stopCause();
+        if (cancel == null && stop != null && (run.state.cancelRequested() || isInterruption(error))) {
+            cancel = stop;
+        }
+        if (cancel != null) {
+            run.propagation.endRunning(e, TaskState.CANCELLED, cancel);
+            return;
+        }
+        if (stop == null) {
+            Retry retry = plan.retry(i, e.device);
+            if (retry != null) {
+                Retry.AsyncContext<Object> ctx = retryContexts.computeIfAbsent(i, k -> retry.asyncContext());
+                long delay = ctx.onError(error);
+                if (delay >= 0 && deps.tryRetry(i)) {
+                    run.recorder.publish(EventType.TASK_RETRYING, i, e.device, e.lane, e.attempt, error, null,
+                            "attempt " + (e.attempt + 1) + " in " + delay + " ms");
+                    int next = e.attempt + 1;
+                    try {
+                        run.scheduler.timer().schedule(() -> retryNow(i, next), delay, TimeUnit.MILLISECONDS);
+                    }
+                    catch (RejectedExecutionException ex) {
+                        retryNow(i, next); // the timer is shut down: the retry goes at once
+                    }
+                    return;
+                }
+                retryContexts.remove(i);
+            }
+        }
+        run.propagation.endRunning(e, TaskState.FAILED, error);
+    }
+
+    private void retryNow(int i, int attempt) {
+        if (!deps.tryRequeue(i)) {
+            return; // cancelled while it waited
+        }
+        if (run.recorder.wantsRoutine()) {
+            run.recorder.publish(EventType.TASK_READY, i, null, -1, attempt, null, null, null);
+        }
+        try {
+            PoolTask t = run.placement.dispatch(new TaskExecution(run, i, attempt));
+            if (t != null) {
+                run.pool.submit(t);
+            }
+        }
+        catch (RuntimeException ex) {
+            run.propagation.failUnstarted(i, ex, null, attempt);
+        }
+    }
+
+    // ================================================================== devices
+
+    boolean startOnDevice(TaskExecution e, int lane) {
+        if (!begin(e, lane, null)) {
+            return false;
+        }
+        if (plan.has(e.index, ExecutionPlan.TIMED)) {
+            armTimeLimit(e);
+        }
+        return true;
+    }
+
+    /** A device backend reports an attempt's outcome (at most once counts). */
+    void reported(TaskExecution e, @Nullable Object result, @Nullable Throwable error) {
+        if (e.outcome() == TaskExecution.QUEUED && e.withdraw()) {
+            neverStarted(e, result, error);
+            return;
+        }
+        if (e.limiter == null && !e.claimCompletion()) {
+            return; // a second report
+        }
+        // with a time limit, ended() claims the completion against the timer
+        long t1 = run.recorder.now();
+        ended(e, result, error, t1, null);
+    }
+
+    /** A backend reported an attempt it never started: it cannot end a task that is not READY. */
+    private void neverStarted(TaskExecution e, @Nullable Object result, @Nullable Throwable error) {
+        releaseHeld(e);
+        if (result instanceof Releasable r) {
+            ResultLifetimes.release(r, run, e.index);
+        }
+        int i = e.index;
+        if (error instanceof TaskCancelledException cancelled) {
+            if (deps.tryCancel(i)) {
+                run.propagation.cancelledByCaller(i, cancelled);
+            }
+            return;
+        }
+        Throwable cause = error != null ? error : new IllegalStateException("the " + e.device + " backend"
+                + " reported a result for task '" + run.topology.name(i) + "' without starting it");
+        run.propagation.failUnstarted(i, cause, e.device, e.attempt);
+    }
+
+    /** A device backend gives a queued attempt back: it runs on the CPU when the task has a CPU body. */
+    boolean fallBackToCpu(TaskExecution e, String reason) {
+        int i = e.index;
+        if (!plan.has(i, ExecutionPlan.CPU)) {
+            return false;
+        }
+        if (!e.withdraw()) {
+            return true; // already started or reported: nothing to move
+        }
+        TaskExecution cpu = new TaskExecution(run, i, e.attempt);
+        ResourceDemand held = e.takeHeld();
+        if (held != null) {
+            cpu.hold(held);
+        }
+        if (!deps.is(i, TaskState.READY)) {
+            releaseHeld(cpu);
+            return true; // cancelled meanwhile
+        }
+        run.recorder.publish(EventType.TASK_PLACED, i, Device.CPU, -1, e.attempt, null, null,
+                "moved from the GPU to the CPU: " + reason);
+        run.pool.submit(cpu);
+        return true;
+    }
+
+    long deadline(TaskExecution e) {
+        TimeLimiter limiter = e.limiter;
+        if (limiter == null) {
+            return Long.MAX_VALUE;
+        }
+        long nanos = limiter.getTimeLimiterConfig().getTimeoutDuration().toNanos();
+        long deadline = e.startNanos + nanos;
+        return deadline < e.startNanos ? Long.MAX_VALUE : deadline;
+    }
+
+    // ================================================================== time limits
+
+    private void armTimeLimit(TaskExecution e) {
+        TimeLimiter limiter = plan.timeLimiter(e.index, e.device);
+        if (limiter == null) {
+            return;
+        }
+        if (e.startNanos == 0) {
+            e.startNanos = System.nanoTime();
+        }
+        e.limiter = limiter;
+        long nanos = limiter.getTimeLimiterConfig().getTimeoutDuration().toNanos();
+        e.timeout = run.scheduler.timer().schedule(() -> timedOut(e), nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void timedOut(TaskExecution e) {
+        if (!e.claimTimeout()) {
+            return;
+        }
+        int i = e.index;
+        TimeLimiter limiter = e.limiter;
+        TimeoutException error = new TimeoutException("task '" + run.topology.name(i) + "' (attempt " + e.attempt
+                + ") exceeded its time limit of " + (limiter == null ? "?" : limiter.getTimeLimiterConfig()
+                .getTimeoutDuration()) + "; its body is abandoned until it returns");
+        if (limiter != null) {
+            limiter.onError(error);
+        }
+        abandoned.add(e);
+        ResultLifetimes lifetimes = run.lifetimes;
+        if (lifetimes != null) {
+            lifetimes.readerAbandoned(i); // the body may still read its inputs
+        }
+        if (limiter == null || limiter.getTimeLimiterConfig().shouldCancelRunningFuture()) {
+            e.interrupt();
+        }
+        else {
+            e.cancelNested();
+        }
+        run.recorder.ended(i, run.recorder.now());
+        run.recorder.publish(EventType.TASK_TIMED_OUT, i, e.device, e.lane, e.attempt, error, null, null);
+        attemptFailed(e, error);
+    }
+
+    /** A body whose time-out was reported returned: it gives back what it held. */
+    private void abandonedReturned(TaskExecution e, @Nullable Object result, @Nullable Throwable error) {
+        abandoned.remove(e);
+        releaseHeld(e);
+        ResultLifetimes lifetimes = run.lifetimes;
+        if (lifetimes != null) {
+            lifetimes.readerReturned(e.index);
+        }
+        if (result instanceof Releasable r) {
+            ResultLifetimes.release(r, run, e.index); // the timed-out attempt's result reaches nobody
+        }
+        run.recorder.publish(EventType.TASK_ABANDONED_RETURNED, e.index, e.device, e.lane, e.attempt, error, null,
+                "the timed-out body returned; its resources are released");
+    }
+
+    /** Names of tasks whose time limit passed while their body still runs. */
+    List<String> abandoned() {
+        List<String> out = new ArrayList<>();
+        for (TaskExecution e : abandoned) {
+            out.add(run.topology.name(e.index));
+        }
+        Collections.sort(out);
+        return out;
+    }
+
+    // ================================================================== cancellation and nested runs
+
+    /** Interrupts the running bodies of task {@code i} (all tasks when -1) of this run on the CPU workers. */
+    void interrupt(int i) {
+        run.pool.forEachRunning(t -> {
+            if (t instanceof TaskExecution e && e.run == run && (i < 0 || e.index == i)) {
+                e.interrupt();
+            }
+        });
+    }
+
+    /**
+     * {@code ctx.execute(graph)}: runs a graph on this run's scheduler and waits for it, the worker
+     * helping with other tasks meanwhile; cancelling or timing out this attempt cancels that run.
+     */
+    GraphRun executeNested(TaskExecution e, TaskGraph graph) {
+        if (e.device != Device.CPU) {
+            throw new IllegalStateException("task '" + run.topology.name(e.index) + "' runs on the " + e.device
+                    + "; only a CPU body may run a graph and wait for it (a device's thread must not wait)");
+        }
+        GraphRun nested = run.scheduler.submit(graph);
+        e.nested(nested);
+        try {
+            if (e.isCancelled()) {
+                nested.cancel(); // cancelled before it could see the nested run
+            }
+            return nested.await();
+        }
+        finally {
+            e.nested(null);
+        }
+    }
+
+    private static boolean isInterruption(Throwable error) {
+        return error instanceof InterruptedException || error instanceof CancellationException
+                || error instanceof java.io.InterruptedIOException
+                || error instanceof java.nio.channels.ClosedByInterruptException
+                || error.getCause() instanceof InterruptedException;
+    }
+
+    void releaseHeld(TaskExecution e) {
+        ResourceDemand d = e.takeHeld();
+        if (d != null) {
+            d.limiter().release(d);
+        }
+    }
+}

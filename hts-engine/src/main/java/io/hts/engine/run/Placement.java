@@ -1,0 +1,244 @@
+package io.hts.engine.run;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.hts.engine.exec.DeviceBackend;
+import io.hts.engine.exec.PoolTask;
+import io.hts.engine.exec.ResourceDemand;
+import io.hts.engine.exec.ResourceLimiter;
+import io.hts.engine.graph.Device;
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskState;
+import io.hts.engine.observe.DeviceDecision;
+import io.hts.engine.observe.EventType;
+import io.hts.engine.policy.ReadyOrder;
+import io.hts.engine.policy.SchedulingPolicy;
+import io.hts.engine.policy.SystemStatus;
+import io.hts.engine.policy.TaskInfo;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where a READY attempt goes: the device (the policy is asked only when the task has bodies for
+ * more than one), the resources it declares (taken now, or waited for without a thread), and the
+ * route (the caller's worker, the pool's priority lane, or the device's backend).
+ *
+ * <p><b>Waiting for resources.</b> A waiting attempt is registered here by task (a concurrent map
+ * written only on this rare path) so that a cancellation can withdraw it from the
+ * {@link ResourceLimiter}: the registration is written before the task's state is read again, and
+ * the canceller changes the state before it looks the registration up, so one of the two always
+ * sees the other and a cancelled task never stays queued for resources. A grant that wins the race
+ * against the withdrawal routes an attempt that then fails to start and gives the resources back.
+ */
+final class Placement {
+
+    private final GraphRun run;
+    private final ExecutionPlan plan;
+    private final Map<Integer, ResourceWait> waits = new ConcurrentHashMap<>();
+
+    Placement(GraphRun run) {
+        this.run = run;
+        this.plan = run.plan;
+    }
+
+    /** A root: CREATED to READY, then towards a device. */
+    @Nullable PoolTask rootReady(int i) {
+        if (!run.deps.tryReady(i)) {
+            return null;
+        }
+        return ready(i);
+    }
+
+    /** A task just made READY (by its last dependency, or as a root) goes to a device. */
+    @Nullable PoolTask ready(int i) {
+        if (run.recorder.wantsRoutine()) {
+            run.recorder.publish(EventType.TASK_READY, i, null, -1, 1, null, null, null);
+        }
+        return dispatch(new TaskExecution(run, i, 1));
+    }
+
+    /**
+     * Sends a READY attempt towards a device: decides the device, takes resources (or queues for
+     * them), and routes.
+     *
+     * @return the attempt when the caller should run it on its CPU worker (or submit it), else null
+     */
+    @Nullable PoolTask dispatch(TaskExecution e) {
+        int i = e.index;
+        Device device = chooseDevice(i, e.attempt);
+        if (device == null) {
+            return null;
+        }
+        ResourceDemand demand = plan.demand(i);
+        if (demand != null && device == Device.GPU && run.scheduler.memoryShortage() == MemoryShortage.RUN_ON_CPU
+                && plan.has(i, ExecutionPlan.CPU) && demand.amount(ResourceLimiter.GPU_MEMORY) > 0) {
+            if (demand.limiter().tryAcquire(demand)) {
+                e.hold(demand);
+                return route(e, device);
+            }
+            run.recorder.publish(EventType.TASK_PLACED, i, Device.CPU, -1, e.attempt, null, null, "the "
+                    + demand.amount(ResourceLimiter.GPU_MEMORY) + " bytes of GPU memory it declares are not free ("
+                    + free(demand) + "); running its CPU body instead of waiting");
+            device = Device.CPU;
+            demand = plan.cpuDemand(i);
+        }
+        if (demand != null) {
+            ResourceWait wait = new ResourceWait(e, device, demand);
+            ResourceLimiter.Waiting waiting = demand.limiter().acquireOrWait(demand, wait);
+            if (waiting != null) {
+                wait.waiting = waiting;
+                waits.put(i, wait);
+                if (wait.granted) {
+                    waits.remove(i, wait); // granted before it was registered
+                }
+                run.recorder.publish(EventType.TASK_WAITING, i, device, -1, e.attempt, null, null,
+                        "waiting for resources " + demand + " (free: " + free(demand) + ")");
+                if (!run.deps.is(i, TaskState.READY)) {
+                    withdrawWait(i); // cancelled while it queued
+                }
+                return null;
+            }
+            e.hold(demand);
+        }
+        return route(e, device);
+    }
+
+    /** A cancelled task's attempt stops waiting for resources, if it waits. */
+    void withdrawWait(int i) {
+        if (waits.isEmpty()) {
+            return;
+        }
+        ResourceWait wait = waits.remove(i);
+        if (wait != null && wait.waiting != null) {
+            wait.waiting.cancel(); // false: the grant won; the attempt then fails to start and releases
+        }
+    }
+
+    /** Sends an attempt whose device and resources are settled: to the caller (CPU), the priority lane, or the backend. */
+    @Nullable PoolTask route(TaskExecution e, Device device) {
+        e.device = device;
+        int i = e.index;
+        if (device == Device.GPU) {
+            DeviceBackend gpu = run.scheduler.gpuBackend();
+            if (gpu == null) {
+                run.attempts.releaseHeld(e);
+                run.propagation.failUnstarted(i, new NoDeviceException("task '" + run.topology.name(i)
+                        + "' was placed on the GPU but the scheduler has no GPU backend"), device, e.attempt);
+                return null;
+            }
+            try {
+                gpu.dispatch(e);
+            }
+            catch (RuntimeException ex) { // a backend must not throw; if it does, the attempt fails, not the run's bookkeeping
+                if (e.withdraw()) {
+                    run.attempts.releaseHeld(e);
+                    run.propagation.failUnstarted(i, ex, device, e.attempt);
+                }
+            }
+            return null;
+        }
+        SchedulingPolicy policy = run.scheduler.policy();
+        if (plan.has(i, ExecutionPlan.URGENT) || policy.readyOrder() == ReadyOrder.SHORTEST_FIRST) {
+            long cost = plan.estimate(i, Device.CPU);
+            run.pool.submitPriority(e, run.graph.task(i).priority(), cost < 0 ? Long.MAX_VALUE : cost);
+            return null;
+        }
+        return e;
+    }
+
+
+    /** The device for a ready task; consults the policy only when there is a real choice. */
+    private @Nullable Device chooseDevice(int i, int attempt) {
+        boolean cpu = plan.has(i, ExecutionPlan.CPU);
+        boolean gpu = plan.has(i, ExecutionPlan.GPU);
+        if (cpu && !gpu) {
+            return Device.CPU;
+        }
+        SystemStatus status = run.scheduler.systemStatus();
+        boolean gpuUsable = gpu && status.usable(Device.GPU);
+        if (!cpu) {
+            if (gpuUsable) {
+                return Device.GPU;
+            }
+            var s = status.status(Device.GPU);
+            run.propagation.failUnstarted(i, new NoDeviceException("task '" + run.topology.name(i) + "' has only a"
+                    + " GPU body and the GPU backend is " + (s == null ? "absent" : s.health() + ": " + s.detail())),
+                    null, attempt);
+            return null;
+        }
+        if (!gpuUsable) {
+            return Device.CPU;
+        }
+        SchedulingPolicy policy = run.scheduler.policy();
+        Task<?> task = run.graph.task(i);
+        TaskInfo info = new TaskInfo(task.name(), task.statisticsName(), Scheduler.BOTH, task.priority(),
+                plan.estimate(i, Device.CPU), plan.estimate(i, Device.GPU));
+        Device chosen;
+        try {
+            RunRecorder.userCodeRuns();
+            chosen = policy.selectDevice(info, status);
+        }
+        catch (RuntimeException ex) {
+            run.scheduler.policyFailed(policy, ex);
+            chosen = null;
+        }
+        Device used = chosen == Device.GPU || chosen == Device.CPU ? chosen : Device.CPU;
+        if (run.recorder.wants(EventType.TASK_PLACED)) {
+            run.recorder.publish(EventType.TASK_PLACED, i, used, -1, 0, null,
+                    new DeviceDecision(policy.name(), info, status, chosen == null ? used : chosen, used), null);
+        }
+        return used;
+    }
+
+    /** The free amounts of the resources a demand names, for messages. */
+    static String free(ResourceDemand d) {
+        StringBuilder sb = new StringBuilder("{");
+        boolean first = true;
+        for (String name : d.limiter().names()) {
+            if (d.amount(name) > 0) {
+                sb.append(first ? "" : ", ").append(name).append('=').append(d.limiter().available(name));
+                first = false;
+            }
+        }
+        return sb.append('}').toString();
+    }
+
+    /** An attempt waiting for its resources; the limiter runs it once they are taken for it. */
+    private final class ResourceWait implements Runnable {
+
+        final TaskExecution attempt;
+        final Device device;
+        final ResourceDemand demand;
+        volatile ResourceLimiter.@Nullable Waiting waiting;
+        volatile boolean granted;
+
+        ResourceWait(TaskExecution attempt, Device device, ResourceDemand demand) {
+            this.attempt = attempt;
+            this.device = device;
+            this.demand = demand;
+        }
+
+        /**
+         * The resources were taken for the attempt: it goes on, on the releasing thread (which may be
+         * ending another task: nothing here may throw into it).
+         */
+        @Override
+        public void run() {
+            granted = true;
+            waits.remove(attempt.index, this);
+            attempt.hold(demand);
+            try {
+                PoolTask t = route(attempt, device);
+                if (t != null) {
+                    run.pool.submit(t);
+                }
+            }
+            catch (RuntimeException ex) { // the pool refused it (shut down): the attempt cannot run
+                if (attempt.withdraw()) {
+                    run.attempts.releaseHeld(attempt);
+                    run.propagation.failUnstarted(attempt.index, ex, device, attempt.attempt);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,285 @@
+package io.hts.engine.run;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntConsumer;
+
+import io.github.resilience4j.retry.Retry;
+import io.hts.engine.exec.PoolTask;
+import io.hts.engine.exec.Worker;
+import io.hts.engine.graph.Device;
+import io.hts.engine.graph.GraphTopology;
+import io.hts.engine.graph.TaskCancelledException;
+import io.hts.engine.graph.TaskState;
+import io.hts.engine.observe.EventType;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How a task's end spreads through its run: the one path by which every task becomes final, and
+ * what the one thread that made it final does then.
+ *
+ * <p><b>The owner's duties.</b> Every terminal transition is a compare-and-set in
+ * {@link DependencyManager}; the thread that wins it, and only that thread, then in this order:
+ * stores the task's result or cause (before the transition when it owns the RUNNING state, right
+ * after it when it cancelled a task that had not started; {@link GraphRun#errorOf} waits out that
+ * one store), records a failure, publishes the task's event, completes its watchers, cancels
+ * device-ordered successors that followed its work, makes successors ready (success) or cancels
+ * its not-started descendants with its cause (failure or cancellation), stops a fail-fast run,
+ * returns its references to its predecessors' results, and finally contributes to the run's count
+ * (see {@link RunState}) for itself and every task it cancelled. A thread that loses a transition
+ * does none of this.
+ *
+ * <p><b>Causes.</b> A task cancelled because another failed gets
+ * {@code TaskCancelledException("cancelled because task 'x' failed", failure)}; when a fail-fast
+ * run stops, that same exception is the run's stop cause, and every task the stop cancels (also
+ * one that won READY to RUNNING after the stop and therefore does not start) gets it. A task
+ * cancelled by {@code run.cancel(task)} gets that request's cause, a run cancelled by
+ * {@code run.cancel()} the run's.
+ *
+ * <p><b>Cancellation requests.</b> A task's cancellation is recorded (a concurrent map, written
+ * before the task's transition is attempted) and then either wins CREATED/READY/RETRYING to
+ * CANCELLED, or finds the task RUNNING and asks it to stop: its body sees
+ * {@code ctx.isCancelled()} and an interrupt, and when it returns the task ends CANCELLED.
+ */
+final class Propagation {
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Propagation.class);
+
+    /** Above this many cancellations in one sweep, one summary event stands for the rest. */
+    private static final int MAX_EVENTS_PER_SWEEP = 1000;
+
+    private final GraphRun run;
+    private final GraphTopology topology;
+    private final DependencyManager deps;
+    private final Map<Integer, TaskCancelledException> taskCancels = new ConcurrentHashMap<>();
+    private volatile boolean anyTaskCancel;
+
+    Propagation(GraphRun run) {
+        this.run = run;
+        this.topology = run.topology;
+        this.deps = run.deps;
+    }
+
+    // ================================================================== requests
+
+    /** Why task {@code i} should stop: its own cancellation, or the run's stop cause; null when it should not. */
+    @Nullable Throwable cancelRequest(int i) {
+        Throwable stop = run.state.stopCause();
+        if (stop != null) {
+            return stop;
+        }
+        return anyTaskCancel ? taskCancels.get(i) : null;
+    }
+
+    /** The cancellation asked for task {@code i} itself ({@code run.cancel(task)} or its group), or null. */
+    @Nullable TaskCancelledException taskCancelRequest(int i) {
+        return anyTaskCancel ? taskCancels.get(i) : null;
+    }
+
+    /**
+     * Cancels one task and its descendants: at once when it has not started, when its body returns
+     * when it runs.
+     *
+     * @return whether the task was not final at the call
+     */
+    boolean cancelTask(int i, TaskCancelledException cause) {
+        if (deps.state(i).isTerminal()) {
+            return false;
+        }
+        taskCancels.putIfAbsent(i, cause);
+        anyTaskCancel = true;
+        if (deps.tryCancel(i)) {
+            cancelledByCaller(i, cause);
+            return true;
+        }
+        run.attempts.interrupt(i);
+        return !deps.state(i).isTerminal();
+    }
+
+    /**
+     * Makes the run stop: nothing new starts, and every task that has not started is cancelled
+     * with {@code cause}. Only the first stop sweeps; later ones find the cause set.
+     */
+    void stop(Throwable cause) {
+        if (!run.state.stop(cause)) {
+            return;
+        }
+        run.state.counted(sweepNotStarted(cause));
+    }
+
+    private int sweepNotStarted(Throwable cause) {
+        int[] events = {0};
+        int count = deps.cancelAllNotStarted(s -> cancelledDuties(s, cause, events));
+        summarize(events[0], cause);
+        return count;
+    }
+
+    // ================================================================== ends of running tasks
+
+    /**
+     * The owner of a RUNNING attempt's outcome reports success: results, events, successors, count.
+     *
+     * @return a successor to run next on {@code w}, or null
+     */
+    @Nullable PoolTask succeeded(TaskExecution e, @Nullable Object result, @Nullable Worker w) {
+        int i = e.index;
+        run.storeResult(i, result);
+        if (!deps.tryEnd(i, TaskState.SUCCEEDED)) {
+            throw new IllegalStateException("task '" + topology.name(i) + "' was not RUNNING when its attempt " + e.attempt
+                    + " succeeded; this is a bug in HTS");
+        }
+        if (run.plan.anyRetry) {
+            Retry.AsyncContext<Object> ctx = run.attempts.retryContexts.remove(i);
+            if (ctx != null) {
+                ctx.onComplete();
+            }
+        }
+        RunRecorder recorder = run.recorder;
+        if (recorder.wantsRoutine()) {
+            recorder.publish(EventType.TASK_SUCCEEDED, i, e.device, e.lane, e.attempt, null, null, null);
+        }
+        run.watchers.ended(i);
+        PoolTask next = null;
+        for (int k = topology.successorStart(i), stop = topology.successorEnd(i); k < stop; k++) {
+            int s = topology.successor(k);
+            if (deps.dependencyDone(s)) {
+                PoolTask t = run.placement.ready(s);
+                if (t != null) {
+                    if (w == null) {
+                        run.pool.submit(t);
+                    }
+                    else if (next == null) {
+                        next = t;
+                    }
+                    else {
+                        w.push(t);
+                    }
+                }
+            }
+        }
+        ResultLifetimes lifetimes = run.lifetimes;
+        if (lifetimes != null) {
+            lifetimes.ended(i);
+        }
+        if (w != null) {
+            w.countLocally(run.state);
+        }
+        else {
+            run.state.counted(1);
+        }
+        return next;
+    }
+
+    /**
+     * The owner of a RUNNING attempt's outcome ends the task FAILED (retries exhausted, not
+     * retryable, or no retry) or CANCELLED (it was asked to stop).
+     */
+    void endRunning(TaskExecution e, TaskState to, Throwable cause) {
+        int i = e.index;
+        TaskCancelledException spread = to == TaskState.FAILED ? becauseFailed(i, cause) : null;
+        if (spread != null && run.failureMode() == FailureMode.FAIL_FAST) {
+            run.state.stop(spread); // nothing new starts from here, before anyone hears of the failure
+        }
+        run.storeOutcome(i, cause);
+        if (!deps.tryEnd(i, to)) {
+            throw new IllegalStateException("task '" + topology.name(i) + "' was not RUNNING when its attempt "
+                    + e.attempt + " ended " + to + "; this is a bug in HTS");
+        }
+        ended(i, to, cause, spread, e.device, e.lane, e.attempt);
+    }
+
+    /**
+     * A READY task that cannot be placed on any device fails without running; a concurrent
+     * cancellation wins over it.
+     */
+    void failUnstarted(int i, Throwable error, @Nullable Device device, int attempt) {
+        if (!deps.tryFailUnstarted(i)) {
+            return;
+        }
+        run.storeOutcome(i, error);
+        TaskCancelledException spread = becauseFailed(i, error);
+        if (run.failureMode() == FailureMode.FAIL_FAST) {
+            run.state.stop(spread);
+        }
+        ended(i, TaskState.FAILED, error, spread, device, -1, attempt);
+    }
+
+    /**
+     * The duties of a not-started task whose {@code tryCancel} the caller won (a cancel request, or a
+     * backend reporting a queued task cancelled), and of its descendants; counts them.
+     */
+    void cancelledByCaller(int i, TaskCancelledException cause) {
+        int[] events = {0};
+        int count = 1 + cancelledNotStarted(i, cause, events);
+        summarize(events[0], cause);
+        run.state.counted(count);
+    }
+
+    /** The common end of a task that FAILED or was CANCELLED by the owner of its RUNNING (or READY) state. */
+    private void ended(int i, TaskState to, Throwable cause, @Nullable TaskCancelledException spread,
+            @Nullable Device device, int lane, int attempt) {
+        if (to == TaskState.FAILED) {
+            run.state.failed(new TaskFailure(topology.name(i), i, cause, attempt));
+            run.recorder.publish(EventType.TASK_FAILED, i, device, lane, attempt, cause, null, null);
+        }
+        else {
+            run.state.taskCancelled();
+            run.recorder.publish(EventType.TASK_CANCELLED, i, device, lane, attempt, cause, null, null);
+        }
+        run.watchers.ended(i);
+        run.ordering.cancelFollowers(i, cause);
+        ResultLifetimes lifetimes = run.lifetimes;
+        if (lifetimes != null) {
+            lifetimes.ended(i);
+        }
+        Throwable descendantsCause = spread != null ? spread : cause;
+        int[] events = {0};
+        int count = 1 + deps.cancelDescendants(i, s -> cancelledDuties(s, descendantsCause, events));
+        summarize(events[0], descendantsCause);
+        if (spread != null && run.state.stopCause() == spread) {
+            count += sweepNotStarted(spread); // this failure stopped the fail-fast run: it sweeps
+        }
+        run.state.counted(count);
+    }
+
+    /** The duties of a task this thread cancelled before it started, and of its descendants; not counted. */
+    private int cancelledNotStarted(int i, Throwable cause, int[] events) {
+        cancelledDuties(i, cause, events);
+        return deps.cancelDescendants(i, s -> cancelledDuties(s, cause, events));
+    }
+
+    private void cancelledDuties(int i, Throwable cause, int[] events) {
+        run.storeOutcome(i, cause);
+        run.state.taskCancelled();
+        if (events[0]++ < MAX_EVENTS_PER_SWEEP || run.recorder.wantsRoutine()) {
+            run.recorder.publish(EventType.TASK_CANCELLED, i, null, -1, 0, cause, null, null);
+        }
+        run.watchers.ended(i);
+        run.placement.withdrawWait(i);
+        ResultLifetimes lifetimes = run.lifetimes;
+        if (lifetimes != null) {
+            lifetimes.ended(i);
+        }
+    }
+
+    private void summarize(int cancelled, Throwable cause) {
+        if (cancelled > MAX_EVENTS_PER_SWEEP && !run.recorder.wantsRoutine()) {
+            run.recorder.publish(EventType.TASK_CANCELLED, -1, null, -1, 0, cause, null,
+                    (cancelled - MAX_EVENTS_PER_SWEEP) + " more tasks cancelled (events not shown)");
+        }
+    }
+
+    private TaskCancelledException becauseFailed(int i, Throwable failure) {
+        return new TaskCancelledException("cancelled because task '" + topology.name(i) + "' failed", failure);
+    }
+
+    /** For the log of a listener or release failure. */
+    static void warn(String what, Throwable ex) {
+        try {
+            log.warn(what, ex);
+        }
+        catch (Throwable ignored) {
+            // logging must not break the run's bookkeeping
+        }
+    }
+}

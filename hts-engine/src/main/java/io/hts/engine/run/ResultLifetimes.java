@@ -1,0 +1,87 @@
+package io.hts.engine.run;
+
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+import io.hts.engine.graph.GraphTopology;
+import io.hts.engine.graph.Releasable;
+
+/**
+ * When a {@link Releasable} result (a device buffer) may be released: when nothing can read it any
+ * more. Kept for graphs with GPU bodies, whose results may hold device memory.
+ *
+ * <p><b>References.</b> A task with successors starts with one reference per successor plus one of
+ * its own: its own is dropped when it becomes final, each successor's when that successor becomes
+ * final (succeeded, failed or cancelled, whether it ran or not). An attempt whose time limit passed
+ * while its body still runs takes one more reference on each of its inputs (before its task can
+ * become final, so the count cannot reach zero in between) and drops it when its body returns:
+ * an abandoned body may still read its inputs, and on a GPU its kernels may still use them. The
+ * thread whose decrement reaches zero releases the result, if the task succeeded with a
+ * {@code Releasable}. A task nothing depends on has no count: its result is the caller's.
+ *
+ * <p>Counts are an {@link AtomicIntegerArray} indexed by slot; each decrement is one atomic
+ * operation, so exactly one thread sees zero.
+ */
+final class ResultLifetimes {
+
+    private final GraphRun run;
+    private final GraphTopology topology;
+    private final AtomicIntegerArray refs;
+
+    ResultLifetimes(GraphRun run) {
+        this.run = run;
+        this.topology = run.topology;
+        this.refs = new AtomicIntegerArray(topology.slots());
+        for (int i = 0, n = topology.size(); i < n; i++) {
+            int out = topology.outDegree(i);
+            if (out > 0) {
+                refs.set(topology.slot(i), out + 1);
+            }
+        }
+    }
+
+    /** Task {@code i} became final: it drops its own reference and one on each of its inputs. */
+    void ended(int i) {
+        if (topology.outDegree(i) > 0) {
+            drop(i);
+        }
+        for (int k = topology.predecessorStart(i), stop = topology.predecessorEnd(i); k < stop; k++) {
+            drop(topology.predecessor(k));
+        }
+    }
+
+    /** An attempt of task {@code i} was abandoned while its body may still read its inputs. */
+    void readerAbandoned(int i) {
+        for (int k = topology.predecessorStart(i), stop = topology.predecessorEnd(i); k < stop; k++) {
+            refs.incrementAndGet(topology.slot(topology.predecessor(k)));
+        }
+    }
+
+    /** The abandoned body of an attempt of task {@code i} returned. */
+    void readerReturned(int i) {
+        for (int k = topology.predecessorStart(i), stop = topology.predecessorEnd(i); k < stop; k++) {
+            drop(topology.predecessor(k));
+        }
+    }
+
+    private void drop(int p) {
+        int left = refs.decrementAndGet(topology.slot(p));
+        if (left == 0 && run.resultOf(p) instanceof Releasable r) {
+            release(r, run, p);
+        }
+        else if (left < 0) {
+            throw new IllegalStateException("the result of task '" + topology.name(p) + "' lost more references"
+                    + " than it had; this is a bug in HTS");
+        }
+    }
+
+    /** Releases a result; a failing release is logged, never thrown into the run's bookkeeping. */
+    static void release(Releasable r, GraphRun run, int i) {
+        try {
+            r.release();
+        }
+        catch (Throwable ex) {
+            Propagation.warn("Releasing the result of task '" + run.topology.name(i) + "' in run " + run.id()
+                    + " failed", ex);
+        }
+    }
+}

@@ -1,0 +1,179 @@
+package io.hts.engine.run;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+
+import io.hts.engine.exec.PoolTask;
+import io.hts.engine.exec.Worker;
+import io.hts.engine.graph.RunStatus;
+import io.hts.engine.graph.TaskState;
+import io.hts.engine.observe.EventType;
+import io.hts.engine.observe.RunProfile;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How a run ends and how callers wait for it: the one {@link #finish()}, by the thread whose count
+ * brought the run's pending tasks to zero (see {@link RunState}); the future it completes, whatever
+ * the steps before throw; and the waits on it, which on a worker of an HTS pool help with the
+ * pool's work instead of blocking the worker.
+ */
+final class RunCompletion {
+
+    private final GraphRun run;
+    private final CompletableFuture<GraphRun> future = new CompletableFuture<>();
+    private volatile @Nullable RunProfile finalProfile;
+
+    RunCompletion(GraphRun run) {
+        this.run = run;
+    }
+
+    CompletableFuture<GraphRun> future() {
+        return future;
+    }
+
+    @Nullable RunProfile finalProfile() {
+        return finalProfile;
+    }
+
+    /**
+     * Decides the outcome, records the profile, publishes the run's event and completes the
+     * future, which it does whatever the steps before it throw. Called once.
+     */
+    void finish() {
+        RunStatus outcome = RunStatus.FAILED;
+        Throwable broken = null;
+        GraphRunException failure = null;
+        try {
+            outcome = run.state.claimFinish();
+            long now = System.nanoTime();
+            RunProfile profile = run.recorder.profile(outcome, now);
+            finalProfile = profile;
+            run.state.publish(outcome);
+            run.scheduler.runFinished(run, profile);
+            failure = outcome == RunStatus.SUCCEEDED ? null : exception(outcome);
+            run.recorder.publish(switch (outcome) {
+                case SUCCEEDED -> EventType.RUN_SUCCEEDED;
+                case CANCELLED -> EventType.RUN_CANCELLED;
+                default -> EventType.RUN_FAILED;
+            }, -1, null, -1, 0, failure, null, run.topology.size() + " tasks in "
+                    + Duration.ofNanos(now - run.recorder.submitNanos));
+        }
+        catch (Throwable ex) {
+            broken = ex;
+            run.state.publish(outcome);
+        }
+        finally {
+            if (broken != null) {
+                future.completeExceptionally(broken);
+            }
+            else if (failure == null) {
+                future.complete(run);
+            }
+            else {
+                future.completeExceptionally(failure);
+            }
+        }
+    }
+
+    private GraphRunException exception(RunStatus outcome) {
+        List<String> cancelled = new ArrayList<>();
+        for (int i = 0; i < run.topology.size(); i++) {
+            if (run.deps.is(i, TaskState.CANCELLED)) {
+                cancelled.add(run.topology.name(i));
+            }
+        }
+        return new GraphRunException(run.id(), run.graph.name(), outcome, run.state.failures(), cancelled);
+    }
+
+    // ================================================================== waiting
+
+    GraphRun await() {
+        awaitHelping(Long.MAX_VALUE);
+        try {
+            return future.join();
+        }
+        catch (CompletionException ex) {
+            throw rethrow(ex.getCause());
+        }
+    }
+
+    GraphRun await(Duration timeout) throws TimeoutException, InterruptedException {
+        long nanos = Math.max(0, saturatedNanos(timeout));
+        long now = System.nanoTime();
+        long deadline = now + nanos;
+        if (deadline - now != nanos || deadline == Long.MAX_VALUE) {
+            deadline = Long.MAX_VALUE; // too far to tell apart from no deadline
+        }
+        awaitHelping(deadline);
+        try {
+            long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, deadline - System.nanoTime());
+            return future.get(left, TimeUnit.NANOSECONDS);
+        }
+        catch (ExecutionException ex) {
+            throw rethrow(ex.getCause());
+        }
+        catch (TimeoutException ex) {
+            TimeoutException t = new TimeoutException("run " + run.id() + " of graph '" + run.graph.name()
+                    + "' did not finish within " + timeout + "; " + run.state.pending() + " tasks unfinished");
+            t.initCause(ex);
+            throw t;
+        }
+    }
+
+    /**
+     * Waits, until the run is done or the deadline ({@link System#nanoTime()}; {@code Long.MAX_VALUE}
+     * for none) passes, helping with the pool's work when the caller is a worker of an HTS pool;
+     * returns at once otherwise (the caller then blocks on the future). A body that waits is
+     * suspended meanwhile: an interrupt meant for it is kept until the wait is over, never
+     * delivered to a task run inside the wait.
+     */
+    private void awaitHelping(long deadlineNanos) {
+        if (future.isDone() || !(Thread.currentThread() instanceof Worker w)) {
+            return;
+        }
+        future.whenComplete((r, ex) -> LockSupport.unpark(w));
+        PoolTask current = w.current();
+        TaskExecution outer = current instanceof TaskExecution e && e.bodyRunning() ? e : null;
+        boolean interrupted = outer == null && Thread.interrupted();
+        if (outer != null) {
+            outer.suspend();
+        }
+        try {
+            w.pool().helpUntil(w, future::isDone, deadlineNanos);
+        }
+        finally {
+            if (outer != null) {
+                outer.resume();
+            }
+            else if (interrupted) {
+                w.interrupt();
+            }
+        }
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        }
+        catch (ArithmeticException ex) {
+            return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+    }
+
+    private static RuntimeException rethrow(@Nullable Throwable cause) {
+        if (cause instanceof GraphRunException g) {
+            return new GraphRunException(g.runId(), g.graph(), g.status(), g.failures(), g.cancelled());
+        }
+        if (cause instanceof RuntimeException r) {
+            return r;
+        }
+        return new CompletionException(cause);
+    }
+}

@@ -1,0 +1,157 @@
+package io.hts.engine.run;
+
+import java.time.Instant;
+
+import io.hts.engine.exec.Worker;
+import io.hts.engine.graph.Device;
+import io.hts.engine.graph.GraphTopology;
+import io.hts.engine.graph.RunStatus;
+import io.hts.engine.observe.DeviceDecision;
+import io.hts.engine.observe.EventBus;
+import io.hts.engine.observe.EventType;
+import io.hts.engine.observe.RunProfile;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a run records of itself: per-task timings for its profile, and its events.
+ *
+ * <p><b>Timings.</b> With profiling on, per task (by slot): the start and end of its last attempt
+ * ({@link System#nanoTime()}), its device and its worker or stream, and its attempt count when any
+ * task retries. Each array entry is written only by the thread that runs (or ended) that attempt,
+ * before the task's terminal transition; a profile reads them after the run finished (or, as a
+ * snapshot, while it runs).
+ *
+ * <p><b>One clock read per task on a busy worker.</b> A task's end is read when its body returns.
+ * Its start is read afresh, except when the worker goes straight on from the previous task of the
+ * same run, which it ran itself (a continuation, or a task it pushed on its own deque), and no
+ * user code (a listener, a policy) ran in between: the start is then that task's end, and the
+ * few tens of nanoseconds of hand-off count in the new task. So a start is never before the run's
+ * submission nor before a dependency's end, and never absorbs a listener's time; see
+ * {@link Worker#handOffNanos(Object)}.
+ *
+ * <p><b>Events</b> go through the scheduler's {@link EventBus}, which isolates listeners: nothing a
+ * listener throws (not even an {@code Error}) reaches the run's bookkeeping.
+ */
+final class RunRecorder {
+
+    private final GraphRun run;
+    private final GraphTopology topology;
+    private final EventBus bus;
+    private final long @Nullable [] start;
+    private final long @Nullable [] end;
+    private final byte @Nullable [] devices;
+    private final int @Nullable [] lanes;
+    private final int @Nullable [] attempts;
+    private final boolean clock;
+    final long submitNanos;
+    final Instant submitted;
+    private final long stealsAtStart;
+    private final long idleSpinsAtStart;
+
+    RunRecorder(GraphRun run, boolean profiling) {
+        this.run = run;
+        this.topology = run.topology;
+        this.bus = run.scheduler.events();
+        int slots = topology.slots();
+        this.start = profiling ? new long[slots] : null;
+        this.end = profiling ? new long[slots] : null;
+        this.devices = profiling ? new byte[slots] : null;
+        this.lanes = profiling ? new int[slots] : null;
+        this.attempts = run.plan.anyRetry ? new int[slots] : null;
+        this.clock = profiling || run.plan.costCells != null;
+        this.submitted = Instant.now();
+        this.submitNanos = System.nanoTime();
+        this.stealsAtStart = run.pool.totalSteals();
+        this.idleSpinsAtStart = run.pool.totalIdleSpins();
+    }
+
+    /** The clock when timings are kept, else 0. */
+    long now() {
+        return clock ? System.nanoTime() : 0;
+    }
+
+    /** An attempt started on a lane; {@code w} is its CPU worker, or null on a device. */
+    void started(TaskExecution e, int lane, @Nullable Worker w) {
+        int i = e.index;
+        int slot = topology.slot(i);
+        if (attempts != null) {
+            attempts[slot] = e.attempt;
+        }
+        if (clock) {
+            long hint = w != null ? w.handOffNanos(run) : 0;
+            long t0 = hint != 0 ? hint : System.nanoTime();
+            e.startNanos = t0;
+            if (start != null) {
+                start[slot] = t0;
+                devices[slot] = (byte) (e.device.ordinal() + 1);
+                lanes[slot] = lane;
+            }
+        }
+        if (bus.wantsRoutine()) {
+            publish(EventType.TASK_STARTED, i, e.device, lane, e.attempt, null, null, null);
+        }
+    }
+
+    /** The body that ran on {@code w} returned at {@code t1}: the next task of this run may start there. */
+    void taskEndedOn(Worker w, long t1) {
+        if (clock) {
+            w.taskEndedAt(t1, run);
+        }
+    }
+
+    /** Task {@code i}'s last attempt ended (returned, reported or timed out) at {@code t1}. */
+    void ended(int i, long t1) {
+        if (end != null) {
+            end[topology.slot(i)] = t1;
+        }
+    }
+
+    boolean wantsRoutine() {
+        return bus.wantsRoutine();
+    }
+
+    boolean wants(EventType type) {
+        return bus.wants(type);
+    }
+
+    /** Publishes an event when anyone wants it; never throws. */
+    void publish(EventType type, int i, @Nullable Device device, int lane, int attempt, @Nullable Throwable error,
+            @Nullable DeviceDecision decision, @Nullable String detail) {
+        if (!bus.wants(type)) {
+            return;
+        }
+        if (bus.hasListeners()) {
+            userCodeRuns();
+        }
+        bus.publish(type, run.id(), topology.name(), i >= 0 ? topology.name(i) : null, i, device, lane, attempt, error,
+                decision, detail);
+    }
+
+    /**
+     * User code (a listener, a policy) is about to run on this thread: a worker's next task must not
+     * take the previous task's end as its start.
+     */
+    static void userCodeRuns() {
+        if (Thread.currentThread() instanceof Worker w) {
+            w.pausedBetweenTasks();
+        }
+    }
+
+    /** The run's profile: final when {@code finish} is set, a snapshot while it runs. */
+    RunProfile profile(RunStatus status, long finish) {
+        return new RunProfile(run.id(), topology, status, run.scheduler.policy().name(), submitted, submitNanos, finish,
+                run.pool.parallelism(), start, end, devices, lanes, attempts, run.deps.stateView(),
+                run.pool.totalSteals() - stealsAtStart, run.pool.totalIdleSpins() - idleSpinsAtStart,
+                run.attempts.abandoned());
+    }
+
+    /** When task {@code i}'s last attempt started, or 0 when not recorded. */
+    long startOf(int i) {
+        return start == null ? 0 : start[topology.slot(i)];
+    }
+
+    /** The attempts task {@code i} made: 1 when no task of the graph retries. */
+    int attemptsOf(int i) {
+        return attempts == null ? 1 : attempts[topology.slot(i)];
+    }
+}

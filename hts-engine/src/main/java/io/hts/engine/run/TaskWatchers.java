@@ -1,0 +1,70 @@
+package io.hts.engine.run;
+
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.hts.engine.graph.TaskState;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The futures of {@code run.whenDone(task)}: completed with the task's result when it succeeded,
+ * exceptionally with its cause when it failed or was cancelled.
+ *
+ * <p><b>No missed completion (a Dekker pair).</b> A watcher first publishes its future (a
+ * concurrent map) and then the volatile flag {@code any}, then reads the task's state (volatile);
+ * the thread that ends the task first changes the state (a compare-and-set, volatile), then reads
+ * {@code any} (volatile). Volatile accesses are totally ordered, so at least one of the two sees
+ * the other's write: either the watcher sees the final state and completes its own future, or the
+ * ender sees the flag and completes it. Completing twice is harmless (the first value stays, and
+ * both are the same). With no watcher the ender pays one volatile read.
+ */
+final class TaskWatchers {
+
+    /** What the watchers read of the run: states, results and causes. */
+    interface Outcomes {
+
+        TaskState state(int i);
+
+        @Nullable Object resultOf(int i);
+
+        @Nullable Throwable errorOf(int i);
+    }
+
+    private final Outcomes outcomes;
+    private final Map<Integer, CompletableFuture<@Nullable Object>> futures = new ConcurrentHashMap<>();
+    private volatile boolean any;
+
+    TaskWatchers(Outcomes outcomes) {
+        this.outcomes = outcomes;
+    }
+
+    /** The future of task {@code i}, completed already when the task is final. */
+    CompletableFuture<@Nullable Object> watch(int i) {
+        CompletableFuture<@Nullable Object> f = futures.computeIfAbsent(i, k -> new CompletableFuture<>());
+        any = true;
+        complete(i, f);
+        return f;
+    }
+
+    /** Called by the thread that ended task {@code i}, after its terminal transition and its result or cause. */
+    void ended(int i) {
+        if (any) {
+            CompletableFuture<@Nullable Object> f = futures.get(i);
+            if (f != null) {
+                complete(i, f);
+            }
+        }
+    }
+
+    private void complete(int i, CompletableFuture<@Nullable Object> f) {
+        TaskState s = outcomes.state(i);
+        if (s == TaskState.SUCCEEDED) {
+            f.complete(outcomes.resultOf(i));
+        }
+        else if (s.isTerminal()) {
+            Throwable cause = outcomes.errorOf(i);
+            f.completeExceptionally(cause != null ? cause : new IllegalStateException("task " + s));
+        }
+    }
+}
