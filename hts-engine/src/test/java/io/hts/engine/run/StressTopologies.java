@@ -1,0 +1,35 @@
+package io.hts.engine.run;
+
+import io.hts.engine.graph.GraphTopology;
+import io.hts.engine.graph.TaskGraph;
+
+/** Small compiled graphs the jcstress tests of the run layer share (compiled once per JVM). */
+final class StressTopologies {
+
+    /** {@code a -> d, b -> d}: task 2 waits for tasks 0 and 1. */
+    static final GraphTopology DIAMOND;
+
+    /** One task, index 0. */
+    static final GraphTopology SINGLE;
+
+    static {
+        TaskGraph diamond = TaskGraph.named("diamond");
+        var a = diamond.task("a").cpu(ctx -> 1);
+        var b = diamond.task("b").cpu(ctx -> 2);
+        diamond.task("d").after(a, b).cpu(ctx -> 3);
+        DIAMOND = diamond.compile().topology();
+        TaskGraph single = TaskGraph.named("single");
+        single.task("t").cpu(ctx -> 1);
+        SINGLE = single.compile().topology();
+    }
+
+    private StressTopologies() {
+    }
+
+    /** A state manager over {@link #SINGLE} whose task is READY. */
+    static DependencyManager readySingle() {
+        DependencyManager deps = new DependencyManager(SINGLE);
+        deps.tryReady(0);
+        return deps;
+    }
+}
