@@ -58,12 +58,16 @@ public final class Worker extends Thread {
     private @Nullable BatchedCount batchTarget;
     private int batched;
 
-    /** See {@link #handOffNanos(Object)}: the end of the last task, its owner; 0 / null when not valid. */
+    /**
+     * See {@link #handOffNanos(long)}: the end of the last task and its owner's token; owner 0
+     * when not valid. Primitive fields: written on every task, and a reference store would cost a
+     * GC write barrier each time.
+     */
     private long handOffNanos;
-    private @Nullable Object handOffOwner;
-    /** The end time the running task reported; cleared before each task. */
+    private long handOffOwner;
+    /** The end time the running task reported, and its owner; the owner cleared before each task. */
     private long endNanos;
-    private @Nullable Object endOwner;
+    private long endOwner;
 
     Worker(WorkStealingPool pool, int index, String name, boolean daemon, IdleWorkers.@Nullable Slot idle,
             boolean spare) {
@@ -151,20 +155,21 @@ public final class Worker extends Thread {
      * profiler takes it as the new task's start instead of reading the clock again. Must be called
      * from this worker's thread.
      *
-     * @param owner who asks (a run): readings reported by another owner are not handed over
+     * @param owner who asks: a token unique among the owners of this pool's tasks (a run's id),
+     *     not 0; readings reported by another owner are not handed over
      */
-    public long handOffNanos(Object owner) {
+    public long handOffNanos(long owner) {
         return handOffOwner == owner ? handOffNanos : 0;
     }
 
     /**
      * Reports the clock reading at which the running task ended, for the next task's
-     * {@link #handOffNanos(Object)}. Must be called from this worker's thread.
+     * {@link #handOffNanos(long)}. Must be called from this worker's thread.
      *
      * @param nanos a {@link System#nanoTime()} reading
-     * @param owner the run (or other owner) of the task
+     * @param owner the token of the task's owner (its run's id), not 0
      */
-    public void taskEndedAt(long nanos, Object owner) {
+    public void taskEndedAt(long nanos, long owner) {
         endNanos = nanos;
         endOwner = owner;
     }
@@ -175,13 +180,13 @@ public final class Worker extends Thread {
      */
     public void pausedBetweenTasks() {
         handOffNanos = 0;
-        handOffOwner = null;
-        endOwner = null;
+        handOffOwner = 0;
+        endOwner = 0;
     }
 
     /** Before a task runs: what it reports is its own. */
     void beforeTask() {
-        endOwner = null;
+        endOwner = 0;
     }
 
     /** After a task ran: the next task may start at its end, unless the worker pauses first. */

@@ -70,8 +70,15 @@ final class Attempts {
         int i = e.index;
         w.flushCountsUnless(run.state);
         e.device = Device.CPU;
+        // The body counts as running (interruptible) from before READY to RUNNING: that
+        // compare-and-set then orders this publication before the look at a cancel request below.
+        e.beginBody(w);
         if (!begin(e, w.index(), w)) {
+            e.endBody();
             return null;
+        }
+        if (run.propagation.taskCancelRequest(i) != null) {
+            w.interrupt(); // cancelled as it started: an interrupter may have seen the body not yet running
         }
         @SuppressWarnings("unchecked")
         TaskBody<Object> body = (TaskBody<Object>) run.graph.task(i).cpuBody();
@@ -82,15 +89,14 @@ final class Attempts {
                 w.flushCounts(); // the timer may end this task while this worker is inside the body
                 armTimeLimit(e);
             }
-            e.beginBody(w);
             try {
                 result = body.run(e);
             }
             catch (Throwable ex) {
                 error = ex;
             }
-            e.endBody();
         }
+        e.endBody();
         long t1 = run.recorder.now();
         run.recorder.taskEndedOn(w, t1);
         return ended(e, result, error, t1, w);
@@ -125,7 +131,7 @@ final class Attempts {
     private @Nullable PoolTask ended(TaskExecution e, @Nullable Object result, @Nullable Throwable error, long t1,
             @Nullable Worker w) {
         int i = e.index;
-        TimeLimiter limiter = e.limiter;
+        TimeLimiter limiter = e.limiter();
         if (limiter != null) {
             if (!e.claimCompletion()) {
                 if (e.claimLateReturn()) {
@@ -133,7 +139,7 @@ final class Attempts {
                 }
                 return null; // else a second report of a device
             }
-            Future<?> timeout = e.timeout;
+            Future<?> timeout = e.timeout();
             if (timeout != null) {
                 timeout.cancel(false);
             }
@@ -232,7 +238,7 @@ final class Attempts {
             neverStarted(e, result, error);
             return;
         }
-        if (e.limiter == null && !e.claimCompletion()) {
+        if (e.limiter() == null && !e.claimCompletion()) {
             return; // a second report
         }
         // with a time limit, ended() claims the completion against the timer
@@ -283,7 +289,7 @@ final class Attempts {
     }
 
     long deadline(TaskExecution e) {
-        TimeLimiter limiter = e.limiter;
+        TimeLimiter limiter = e.limiter();
         if (limiter == null) {
             return Long.MAX_VALUE;
         }
@@ -302,9 +308,9 @@ final class Attempts {
         if (e.startNanos == 0) {
             e.startNanos = System.nanoTime();
         }
-        e.limiter = limiter;
+        e.armed(limiter);
         long nanos = limiter.getTimeLimiterConfig().getTimeoutDuration().toNanos();
-        e.timeout = run.scheduler.timer().schedule(() -> timedOut(e), nanos, TimeUnit.NANOSECONDS);
+        e.timeout(run.scheduler.timer().schedule(() -> timedOut(e), nanos, TimeUnit.NANOSECONDS));
     }
 
     private void timedOut(TaskExecution e) {
@@ -312,7 +318,7 @@ final class Attempts {
             return;
         }
         int i = e.index;
-        TimeLimiter limiter = e.limiter;
+        TimeLimiter limiter = e.limiter();
         TimeoutException error = new TimeoutException("task '" + run.topology.name(i) + "' (attempt " + e.attempt
                 + ") exceeded its time limit of " + (limiter == null ? "?" : limiter.getTimeLimiterConfig()
                 .getTimeoutDuration()) + "; its body is abandoned until it returns");

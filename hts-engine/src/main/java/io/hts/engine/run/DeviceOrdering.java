@@ -87,7 +87,7 @@ final class DeviceOrdering {
                         "dispatched to follow the device work of " + follow.size() + " predecessor(s)");
             }
             TaskExecution next = new TaskExecution(run, s, 1);
-            next.awaitOnDevice = List.copyOf(follow);
+            next.follows(List.copyOf(follow));
             run.placement.route(next, Device.GPU);
         }
     }

@@ -86,14 +86,19 @@ final class Propagation {
         if (deps.state(i).isTerminal()) {
             return false;
         }
-        taskCancels.putIfAbsent(i, cause);
-        anyTaskCancel = true;
+        request(i, cause);
         if (deps.tryCancel(i)) {
             cancelledByCaller(i, cause);
             return true;
         }
         run.attempts.interrupt(i);
         return !deps.state(i).isTerminal();
+    }
+
+    /** Records that task {@code i} should stop; before anything reads its state or its attempt's phase. */
+    void request(int i, TaskCancelledException cause) {
+        taskCancels.putIfAbsent(i, cause);
+        anyTaskCancel = true;
     }
 
     /**

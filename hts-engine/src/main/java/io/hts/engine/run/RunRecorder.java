@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * user code (a listener, a policy) ran in between: the start is then that task's end, and the
  * few tens of nanoseconds of hand-off count in the new task. So a start is never before the run's
  * submission nor before a dependency's end, and never absorbs a listener's time; see
- * {@link Worker#handOffNanos(Object)}.
+ * {@link Worker#handOffNanos(long)}.
  *
  * <p><b>Events</b> go through the scheduler's {@link EventBus}, which isolates listeners: nothing a
  * listener throws (not even an {@code Error}) reaches the run's bookkeeping.
@@ -78,7 +78,7 @@ final class RunRecorder {
             attempts[slot] = e.attempt;
         }
         if (clock) {
-            long hint = w != null ? w.handOffNanos(run) : 0;
+            long hint = w != null ? w.handOffNanos(run.id()) : 0;
             long t0 = hint != 0 ? hint : System.nanoTime();
             e.startNanos = t0;
             if (start != null) {
@@ -95,7 +95,7 @@ final class RunRecorder {
     /** The body that ran on {@code w} returned at {@code t1}: the next task of this run may start there. */
     void taskEndedOn(Worker w, long t1) {
         if (clock) {
-            w.taskEndedAt(t1, run);
+            w.taskEndedAt(t1, run.id());
         }
     }
 

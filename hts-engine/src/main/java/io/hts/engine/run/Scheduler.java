@@ -12,7 +12,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -29,13 +28,11 @@ import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphValidationException;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.observe.EventBus;
-import io.hts.engine.observe.EventDetail;
 import io.hts.engine.observe.EventType;
 import io.hts.engine.observe.Profiler;
 import io.hts.engine.observe.RunProfile;
 import io.hts.engine.observe.TaskListener;
 import io.hts.engine.policy.CostModel;
-import io.hts.engine.policy.DefaultPolicy;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
 import io.hts.engine.policy.SchedulingPolicy;
@@ -67,10 +64,6 @@ public final class Scheduler implements AutoCloseable {
 
     static final Set<Device> BOTH = Collections.unmodifiableSet(EnumSet.allOf(Device.class));
 
-    private static final int RUNNING = 0;
-    private static final int SHUTDOWN = 1;
-    private static final int DRAINED = 2;
-
     private final WorkStealingPool pool;
     private final @Nullable DeviceBackend gpu;
     private final List<DeviceBackend> backends;
@@ -83,15 +76,11 @@ public final class Scheduler implements AutoCloseable {
     private final FailureMode defaultFailureMode;
     private final MemoryShortage memoryShortage;
     private final boolean profiling;
-    private final AtomicLong runIds = new AtomicLong();
-    private final Map<Long, GraphRun> active = new ConcurrentHashMap<>();
+    private final RunAdmission admission;
     private final Map<String, TaskGraph> registered = new ConcurrentHashMap<>();
-    private final Object lifecycle = new Object();
-    private final CountDownLatch drained = new CountDownLatch(1);
     private final AtomicLong policyFailures = new AtomicLong();
     private final @Nullable StallWatchdog watchdog;
     private volatile SchedulingPolicy policy;
-    private volatile int state = RUNNING;
 
     Scheduler(SchedulerBuilder b) {
         this.pool = b.pool.threadNamePrefix(b.threadNamePrefix).build();
@@ -117,6 +106,7 @@ public final class Scheduler implements AutoCloseable {
         this.timer.setRemoveOnCancelPolicy(true);
         this.timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.watchdog = b.stallTimeout != null ? new StallWatchdog(this, b.stallTimeout) : null;
+        this.admission = new RunAdmission(pool, this::drain);
     }
 
     /** A builder; defaults: one worker per processor, the default policy, fail-fast, profiling on. */
@@ -150,26 +140,21 @@ public final class Scheduler implements AutoCloseable {
      * @param options the run's options
      * @return the run, already started
      * @throws GraphValidationException when the graph is not valid
-     * @throws RejectedExecutionException when the scheduler is shut down
+     * @throws RejectedExecutionException when the scheduler is shut down (a task of a run that is
+     *     still finishing may still start nested runs: they belong to work already admitted)
      */
     public GraphRun submit(TaskGraph graph, RunOptions options) {
         Objects.requireNonNull(graph, "graph");
         Objects.requireNonNull(options, "options");
-        if (state != RUNNING) {
-            throw rejected(graph);
+        if (!admission.admits()) {
+            throw new RejectedExecutionException("the scheduler is shut down; a run of graph '" + graph.name()
+                    + "' was not accepted");
         }
         CompiledGraph compiled = graph.compile();
         ExecutionPlan plan = compiled.bound(this, ExecutionPlan.class,
                 g -> new ExecutionPlan(g, faults, resources, costModel, gpu != null));
         FailureMode mode = options.failureMode() != null ? options.failureMode() : defaultFailureMode;
-        GraphRun run;
-        synchronized (lifecycle) {
-            if (state != RUNNING) {
-                throw rejected(graph);
-            }
-            run = new GraphRun(this, plan, runIds.incrementAndGet(), mode, profiling);
-            active.put(run.id(), run);
-        }
+        GraphRun run = admission.admit(graph, id -> new GraphRun(this, plan, id, mode, profiling));
         if (events.wants(EventType.RUN_SUBMITTED)) {
             events.publish(EventType.RUN_SUBMITTED, run.id(), graph.name(), null, -1, null, -1, 0, null, null,
                     compiled.size() + " tasks, " + compiled.edgeCount() + " edges, " + mode);
@@ -203,7 +188,7 @@ public final class Scheduler implements AutoCloseable {
 
     /** Runs not yet finished. */
     public Collection<GraphRun> activeRuns() {
-        return List.copyOf(active.values());
+        return admission.active();
     }
 
     /**
@@ -213,7 +198,7 @@ public final class Scheduler implements AutoCloseable {
      * @return the run, while it is active
      */
     public Optional<GraphRun> activeRun(long runId) {
-        return Optional.ofNullable(active.get(runId));
+        return admission.active(runId);
     }
 
     /**
@@ -338,14 +323,7 @@ public final class Scheduler implements AutoCloseable {
 
     /** Stops admitting runs; running runs finish, then the worker threads end. */
     public void shutdown() {
-        synchronized (lifecycle) {
-            if (state == RUNNING) {
-                state = SHUTDOWN;
-            }
-            if (state == SHUTDOWN && active.isEmpty()) {
-                drain();
-            }
-        }
+        admission.shutdown();
     }
 
     /**
@@ -357,7 +335,7 @@ public final class Scheduler implements AutoCloseable {
     public List<GraphRun> shutdownNow() {
         shutdown();
         List<GraphRun> cancelled = new ArrayList<>();
-        for (GraphRun r : active.values()) {
+        for (GraphRun r : admission.active()) {
             if (r.cancel()) {
                 cancelled.add(r);
             }
@@ -374,7 +352,7 @@ public final class Scheduler implements AutoCloseable {
      */
     public boolean awaitTermination(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        if (!drained.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+        if (!admission.awaitDrained(timeout.toNanos())) {
             return false;
         }
         long left = Math.max(0, deadline - System.nanoTime());
@@ -384,12 +362,12 @@ public final class Scheduler implements AutoCloseable {
 
     /** Whether {@link #shutdown()} has been called. */
     public boolean isShutdown() {
-        return state != RUNNING;
+        return admission.isShutdown();
     }
 
     /** Whether every run has finished and every thread has ended. */
     public boolean isTerminated() {
-        return drained.getCount() == 0 && pool.isTerminated() && timer.isTerminated();
+        return admission.isDrained() && pool.isTerminated() && timer.isTerminated();
     }
 
     /** Shuts down and waits for running runs to finish and the threads to end. */
@@ -451,14 +429,7 @@ public final class Scheduler implements AutoCloseable {
         if (profiling) {
             profiler.record(profile);
         }
-        active.remove(run.id());
-        if (state != RUNNING) {
-            synchronized (lifecycle) {
-                if (state == SHUTDOWN && active.isEmpty()) {
-                    drain();
-                }
-            }
-        }
+        admission.finished(run);
     }
 
     void policyFailed(SchedulingPolicy p, RuntimeException ex) {
@@ -470,9 +441,8 @@ public final class Scheduler implements AutoCloseable {
         }
     }
 
-    /** Called under the lifecycle lock once no run is active after shutdown. */
+    /** Called once, by the admission, when no run is active after the shutdown. */
     private void drain() {
-        state = DRAINED;
         if (watchdog != null) {
             watchdog.stop();
         }
@@ -486,17 +456,11 @@ public final class Scheduler implements AutoCloseable {
                 log.warn("Closing the {} backend '{}' failed", b.device().id(), b.name(), ex);
             }
         }
-        drained.countDown();
-    }
-
-    private RejectedExecutionException rejected(TaskGraph graph) {
-        return new RejectedExecutionException(
-                "the scheduler is shut down; a run of graph '" + graph.name() + "' was not accepted");
     }
 
     @Override
     public String toString() {
         return "Scheduler[" + pool.parallelism() + " CPU workers" + (gpu != null ? ", GPU " + gpu.name() : "")
-                + ", policy " + policy.name() + ", " + active.size() + " active runs]";
+                + ", policy " + policy.name() + ", " + admission.active().size() + " active runs]";
     }
 }

@@ -36,12 +36,15 @@ import org.jspecify.annotations.Nullable;
  * is ignored. An untimed CPU attempt has no competitor and skips the compare-and-set.
  *
  * <p><b>Interrupts ({@code phase}).</b> A cancellation or a time-out interrupts the thread running
- * the body, but never that thread after it moved on to another task. The runner moves IDLE to
- * RUNNING with a compare-and-set as the body begins; an interrupter that finds IDLE moves it to
- * PENDING_INTERRUPT instead, and the body then begins interrupted. The interrupter moves RUNNING
- * to INTERRUPTING with a compare-and-set, interrupts, then sets INTERRUPTED; the runner, when the
- * body returns, moves RUNNING to DONE, or waits out INTERRUPTING, and clears the flag before going
- * on. An interrupt also cancels the run the body waits for in {@code ctx.execute}. While the body waits for a run and its worker helps with other tasks (a nested task runs on
+ * the body, but never that thread after it moved on to another task. A CPU runner sets RUNNING
+ * (a release store) before it tries READY to RUNNING on the task; that compare-and-set orders the
+ * store before the runner's look at the task's cancel request, and an interrupter records its
+ * request before it reads the phase: either the interrupter sees RUNNING and interrupts, or the
+ * runner sees the request and interrupts itself, so a body never begins unaware. The interrupter
+ * moves RUNNING to INTERRUPTING with a compare-and-set, interrupts, then sets INTERRUPTED; the
+ * runner, when the body returns (or the attempt does not start), moves RUNNING to DONE, or waits
+ * out INTERRUPTING, and clears the flag before going on. An interrupt also cancels the run the
+ * body waits for in {@code ctx.execute}. While the body waits for a run and its worker helps with other tasks (a nested task runs on
  * the same thread), the phase is SUSPENDED: an interrupt is then recorded (SUSPENDED_INTERRUPTED)
  * and the waiting worker unparked, and the flag is set again when the body resumes, so a nested
  * task never receives its outer task's interrupt.
@@ -71,8 +74,6 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
     private static final int SUSPENDED = 4;
     private static final int SUSPENDED_INTERRUPTED = 5;
     private static final int DONE = 6;
-    /** Interrupted before its body began: the body begins interrupted. */
-    private static final int PENDING_INTERRUPT = 7;
 
     static final int QUEUED = 0;
     static final int STARTED = 1;
@@ -86,16 +87,11 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
     final int attempt;
     Device device = Device.CPU;
     int lane = -1;
-    /** Device attempts of predecessors still in flight that this early-dispatched attempt must follow. */
-    List<DeviceTask> awaitOnDevice = List.of();
     long startNanos;
-    /** The attempt's time limiter once one is armed (before the body runs); its scheduled time-out. */
-    volatile @Nullable TimeLimiter limiter;
-    volatile @Nullable Future<?> timeout;
+    /** What only some attempts need (a time limit, a nested run, device work to follow); made by the attempt's owner. */
+    private volatile @Nullable Extras extras;
     /** The resources this attempt holds; taken back exactly once (see {@link #takeHeld()}). */
     private volatile @Nullable ResourceDemand held;
-    /** The run the body waits for in {@code ctx.execute}, if any. */
-    private volatile @Nullable GraphRun nested;
     /** Written before the compare-and-set of {@code phase} that publishes it to interrupters. */
     private @Nullable Thread runner;
     /** Accessed through {@code PHASE}, by compare-and-set except for the owner's final stores. */
@@ -162,12 +158,15 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
 
     // ------------------------------------------------------------------ interrupt arbitration
 
+    /**
+     * The body's thread, about to start the attempt: from here an interrupter may interrupt it.
+     * A release store; the runner's compare-and-set of READY to RUNNING that follows orders it
+     * before the runner's look at the cancel requests (a Dekker pair with an interrupter, which
+     * records its request before it reads this phase).
+     */
     void beginBody(Thread thread) {
         runner = thread;
-        if (!PHASE.compareAndSet(this, IDLE, RUNNING)) { // interrupted between its start and its body
-            PHASE.setVolatile(this, INTERRUPTED);
-            thread.interrupt();
-        }
+        PHASE.setRelease(this, RUNNING);
     }
 
     void endBody() {
@@ -197,11 +196,6 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
                     }
                     PHASE.setVolatile(this, INTERRUPTED);
                     return true;
-                }
-            }
-            else if (p == IDLE) {
-                if (PHASE.compareAndSet(this, IDLE, PENDING_INTERRUPT)) {
-                    return true; // delivered when the body begins
                 }
             }
             else if (p == SUSPENDED) {
@@ -259,20 +253,65 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
     /** Whether the body runs (or waits) on a thread right now. */
     boolean bodyRunning() {
         int p = (int) PHASE.getAcquire(this);
-        return p != IDLE && p != DONE && p != PENDING_INTERRUPT;
+        return p != IDLE && p != DONE;
     }
 
     /** The run its body runs and waits for ({@code ctx.execute}), cancelled with this attempt. */
     void nested(@Nullable GraphRun run) {
-        nested = run;
+        extras().nested = run;
     }
 
     /** This attempt was cancelled or timed out: the run its body waits for is cancelled too. */
     void cancelNested() {
-        GraphRun n = nested;
+        Extras x = extras;
+        GraphRun n = x == null ? null : x.nested;
         if (n != null) {
             n.cancel();
         }
+    }
+
+    /** The time limiter armed for this attempt (before its body runs), or null. */
+    @Nullable TimeLimiter limiter() {
+        Extras x = extras;
+        return x == null ? null : x.limiter;
+    }
+
+    /** Arms a time limit: the limiter first, then (once scheduled) the time-out task. */
+    void armed(TimeLimiter limiter) {
+        extras().limiter = limiter;
+    }
+
+    void timeout(Future<?> timeout) {
+        extras().timeout = timeout;
+    }
+
+    /** The scheduled time-out, or null. */
+    @Nullable Future<?> timeout() {
+        Extras x = extras;
+        return x == null ? null : x.timeout;
+    }
+
+    /** For a device-ordered attempt, before it is dispatched: the predecessors' device work it follows. */
+    void follows(List<DeviceTask> predecessors) {
+        extras().awaitOnDevice = predecessors;
+    }
+
+    /** Made on first use by the attempt's owner (one thread at a time), published by the volatile store. */
+    private Extras extras() {
+        Extras x = extras;
+        if (x == null) {
+            x = new Extras();
+            extras = x;
+        }
+        return x;
+    }
+
+    /** The fields few attempts need, kept out of the one object every task allocates. */
+    private static final class Extras {
+        volatile @Nullable TimeLimiter limiter;
+        volatile @Nullable Future<?> timeout;
+        volatile @Nullable GraphRun nested;
+        List<DeviceTask> awaitOnDevice = List.of();
     }
 
     // ------------------------------------------------------------------ TaskContext
@@ -398,7 +437,8 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
 
     @Override
     public List<DeviceTask> awaitOnDevice() {
-        return awaitOnDevice;
+        Extras x = extras;
+        return x == null ? List.of() : x.awaitOnDevice;
     }
 
     @Override

@@ -179,6 +179,32 @@ class NestedRunTests {
     }
 
     @Test
+    void aRunStillFinishingAfterShutdownMayStillRunNestedGraphsWhileNewRunsAreRefused() throws Exception {
+        Scheduler s = Scheduler.builder().threads(1).build();
+        try {
+            CountDownLatch started = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            Inner in = inner("inner", 3);
+            TaskGraph outer = TaskGraph.named("outer");
+            Task<Integer> parent = outer.task("parent").cpu(ctx -> {
+                started.countDown();
+                release.await(10, TimeUnit.SECONDS);
+                return ctx.execute(in.graph()).result(in.sum());
+            });
+            GraphRun run = s.submit(outer);
+            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+            s.shutdown();
+            assertThatThrownBy(() -> s.submit(in.graph())).isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+            release.countDown();
+            assertThat(run.await(Duration.ofSeconds(10)).result(parent)).isEqualTo(3 + 3);
+            assertThat(s.awaitTermination(Duration.ofSeconds(10))).isTrue();
+        }
+        finally {
+            s.shutdownNow();
+        }
+    }
+
+    @Test
     void aGpuBodyMayNotWaitForANestedRun() throws Exception {
         FakeGpuBackend gpu = new FakeGpuBackend(1);
         try (Scheduler s = Scheduler.builder().threads(1).gpuBackend(gpu).build()) {

@@ -1,0 +1,62 @@
+package io.hts.engine.run;
+
+import io.hts.engine.graph.TaskCancelledException;
+import io.hts.engine.graph.TaskGraph;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.II_Result;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+/**
+ * A task is cancelled just as its attempt starts on a worker: the worker publishes that its body
+ * runs, then wins READY to RUNNING, then looks at the task's cancel request (r1); the canceller
+ * records its request, then interrupts the body if it runs (r2). A body must never begin unaware:
+ * the runner sees the request, or the canceller interrupts it (or both). (The body does not end
+ * here, so a canceller that comes late still finds it running; the interrupt goes to a thread
+ * object that never runs, so no actor thread keeps an interrupt.)
+ */
+@JCStressTest
+@Outcome(id = {"1, 0", "0, 1", "1, 1"}, expect = ACCEPTABLE, desc = "the body knows it was cancelled")
+@Outcome(id = "0, 0", expect = FORBIDDEN, desc = "the body begins neither interrupted nor seeing the request")
+@State
+public class InterruptAgainstBeginStress {
+
+    private static final Scheduler SCHEDULER = Scheduler.builder().threads(1).threadNamePrefix("jcstress-hts-")
+            .build();
+    private static final ExecutionPlan PLAN;
+
+    static {
+        TaskGraph g = TaskGraph.named("one");
+        g.task("t").cpu(ctx -> 1);
+        var compiled = g.compile();
+        PLAN = compiled.bound(SCHEDULER, ExecutionPlan.class, c -> new ExecutionPlan(c, SCHEDULER.faultTolerance(),
+                SCHEDULER.resources(), SCHEDULER.costModel(), false));
+    }
+
+    private final GraphRun run = new GraphRun(SCHEDULER, PLAN, 1, FailureMode.FAIL_FAST, false);
+    private final TaskExecution attempt = new TaskExecution(run, 0, 1);
+    private final TaskCancelledException cause = new TaskCancelledException("cancelled");
+    private final Thread body = new Thread(() -> { }, "never started");
+
+    public InterruptAgainstBeginStress() {
+        run.deps.tryReady(0);
+    }
+
+    /** The order of {@code Attempts.runOnCpu}: publish the body, READY to RUNNING, look at the request. */
+    @Actor
+    public void runner(II_Result r) {
+        attempt.beginBody(body);
+        run.deps.tryStart(0);
+        r.r1 = run.propagation.taskCancelRequest(0) != null ? 1 : 0;
+    }
+
+    @Actor
+    public void canceller(II_Result r) {
+        run.propagation.request(0, cause);
+        r.r2 = attempt.interrupt() ? 1 : 0;
+    }
+}
