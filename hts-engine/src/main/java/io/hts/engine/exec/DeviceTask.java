@@ -42,9 +42,9 @@ public interface DeviceTask {
 
     /**
      * Marks the attempt as started on a lane of the device (a stream), just before the backend
-     * runs the body. Returns {@code false} when the task was cancelled while queued: the backend
-     * then drops it without running the body and without calling {@link #complete} or
-     * {@link #fail}.
+     * runs the body. Returns {@code false} when the task was cancelled while queued, or was handed
+     * back with {@link #fallBackToCpu} (or started) before: the backend then drops it without
+     * running the body and without calling {@link #complete} or {@link #fail}.
      *
      * @param lane the stream (or similar) index
      * @return whether the backend should run the body
@@ -94,8 +94,10 @@ public interface DeviceTask {
      * the task: no {@link #start}, {@link #complete} or {@link #fail} follows.
      *
      * @param reason why the device cannot run it, recorded in the task's placement event
-     * @return {@code true} when the task now runs on the CPU; {@code false} when it has no CPU
-     *     body (the backend then fails it)
+     * @return {@code true} when the task now runs on the CPU (or was cancelled meanwhile: either
+     *     way the backend forgets it); {@code false} when it has no CPU body, or when it is not the
+     *     backend's to hand back (it was started already, or handed back or reported before): the
+     *     backend then fails it, which ends a started task FAILED and is ignored otherwise
      */
     boolean fallBackToCpu(String reason);
 

@@ -150,8 +150,20 @@ public final class FaultTolerance {
                         k -> Retry.of(task.statisticsName(), Objects.requireNonNull(spec.config())));
                 case COUNT -> retries.computeIfAbsent(List.of(task.statisticsName(), spec), k -> Retry.of(
                         task.statisticsName(), RetryConfig.custom().maxAttempts(spec.retries() + 1)
-                                .intervalFunction(spec.backoff() != null ? spec.backoff() : defaultBackoff)
+                                .intervalFunction(spec.backoff() != null ? checked(task, spec.backoff()) : defaultBackoff)
                                 .failAfterMaxAttempts(false).build()));
+            };
+        }
+
+        /** A user's backoff that must answer a wait of 0 ms or more; otherwise the task is not retried and the warning names it. */
+        private static IntervalFunction checked(Task<?> task, IntervalFunction backoff) {
+            return attempt -> {
+                Long wait = backoff.apply(attempt);
+                if (wait == null || wait < 0) {
+                    throw new IllegalArgumentException("the backoff of task '" + task.name() + "' returned " + wait
+                            + " ms before attempt " + (attempt + 1) + "; accepted is a wait of 0 ms or more");
+                }
+                return wait;
             };
         }
 

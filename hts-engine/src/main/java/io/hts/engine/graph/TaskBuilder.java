@@ -299,7 +299,10 @@ public final class TaskBuilder {
      * @return this builder
      */
     public TaskBuilder resource(String resource, long amount) {
-        Objects.requireNonNull(resource, "resource");
+        if (Objects.requireNonNull(resource, "resource").isBlank()) {
+            throw invalid("a resource needs a name that is not blank (one the scheduler declares, such as \"io\"),"
+                    + " was '" + resource + "'");
+        }
         if (amount < 1) {
             throw invalid("amount of resource '" + resource + "' must be 1 or more, was " + amount);
         }

@@ -162,15 +162,24 @@ public final class EventBus {
     }
 
     private void deliver(TaskEvent event) {
+        boolean routine = event.type().isRoutine();
         for (TaskListener l : listeners) {
-            if (event.type().isRoutine() && !l.wantsRoutineEvents()) {
-                continue;
-            }
+            // A listener that interrupts its own thread (a worker between two tasks, or a caller of
+            // the scheduler) must not fail the next body that thread runs: a flag the listener set
+            // is cleared; one that was set before is left as it was.
+            boolean wasInterrupted = Thread.currentThread().isInterrupted();
             try {
-                l.onEvent(event);
+                if (!routine || l.wantsRoutineEvents()) {
+                    l.onEvent(event);
+                }
             }
             catch (Throwable ex) {
                 failed(l, event, ex);
+            }
+            if (!wasInterrupted && Thread.currentThread().isInterrupted()) {
+                Thread.interrupted();
+                failed(l, event, new IllegalStateException("the listener interrupted the thread that delivered the "
+                        + "event; the interrupt was cleared"));
             }
         }
     }
@@ -208,7 +217,13 @@ public final class EventBus {
         boolean logAll = eventLog != null && logDetail == EventDetail.ALL;
         boolean routine = logAll;
         for (TaskListener l : listeners) {
-            routine |= l.wantsRoutineEvents();
+            try {
+                routine |= l.wantsRoutineEvents();
+            }
+            catch (Throwable ex) {
+                routine = true; // it cannot say: it gets every event (and its failure is logged on delivery)
+                failed(l, null, ex);
+            }
         }
         routineWanted = routine;
         notableWanted = eventLog != null || listeners.length > 0;

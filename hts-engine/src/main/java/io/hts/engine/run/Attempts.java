@@ -110,13 +110,13 @@ final class Attempts {
     private boolean begin(TaskExecution e, int lane, @Nullable Worker w) {
         int i = e.index;
         if (!deps.tryStart(i)) {
-            e.withdraw();
+            e.notStarted();
             releaseHeld(e);
             return false;
         }
         Throwable stop = run.state.stopCause();
         if (stop != null) {
-            e.withdraw(); // it does not start: whatever its device reports later is ignored
+            e.notStarted(); // it does not start: whatever its device reports later is ignored
             releaseHeld(e);
             run.propagation.endRunning(e, TaskState.CANCELLED, stop);
             return false;
@@ -144,10 +144,10 @@ final class Attempts {
                 timeout.cancel(false);
             }
             if (error == null) {
-                limiter.onSuccess();
+                ResilienceOutcomes.limiterSucceeded(limiter, run.topology.name(i));
             }
             else {
-                limiter.onError(error);
+                ResilienceOutcomes.limiterFailed(limiter, error, run.topology.name(i));
             }
         }
         run.recorder.ended(i, t1);
@@ -183,7 +183,7 @@ final class Attempts {
             Retry retry = plan.retry(i, e.device);
             if (retry != null) {
                 Retry.AsyncContext<Object> ctx = retryContexts.computeIfAbsent(i, k -> retry.asyncContext());
-                long delay = ctx.onError(error);
+                long delay = ResilienceOutcomes.retryDelay(ctx, error, run.topology.name(i));
                 if (delay >= 0 && deps.tryRetry(i)) {
                     run.recorder.publish(EventType.TASK_RETRYING, i, e.device, e.lane, e.attempt, error, null,
                             "attempt " + (e.attempt + 1) + " in " + delay + " ms");
@@ -215,7 +215,7 @@ final class Attempts {
                 run.pool.submit(t);
             }
         }
-        catch (RuntimeException ex) {
+        catch (Throwable ex) { // the pool refused it (shut down), or a backend threw
             run.propagation.failUnstarted(i, ex, null, attempt);
         }
     }
@@ -223,6 +223,9 @@ final class Attempts {
     // ================================================================== devices
 
     boolean startOnDevice(TaskExecution e, int lane) {
+        if (!e.claimStart()) {
+            return false; // moved to the CPU, reported or withdrawn already: it is not the device's any more
+        }
         if (!begin(e, lane, null)) {
             return false;
         }
@@ -271,7 +274,9 @@ final class Attempts {
             return false;
         }
         if (!e.withdraw()) {
-            return true; // already started or reported: nothing to move
+            // Started (or starting) on the device, reported, or moved already: refused; a started
+            // attempt stays the device's to report.
+            return false;
         }
         TaskExecution cpu = new TaskExecution(run, i, e.attempt);
         ResourceDemand held = e.takeHeld();
@@ -323,7 +328,7 @@ final class Attempts {
                 + ") exceeded its time limit of " + (limiter == null ? "?" : limiter.getTimeLimiterConfig()
                 .getTimeoutDuration()) + "; its body is abandoned until it returns");
         if (limiter != null) {
-            limiter.onError(error);
+            ResilienceOutcomes.limiterFailed(limiter, error, run.topology.name(i));
         }
         abandoned.add(e);
         ResultLifetimes lifetimes = run.lifetimes;
@@ -400,10 +405,17 @@ final class Attempts {
     }
 
     private static boolean isInterruption(Throwable error) {
-        return error instanceof InterruptedException || error instanceof CancellationException
+        if (error instanceof InterruptedException || error instanceof CancellationException
                 || error instanceof java.io.InterruptedIOException
-                || error instanceof java.nio.channels.ClosedByInterruptException
-                || error.getCause() instanceof InterruptedException;
+                || error instanceof java.nio.channels.ClosedByInterruptException) {
+            return true;
+        }
+        try {
+            return error.getCause() instanceof InterruptedException;
+        }
+        catch (Throwable ex) {
+            return false; // a getCause() that throws: not an interruption as far as anyone can tell
+        }
     }
 
     void releaseHeld(TaskExecution e) {

@@ -129,7 +129,7 @@ final class Placement {
             try {
                 gpu.dispatch(e);
             }
-            catch (RuntimeException ex) { // a backend must not throw; if it does, the attempt fails, not the run's bookkeeping
+            catch (Throwable ex) { // a backend must not throw; if it does, the attempt fails, not the run's bookkeeping
                 if (e.withdraw()) {
                     run.attempts.releaseHeld(e);
                     run.propagation.failUnstarted(i, ex, device, e.attempt);
@@ -137,8 +137,7 @@ final class Placement {
             }
             return null;
         }
-        SchedulingPolicy policy = run.scheduler.policy();
-        if (plan.has(i, ExecutionPlan.URGENT) || policy.readyOrder() == ReadyOrder.SHORTEST_FIRST) {
+        if (plan.has(i, ExecutionPlan.URGENT) || readyOrder() == ReadyOrder.SHORTEST_FIRST) {
             long cost = plan.estimate(i, Device.CPU);
             run.pool.submitPriority(e, run.graph.task(i).priority(), cost < 0 ? Long.MAX_VALUE : cost);
             return null;
@@ -178,7 +177,7 @@ final class Placement {
             RunRecorder.userCodeRuns();
             chosen = policy.selectDevice(info, status);
         }
-        catch (RuntimeException ex) {
+        catch (Throwable ex) {
             run.scheduler.policyFailed(policy, ex);
             chosen = null;
         }
@@ -188,6 +187,18 @@ final class Placement {
                     new DeviceDecision(policy.name(), info, status, chosen == null ? used : chosen, used), null);
         }
         return used;
+    }
+
+    /** The policy's order of ready CPU tasks; a policy that throws gets the default order. */
+    private ReadyOrder readyOrder() {
+        SchedulingPolicy policy = run.scheduler.policy();
+        try {
+            return policy.readyOrder();
+        }
+        catch (Throwable ex) {
+            run.scheduler.policyFailed(policy, ex);
+            return ReadyOrder.PRIORITY;
+        }
     }
 
     /** The free amounts of the resources a demand names, for messages. */
@@ -233,7 +244,7 @@ final class Placement {
                     run.pool.submit(t);
                 }
             }
-            catch (RuntimeException ex) { // the pool refused it (shut down): the attempt cannot run
+            catch (Throwable ex) { // the pool refused it (shut down), or a backend threw: the attempt cannot run
                 if (attempt.withdraw()) {
                     run.attempts.releaseHeld(attempt);
                     run.propagation.failUnstarted(attempt.index, ex, device, attempt.attempt);

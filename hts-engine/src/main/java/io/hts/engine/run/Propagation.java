@@ -136,7 +136,7 @@ final class Propagation {
         if (run.plan.anyRetry) {
             Retry.AsyncContext<Object> ctx = run.attempts.retryContexts.remove(i);
             if (ctx != null) {
-                ctx.onComplete();
+                ResilienceOutcomes.retrySucceeded(ctx, topology.name(i));
             }
         }
         RunRecorder recorder = run.recorder;

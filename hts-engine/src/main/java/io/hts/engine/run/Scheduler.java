@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.PoolStats;
 import io.hts.engine.exec.ResourceLimiter;
+import io.hts.engine.exec.Worker;
 import io.hts.engine.exec.WorkStealingPool;
 import io.hts.engine.fault.FaultTolerance;
 import io.hts.engine.graph.CompiledGraph;
@@ -73,6 +74,8 @@ public final class Scheduler implements AutoCloseable {
     private final Profiler profiler;
     private final CostModel costModel;
     private final ScheduledThreadPoolExecutor timer;
+    /** The timer's thread (time-outs, retries, their listeners), so that {@link #close()} knows its own threads. */
+    private volatile @Nullable Thread timerThread;
     private final FailureMode defaultFailureMode;
     private final MemoryShortage memoryShortage;
     private final boolean profiling;
@@ -101,6 +104,7 @@ public final class Scheduler implements AutoCloseable {
         this.timer = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, b.threadNamePrefix + "timer");
             t.setDaemon(true);
+            timerThread = t;
             return t;
         });
         this.timer.setRemoveOnCancelPolicy(true);
@@ -370,10 +374,19 @@ public final class Scheduler implements AutoCloseable {
         return admission.isDrained() && pool.isTerminated() && timer.isTerminated();
     }
 
-    /** Shuts down and waits for running runs to finish and the threads to end. */
+    /**
+     * Shuts down and waits for running runs to finish and the threads to end. Called on one of this
+     * scheduler's own threads (from a task's body or a listener on a worker or the timer), it
+     * cannot wait for the run it is part of: it then shuts down and returns at once, and the
+     * scheduler terminates after its last run finishes.
+     */
     @Override
     public void close() {
         shutdown();
+        Thread current = Thread.currentThread();
+        if ((current instanceof Worker w && w.pool() == pool) || current == timerThread) {
+            return;
+        }
         boolean interrupted = false;
         while (true) {
             try {
@@ -432,12 +445,20 @@ public final class Scheduler implements AutoCloseable {
         admission.finished(run);
     }
 
-    void policyFailed(SchedulingPolicy p, RuntimeException ex) {
-        if (policyFailures.incrementAndGet() == 1) {
-            log.warn("Scheduling policy '{}' threw; its tasks go to the CPU (further failures at DEBUG)", p.name(), ex);
+    void policyFailed(SchedulingPolicy p, Throwable ex) {
+        long n = policyFailures.incrementAndGet();
+        try {
+            String name = p.getClass().getName();
+            if (n == 1) {
+                log.warn("Scheduling policy {} threw; its tasks go to the CPU in the default order (further failures"
+                        + " at DEBUG)", name, ex);
+            }
+            else {
+                log.debug("Scheduling policy {} threw", name, ex);
+            }
         }
-        else {
-            log.debug("Scheduling policy '{}' threw", p.name(), ex);
+        catch (Throwable ignored) {
+            // a throwable whose printing throws: counted, and scheduling goes on
         }
     }
 

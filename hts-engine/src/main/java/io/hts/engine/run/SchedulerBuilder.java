@@ -86,6 +86,10 @@ public final class SchedulerBuilder {
      * @return this builder
      */
     public SchedulerBuilder resource(String name, long capacity) {
+        if (Objects.requireNonNull(name, "name").isBlank()) {
+            throw new IllegalArgumentException("a resource needs a name that is not blank (such as \"io\" or"
+                    + " \"licence\"), was '" + name + "' with capacity " + capacity);
+        }
         if (capacity < 0) {
             throw new IllegalArgumentException("capacity of resource '" + name + "' must be 0 or more, was "
                     + capacity);

@@ -31,7 +31,8 @@ import org.jspecify.annotations.Nullable;
  * returned, or its backend reported, first), TIMED_OUT (its time limit passed first, and then
  * RETURNED_LATE when its body or device reports), each by one compare-and-set; or WITHDRAWN from
  * QUEUED when it never started (cancelled while queued, not started because the run stops, moved
- * to the CPU, or reported by a backend that never started it). The loser of a race backs off: a
+ * to the CPU, or reported by a backend that never started it). A device's start first claims
+ * QUEUED to STARTING, so that it and a move to the CPU cannot both win. The loser of a race backs off: a
  * body that returns after its time-out only releases what it held; a second report of a backend
  * is ignored. An untimed CPU attempt has no competitor and skips the compare-and-set.
  *
@@ -81,6 +82,7 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
     static final int TIMED_OUT = 3;
     static final int WITHDRAWN = 4;
     static final int RETURNED_LATE = 5;
+    static final int STARTING = 6;
 
     final GraphRun run;
     final int index;
@@ -150,6 +152,22 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
     /** The attempt never started and never will: nothing it reports later counts. */
     boolean withdraw() {
         return OUTCOME.compareAndSet(this, QUEUED, WITHDRAWN);
+    }
+
+    /**
+     * QUEUED to STARTING: a device's {@code start} claims the attempt before it tries READY to
+     * RUNNING, so that a concurrent {@code fallBackToCpu} (which withdraws from QUEUED) and the
+     * start cannot both win: the attempt either runs on its device or moves to the CPU.
+     */
+    boolean claimStart() {
+        return OUTCOME.compareAndSet(this, QUEUED, STARTING);
+    }
+
+    /** The attempt did not start after all (by the thread that tried to start it). */
+    void notStarted() {
+        if (!OUTCOME.compareAndSet(this, QUEUED, WITHDRAWN)) {
+            OUTCOME.compareAndSet(this, STARTING, WITHDRAWN);
+        }
     }
 
     boolean timedOut() {

@@ -53,7 +53,8 @@ import static org.assertj.core.api.Assertions.fail;
  *
  * <p>{@code -Dhts.stress.runs=N} sets the runs per worker count (default 1,500, within
  * {@code -Dhts.stress.seconds}, default 12 s, per worker count); docs/reliability.md records a long
- * run.
+ * run. A budget past two minutes also needs JUnit's default time-out raised, e.g.
+ * {@code -Djunit.jupiter.execution.timeout.default=10m}.
  */
 class RunLayerStressTests {
 

@@ -1,0 +1,89 @@
+package io.hts.engine.run;
+
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.timelimiter.TimeLimiter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tells Resilience4j how an attempt ended, and survives what that runs of the user's code: a
+ * retry's interval function and exception predicates, and the event consumers of a retry or time
+ * limiter. Whatever they throw cannot break the run's bookkeeping: a retry that cannot decide does
+ * not retry (the task fails with its body's error, the throw attached to it as suppressed, and a
+ * warning is logged naming the task); a throwing consumer on success or on a time-out is logged.
+ * Stateless; called by the owner of the attempt's outcome.
+ */
+final class ResilienceOutcomes {
+
+    private static final Logger log = LoggerFactory.getLogger(ResilienceOutcomes.class);
+
+    private ResilienceOutcomes() {
+    }
+
+    /**
+     * The wait before the next attempt in milliseconds, or a negative number when the task must
+     * not retry (Resilience4j's answer, or its failure to answer).
+     */
+    static long retryDelay(Retry.AsyncContext<Object> ctx, Throwable error, String task) {
+        try {
+            long delay = ctx.onError(error);
+            if (delay < -1) { // -1 is Resilience4j's "no retry"; less is a backoff's negative answer
+                log.warn("the retry of task '{}' answered a wait of {} ms; accepted is 0 ms or more, so the task is"
+                        + " not retried", task, delay);
+            }
+            return delay;
+        }
+        catch (Throwable ex) {
+            attach(error, ex);
+            warn("the retry of task '{}' threw {} while deciding whether to retry; the task is not retried", task, ex);
+            return -1;
+        }
+    }
+
+    static void retrySucceeded(Retry.AsyncContext<Object> ctx, String task) {
+        try {
+            ctx.onComplete();
+        }
+        catch (Throwable ex) {
+            warn("the retry of task '{}' threw {} when told of its success; the task succeeded", task, ex);
+        }
+    }
+
+    static void limiterSucceeded(TimeLimiter limiter, String task) {
+        try {
+            limiter.onSuccess();
+        }
+        catch (Throwable ex) {
+            warn("the time limiter of task '{}' threw {} when told of its success; the task goes on", task, ex);
+        }
+    }
+
+    static void limiterFailed(TimeLimiter limiter, Throwable error, String task) {
+        try {
+            limiter.onError(error);
+        }
+        catch (Throwable ex) {
+            warn("the time limiter of task '{}' threw {} when told of a failure; the task goes on", task, ex);
+        }
+    }
+
+    private static void attach(Throwable error, Throwable ex) {
+        try {
+            if (error != ex) {
+                error.addSuppressed(ex);
+            }
+        }
+        catch (Throwable ignored) {
+            // an exception type that refuses suppression: the warning still names the problem
+        }
+    }
+
+    private static void warn(String message, String task, Throwable ex) {
+        try {
+            log.warn(message, task, ex.getClass().getName(), ex);
+        }
+        catch (Throwable ignored) {
+            // a throwable whose printing throws: the run goes on
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package io.hts.engine.adversarial;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeoutException;
+
+import io.hts.engine.graph.RunStatus;
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskState;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.GraphRunException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/** Shared checks of the engine's promises. */
+final class Checks {
+
+    private Checks() {
+    }
+
+    /** Awaits the run (bounded); returns the GraphRunException thrown, or null on success. */
+    static GraphRunException awaitEnd(GraphRun run, Duration max) {
+        try {
+            run.await(max);
+            return null;
+        }
+        catch (GraphRunException ex) {
+            return ex;
+        }
+        catch (TimeoutException ex) {
+            fail("run did not end within " + max + ": " + run + " states=" + run.states() + "\n" + run.diagnose());
+            return null;
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(ex);
+        }
+    }
+
+    /** Every task final, status consistent with the states. */
+    static void assertConsistent(GraphRun run) {
+        assertThat(run.isDone()).as("done: %s", run).isTrue();
+        Map<String, TaskState> states = run.states();
+        for (Map.Entry<String, TaskState> e : states.entrySet()) {
+            assertThat(e.getValue().isTerminal()).as("task %s final, states %s", e.getKey(), states).isTrue();
+        }
+        RunStatus st = run.status();
+        boolean anyFailed = states.containsValue(TaskState.FAILED);
+        boolean anyCancelled = states.containsValue(TaskState.CANCELLED);
+        if (anyFailed) {
+            assertThat(st).as("status with a FAILED task, states %s", states).isEqualTo(RunStatus.FAILED);
+        }
+        else if (anyCancelled) {
+            assertThat(st).as("status with CANCELLED tasks, states %s", states).isIn(RunStatus.CANCELLED);
+        }
+        else {
+            assertThat(st).as("status with all SUCCEEDED, states %s", states).isIn(RunStatus.SUCCEEDED, RunStatus.CANCELLED);
+        }
+        assertThat(run.pendingTasks()).isZero();
+        for (Task<?> t : run.graph().tasks()) {
+            TaskState s = run.state(t);
+            if (s == TaskState.FAILED || s == TaskState.CANCELLED) {
+                assertThat(run.error(t)).as("error of %s (%s)", t, s).isPresent();
+            }
+        }
+    }
+
+    static Set<Thread> threads() {
+        return Thread.getAllStackTraces().keySet();
+    }
+}
