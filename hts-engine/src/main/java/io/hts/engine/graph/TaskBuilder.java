@@ -306,7 +306,12 @@ public final class TaskBuilder {
         if (amount < 1) {
             throw invalid("amount of resource '" + resource + "' must be 1 or more, was " + amount);
         }
-        resources.merge(resource, amount, Long::sum);
+        long before = resources.getOrDefault(resource, 0L);
+        if (before > Long.MAX_VALUE - amount) {
+            throw invalid("amount of resource '" + resource + "' declared twice adds up past " + Long.MAX_VALUE
+                    + " (" + before + " + " + amount + "); declare it once, with the amount the task needs");
+        }
+        resources.put(resource, before + amount);
         return this;
     }
 

@@ -107,8 +107,11 @@ class DeviceBackendBreakTests {
                 GraphRun run = s.submit(g);
                 Checks.awaitEnd(run, Duration.ofSeconds(5));
                 Checks.assertConsistent(run);
-                System.out.println("complete-without-start: " + run.states() + " " + run.error(a) + " reportErrors="
-                        + b.reportErrors);
+                assertThat(run.state(a)).isEqualTo(TaskState.FAILED);
+                assertThat(run.error(a)).get().asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.THROWABLE)
+                        .isInstanceOf(IllegalStateException.class).hasMessageContaining("without starting it");
+                assertThat(run.state(c)).isEqualTo(TaskState.CANCELLED);
+                assertThat(b.reportErrors).as("what the engine threw into the backend").isEmpty();
             }
             finally {
                 closeQuietly(s);

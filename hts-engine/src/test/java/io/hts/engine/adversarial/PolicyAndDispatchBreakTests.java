@@ -157,24 +157,17 @@ class PolicyAndDispatchBreakTests {
             try {
                 TaskGraph g = TaskGraph.named("dispatch-error-root");
                 Task<Integer> gpu = g.task("gpu").gpu(ctx -> 2);
-                GraphRun run;
-                try {
-                    run = s.submit(g);
-                }
-                catch (Throwable ex) {
-                    System.out.println("ROOT-DISPATCH-ERROR: submit threw " + ex + "; active runs " + s.activeRuns());
-                    assertThat(s.activeRuns()).as("submit threw " + ex + " but left a run active").isEmpty();
-                    return;
-                }
-                Checks.awaitEnd(run, Duration.ofSeconds(5));
+                GraphRun run = s.submit(g);
+                GraphRunException ex = Checks.awaitEnd(run, Duration.ofSeconds(5));
                 Checks.assertConsistent(run);
+                assertThat(run.state(gpu)).isEqualTo(TaskState.FAILED);
+                assertThat(ex).isNotNull();
+                assertThat(ex.getCause()).isInstanceOf(AssertionError.class).hasMessage("dispatch assertion");
+                assertThat(s.activeRuns()).isEmpty();
             }
             finally {
                 s.shutdown();
-                boolean terminated = s.awaitTermination(Duration.ofSeconds(3));
-                System.out.println("ROOT-DISPATCH-ERROR: terminated after shutdown() = " + terminated);
-                s.shutdownNow();
-                s.awaitTermination(Duration.ofSeconds(3));
+                assertThat(s.awaitTermination(Duration.ofSeconds(3))).as("terminated after shutdown()").isTrue();
             }
         });
     }
