@@ -22,6 +22,8 @@ import io.hts.engine.graph.TaskContext;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A device backend behind a Resilience4j {@link CircuitBreaker} (and, optionally, a
@@ -37,6 +39,8 @@ import org.jspecify.annotations.Nullable;
  * wait has elapsed lets them through even when nothing else happens.
  */
 public final class CircuitBreakingBackend implements DeviceBackend {
+
+    private static final Logger log = LoggerFactory.getLogger(CircuitBreakingBackend.class);
 
     /** What a task without a CPU body does while the breaker is open. */
     public enum WhenOpen {
@@ -235,6 +239,16 @@ public final class CircuitBreakingBackend implements DeviceBackend {
         return delegate.name() + " behind circuit breaker '" + breaker.getName() + "' (" + breaker.getState() + ")";
     }
 
+    private void bookkeepingFailed(String what, Throwable ex) {
+        try {
+            log.warn("{} circuit breaker '{}' threw {}; the task's report goes on to the scheduler", what,
+                    breaker.getName(), ex.getClass().getName(), ex);
+        }
+        catch (Throwable ignored) {
+            // a throwable whose printing throws: the report still goes on
+        }
+    }
+
     /** A task whose outcome is recorded on the breaker and frees its bulkhead permission. */
     private final class Guarded implements DeviceTask {
 
@@ -246,22 +260,38 @@ public final class CircuitBreakingBackend implements DeviceBackend {
             this.start = start;
         }
 
+        /**
+         * Records the outcome on the breaker and frees the bulkhead's permission. Nothing here may keep
+         * the report from the engine (the caller forwards it afterwards): the breaker runs the user's
+         * exception predicates and event consumers, and draining dispatches to the backend; what they
+         * throw is logged.
+         */
         private void ended(@Nullable Throwable error) {
             dispatched.remove(task);
-            long duration = breaker.getCurrentTimestamp() - start;
-            if (error == null) {
-                breaker.onSuccess(duration, breaker.getTimestampUnit());
+            try {
+                long duration = breaker.getCurrentTimestamp() - start;
+                if (error == null) {
+                    breaker.onSuccess(duration, breaker.getTimestampUnit());
+                }
+                else if (task.isCancelled() || error instanceof TaskCancelledException) {
+                    breaker.releasePermission();
+                }
+                else {
+                    breaker.onError(duration, breaker.getTimestampUnit(), error);
+                }
             }
-            else if (task.isCancelled() || error instanceof TaskCancelledException) {
-                breaker.releasePermission();
+            catch (Throwable ex) {
+                bookkeepingFailed("recording an outcome on", ex);
             }
-            else {
-                breaker.onError(duration, breaker.getTimestampUnit(), error);
+            try {
+                if (bulkhead != null) {
+                    bulkhead.onComplete();
+                }
+                drain();
             }
-            if (bulkhead != null) {
-                bulkhead.onComplete();
+            catch (Throwable ex) {
+                bookkeepingFailed("freeing a permission of", ex);
             }
-            drain();
         }
 
         @Override

@@ -160,7 +160,7 @@ public final class FaultTolerance {
             return attempt -> {
                 Long wait = backoff.apply(attempt);
                 if (wait == null || wait < 0) {
-                    throw new IllegalArgumentException("the backoff of task '" + task.name() + "' returned " + wait
+                    throw new IllegalArgumentException("the backoff of task '" + task.statisticsName() + "' returned " + wait
                             + " ms before attempt " + (attempt + 1) + "; accepted is a wait of 0 ms or more");
                 }
                 return wait;

@@ -164,10 +164,8 @@ public final class EventBus {
     private void deliver(TaskEvent event) {
         boolean routine = event.type().isRoutine();
         for (TaskListener l : listeners) {
-            // A listener that interrupts its own thread (a worker between two tasks, or a caller of
-            // the scheduler) must not fail the next body that thread runs: a flag the listener set
-            // is cleared; one that was set before is left as it was.
-            boolean wasInterrupted = Thread.currentThread().isInterrupted();
+            // An interrupt a listener sets on a worker does not reach a body: a worker clears the flag
+            // before each task and after TASK_STARTED, keeping only the engine's own interrupts.
             try {
                 if (!routine || l.wantsRoutineEvents()) {
                     l.onEvent(event);
@@ -175,11 +173,6 @@ public final class EventBus {
             }
             catch (Throwable ex) {
                 failed(l, event, ex);
-            }
-            if (!wasInterrupted && Thread.currentThread().isInterrupted()) {
-                Thread.interrupted();
-                failed(l, event, new IllegalStateException("the listener interrupted the thread that delivered the "
-                        + "event; the interrupt was cleared"));
             }
         }
     }

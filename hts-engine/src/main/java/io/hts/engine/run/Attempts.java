@@ -70,26 +70,36 @@ final class Attempts {
         int i = e.index;
         w.flushCountsUnless(run.state);
         e.device = Device.CPU;
+        // A flag left by user code that ran on this worker since its last task (a listener, a
+        // whenDone stage, a release) is not for this body.
+        Thread.interrupted();
         // The body counts as running (interruptible) from before READY to RUNNING: that
         // compare-and-set then orders this publication before the look at a cancel request below.
         e.beginBody(w);
-        if (!begin(e, w.index(), w)) {
-            e.endBody();
+        boolean started = false;
+        try {
+            started = begin(e, w.index(), w);
+        }
+        finally {
+            if (!started) {
+                e.endBody();
+            }
+        }
+        if (!started) {
             return null;
         }
-        if (run.propagation.taskCancelRequest(i) != null) {
-            w.interrupt(); // cancelled as it started: an interrupter may have seen the body not yet running
-        }
+        // cancelled as it started: an interrupter may have seen the body not yet running
+        e.settleStart(run.propagation.taskCancelRequest(i) != null);
         @SuppressWarnings("unchecked")
         TaskBody<Object> body = (TaskBody<Object>) run.graph.task(i).cpuBody();
         Object result = null;
         Throwable error = null;
         if (body != null) {
-            if (plan.has(i, ExecutionPlan.TIMED)) {
-                w.flushCounts(); // the timer may end this task while this worker is inside the body
-                armTimeLimit(e);
-            }
             try {
+                if (plan.has(i, ExecutionPlan.TIMED)) {
+                    w.flushCounts(); // the timer may end this task while this worker is inside the body
+                    armTimeLimit(e);
+                }
                 result = body.run(e);
             }
             catch (Throwable ex) {
@@ -99,7 +109,7 @@ final class Attempts {
         e.endBody();
         long t1 = run.recorder.now();
         run.recorder.taskEndedOn(w, t1);
-        return ended(e, result, error, t1, w);
+        return ended(e, result, error, t1, w, false);
     }
 
     /**
@@ -129,11 +139,11 @@ final class Attempts {
 
     /** The end of an attempt whose body returned (or whose device reported) on any device. */
     private @Nullable PoolTask ended(TaskExecution e, @Nullable Object result, @Nullable Throwable error, long t1,
-            @Nullable Worker w) {
+            @Nullable Worker w, boolean claimed) {
         int i = e.index;
         TimeLimiter limiter = e.limiter();
         if (limiter != null) {
-            if (!e.claimCompletion()) {
+            if (!claimed && !e.claimCompletion()) {
                 if (e.claimLateReturn()) {
                     abandonedReturned(e, result, error);
                 }
@@ -182,8 +192,8 @@ final class Attempts {
         if (stop == null) {
             Retry retry = plan.retry(i, e.device);
             if (retry != null) {
-                Retry.AsyncContext<Object> ctx = retryContexts.computeIfAbsent(i, k -> retry.asyncContext());
-                long delay = ResilienceOutcomes.retryDelay(ctx, error, run.topology.name(i));
+                long delay = ResilienceOutcomes.retryDelay(
+                        () -> retryContexts.computeIfAbsent(i, k -> retry.asyncContext()), error, run.topology.name(i));
                 if (delay >= 0 && deps.tryRetry(i)) {
                     run.recorder.publish(EventType.TASK_RETRYING, i, e.device, e.lane, e.attempt, error, null,
                             "attempt " + (e.attempt + 1) + " in " + delay + " ms");
@@ -237,16 +247,25 @@ final class Attempts {
 
     /** A device backend reports an attempt's outcome (at most once counts). */
     void reported(TaskExecution e, @Nullable Object result, @Nullable Throwable error) {
-        if (e.outcome() == TaskExecution.QUEUED && e.withdraw()) {
+        int outcome;
+        while ((outcome = e.outcome()) == TaskExecution.STARTING) {
+            Thread.onSpinWait(); // its start is being decided on another thread (no user code runs there)
+        }
+        if (outcome == TaskExecution.QUEUED && e.withdraw()) {
             neverStarted(e, result, error);
             return;
         }
-        if (e.limiter() == null && !e.claimCompletion()) {
-            return; // a second report
+        // Without a time limit (yet: a start on another thread may arm one after this look) the
+        // report claims the completion here; with one, ended() claims it against the timer.
+        boolean claimed = false;
+        if (e.limiter() == null) {
+            if (!e.claimCompletion()) {
+                return; // a second report
+            }
+            claimed = true;
         }
-        // with a time limit, ended() claims the completion against the timer
         long t1 = run.recorder.now();
-        ended(e, result, error, t1, null);
+        ended(e, result, error, t1, null, claimed);
     }
 
     /** A backend reported an attempt it never started: it cannot end a task that is not READY. */
@@ -315,7 +334,11 @@ final class Attempts {
         }
         e.armed(limiter);
         long nanos = limiter.getTimeLimiterConfig().getTimeoutDuration().toNanos();
-        e.timeout(run.scheduler.timer().schedule(() -> timedOut(e), nanos, TimeUnit.NANOSECONDS));
+        Future<?> timeout = run.scheduler.timer().schedule(() -> timedOut(e), nanos, TimeUnit.NANOSECONDS);
+        e.timeout(timeout);
+        if (e.outcome() != TaskExecution.STARTED) {
+            timeout.cancel(false); // a device reported before the limit was armed: nothing to time
+        }
     }
 
     private void timedOut(TaskExecution e) {
@@ -325,8 +348,8 @@ final class Attempts {
         int i = e.index;
         TimeLimiter limiter = e.limiter();
         TimeoutException error = new TimeoutException("task '" + run.topology.name(i) + "' (attempt " + e.attempt
-                + ") exceeded its time limit of " + (limiter == null ? "?" : limiter.getTimeLimiterConfig()
-                .getTimeoutDuration()) + "; its body is abandoned until it returns");
+                + ") exceeded its time limit of " + ResilienceOutcomes.duration(limiter)
+                + "; its body is abandoned until it returns");
         if (limiter != null) {
             ResilienceOutcomes.limiterFailed(limiter, error, run.topology.name(i));
         }
@@ -335,7 +358,7 @@ final class Attempts {
         if (lifetimes != null) {
             lifetimes.readerAbandoned(i); // the body may still read its inputs
         }
-        if (limiter == null || limiter.getTimeLimiterConfig().shouldCancelRunningFuture()) {
+        if (ResilienceOutcomes.interruptsOnTimeOut(limiter)) {
             e.interrupt();
         }
         else {

@@ -129,11 +129,11 @@ final class Placement {
             try {
                 gpu.dispatch(e);
             }
-            catch (Throwable ex) { // a backend must not throw; if it does, the attempt fails, not the run's bookkeeping
-                if (e.withdraw()) {
-                    run.attempts.releaseHeld(e);
-                    run.propagation.failUnstarted(i, ex, device, e.attempt);
-                }
+            catch (Throwable ex) {
+                // A backend must not throw; if it does, the attempt fails as if the backend had
+                // reported the throw: not started, it fails unstarted; started (a backend that runs
+                // tasks inline), it ends as a failed attempt; already reported, nothing changes.
+                run.attempts.reported(e, null, ex);
             }
             return null;
         }

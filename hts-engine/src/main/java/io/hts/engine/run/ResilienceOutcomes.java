@@ -1,7 +1,10 @@
 package io.hts.engine.run;
 
+import java.util.function.Supplier;
+
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.timelimiter.TimeLimiter;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,12 +27,14 @@ final class ResilienceOutcomes {
      * The wait before the next attempt in milliseconds, or a negative number when the task must
      * not retry (Resilience4j's answer, or its failure to answer).
      */
-    static long retryDelay(Retry.AsyncContext<Object> ctx, Throwable error, String task) {
+    static long retryDelay(Supplier<Retry.AsyncContext<Object>> context, Throwable error, String task) {
         try {
-            long delay = ctx.onError(error);
+            long delay = context.get().onError(error);
             if (delay < -1) { // -1 is Resilience4j's "no retry"; less is a backoff's negative answer
-                log.warn("the retry of task '{}' answered a wait of {} ms; accepted is 0 ms or more, so the task is"
-                        + " not retried", task, delay);
+                IllegalArgumentException refused = new IllegalArgumentException("the retry of task '" + task
+                        + "' answered a wait of " + delay + " ms; accepted is a wait of 0 ms or more");
+                attach(error, refused);
+                log.warn("{}; the task is not retried", refused.getMessage());
             }
             return delay;
         }
@@ -67,9 +72,30 @@ final class ResilienceOutcomes {
         }
     }
 
+    /** What a time-out's message says of the limit. */
+    static String duration(@Nullable TimeLimiter limiter) {
+        try {
+            return limiter == null ? "?" : String.valueOf(limiter.getTimeLimiterConfig().getTimeoutDuration());
+        }
+        catch (Throwable ex) {
+            return "?";
+        }
+    }
+
+    /** Whether a time-out interrupts the abandoned body (Resilience4j's {@code cancelRunningFuture}, true by default). */
+    static boolean interruptsOnTimeOut(@Nullable TimeLimiter limiter) {
+        try {
+            return limiter == null || limiter.getTimeLimiterConfig().shouldCancelRunningFuture();
+        }
+        catch (Throwable ex) {
+            return true;
+        }
+    }
+
     private static void attach(Throwable error, Throwable ex) {
         try {
-            if (error != ex) {
+            // bounded: a body that throws one shared exception instance must not grow it without end
+            if (error != ex && error.getSuppressed().length < 8) {
                 error.addSuppressed(ex);
             }
         }

@@ -187,6 +187,39 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
         PHASE.setRelease(this, RUNNING);
     }
 
+    /**
+     * Just after the start (READY to RUNNING won, TASK_STARTED published): only the engine's
+     * interrupts are for the body. A flag a listener set is cleared; an interrupter's (its phase
+     * says so) is kept, or set again if the clearing crossed it; and a cancel requested before the
+     * start interrupts the body through the phase, as an interrupter would (so a wait the body
+     * enters keeps it, see {@link #suspend()}).
+     */
+    void settleStart(boolean cancelRequested) {
+        Thread.interrupted();
+        while (true) {
+            int p = (int) PHASE.getVolatile(this);
+            if (p == RUNNING) {
+                if (!cancelRequested) {
+                    return;
+                }
+                if (PHASE.compareAndSet(this, RUNNING, INTERRUPTING)) {
+                    Thread.currentThread().interrupt();
+                    PHASE.setVolatile(this, INTERRUPTED);
+                    return;
+                }
+            }
+            else if (p == INTERRUPTING) {
+                Thread.onSpinWait();
+            }
+            else {
+                if (p == INTERRUPTED) {
+                    Thread.currentThread().interrupt();
+                }
+                return;
+            }
+        }
+    }
+
     void endBody() {
         if (!PHASE.compareAndSet(this, RUNNING, DONE)) {
             while ((int) PHASE.getVolatile(this) == INTERRUPTING) {
@@ -235,8 +268,17 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
     void suspend() {
         while (true) {
             int p = (int) PHASE.getVolatile(this);
-            if (p == RUNNING && PHASE.compareAndSet(this, RUNNING, SUSPENDED)) {
-                return;
+            if (p == RUNNING) {
+                // A flag the body's thread already carries (the body interrupted itself, say) is
+                // kept in the phase too, so that no task run inside the wait sees it.
+                boolean flagged = Thread.interrupted();
+                if (PHASE.compareAndSet(this, RUNNING, flagged ? SUSPENDED_INTERRUPTED : SUSPENDED)) {
+                    return;
+                }
+                if (flagged) {
+                    Thread.currentThread().interrupt(); // an interrupter came first: look again
+                }
+                continue;
             }
             if (p == INTERRUPTING) {
                 Thread.onSpinWait();
