@@ -167,6 +167,9 @@ final class Attempts {
         }
         releaseHeld(e);
         if (error == null && run.propagation.taskCancelRequest(i) == null) {
+            if (plan.anyRetry && retriedOnResult(e, result)) {
+                return null;
+            }
             return run.propagation.succeeded(e, result, w);
         }
         if (error == null && result instanceof Releasable r) {
@@ -195,21 +198,50 @@ final class Attempts {
                 long delay = ResilienceOutcomes.retryDelay(
                         () -> retryContexts.computeIfAbsent(i, k -> retry.asyncContext()), error, run.topology.name(i));
                 if (delay >= 0 && deps.tryRetry(i)) {
-                    run.recorder.publish(EventType.TASK_RETRYING, i, e.device, e.lane, e.attempt, error, null,
-                            "attempt " + (e.attempt + 1) + " in " + delay + " ms");
-                    int next = e.attempt + 1;
-                    try {
-                        run.scheduler.timer().schedule(() -> retryNow(i, next), delay, TimeUnit.MILLISECONDS);
-                    }
-                    catch (RejectedExecutionException ex) {
-                        retryNow(i, next); // the timer is shut down: the retry goes at once
-                    }
+                    scheduleRetry(e, error, delay, "it failed");
                     return;
                 }
                 retryContexts.remove(i);
             }
         }
         run.propagation.endRunning(e, TaskState.FAILED, error);
+    }
+
+    /**
+     * A retry whose configuration retries on some results ({@code RetryConfig.retryOnResult}) is
+     * asked about this one: when it says so (and the run is not stopping), the task goes to
+     * RETRYING as after a failure, and the result reaches nobody.
+     */
+    private boolean retriedOnResult(TaskExecution e, @Nullable Object result) {
+        int i = e.index;
+        Retry retry = plan.retry(i, e.device);
+        if (retry == null || run.state.stopCause() != null) {
+            return false;
+        }
+        long delay = ResilienceOutcomes.retryDelayForResult(
+                () -> retryContexts.computeIfAbsent(i, k -> retry.asyncContext()), result, run.topology.name(i));
+        if (delay < 0 || !deps.tryRetry(i)) {
+            return false;
+        }
+        if (result instanceof Releasable r) {
+            ResultLifetimes.release(r, run, i);
+        }
+        scheduleRetry(e, null, delay, "its result is retried on");
+        return true;
+    }
+
+    /** RUNNING to RETRYING was won: the next attempt is queued on the timer after {@code delay} ms. */
+    private void scheduleRetry(TaskExecution e, @Nullable Throwable error, long delay, String why) {
+        int i = e.index;
+        int next = e.attempt + 1;
+        run.recorder.publish(EventType.TASK_RETRYING, i, e.device, e.lane, e.attempt, error, null,
+                why + "; attempt " + next + " in " + delay + " ms");
+        try {
+            run.scheduler.timer().schedule(() -> retryNow(i, next), delay, TimeUnit.MILLISECONDS);
+        }
+        catch (RejectedExecutionException ex) {
+            retryNow(i, next); // the timer is shut down: the retry goes at once
+        }
     }
 
     private void retryNow(int i, int attempt) {

@@ -45,6 +45,22 @@ final class ResilienceOutcomes {
         }
     }
 
+    /**
+     * The wait before the next attempt when the retry retries on this result, or a negative number
+     * (no retry configured for results, attempts used up, or the retry's predicate threw).
+     */
+    static long retryDelayForResult(Supplier<Retry.AsyncContext<Object>> context, @Nullable Object result,
+            String task) {
+        try {
+            return context.get().onResult(result);
+        }
+        catch (Throwable ex) {
+            warn("the retry of task '{}' threw {} while deciding whether to retry on its result; the result stands",
+                    task, ex);
+            return -1;
+        }
+    }
+
     static void retrySucceeded(Retry.AsyncContext<Object> ctx, String task) {
         try {
             ctx.onComplete();

@@ -402,4 +402,33 @@ class DeviceBackendBreakTests {
             assertThat(s.isTerminated()).isTrue();
         });
     }
+
+    @Test
+    void aDispatchThatStartsItsTaskAndThenThrowsFailsTheAttempt() {
+        assertTimeoutPreemptively(MAX, () -> {
+            ScriptedBackend b = new ScriptedBackend(2, (be, t) -> {
+                if (t.start(0)) {
+                    throw new StackOverflowError("dispatch overflowed after start");
+                }
+            });
+            b.inline = true;
+            Scheduler s = scheduler(b);
+            try {
+                TaskGraph g = TaskGraph.named("start-then-throw");
+                Task<Integer> a = g.task("a").gpu(ctx -> 1);
+                Task<Integer> c = g.task("c").after(a).cpu(ctx -> ctx.input(a) + 1);
+                GraphRun run = s.submit(g);
+                GraphRunException ex = Checks.awaitEnd(run, Duration.ofSeconds(5));
+                Checks.assertConsistent(run);
+                assertThat(ex).isNotNull();
+                assertThat(run.state(a)).isEqualTo(TaskState.FAILED);
+                assertThat(ex.getCause()).isInstanceOf(StackOverflowError.class)
+                        .hasMessage("dispatch overflowed after start");
+                assertThat(run.state(c)).isEqualTo(TaskState.CANCELLED);
+            }
+            finally {
+                closeQuietly(s);
+            }
+        });
+    }
 }

@@ -422,4 +422,35 @@ class FaultToleranceTests {
             return false;
         }
     }
+
+    @Test
+    void aRetryThatRetriesOnSomeResultsRunsTheTaskAgainUntilTheResultIsAccepted() {
+        AtomicInteger attempts = new AtomicInteger();
+        RetryConfig polling = RetryConfig.<Object>custom().maxAttempts(5).waitDuration(Duration.ofMillis(1))
+                .retryOnResult(r -> "not yet".equals(r)).build();
+        TaskGraph g = TaskGraph.named("poll");
+        Task<String> poll = g.task("poll").retry(polling)
+                .cpu(ctx -> attempts.incrementAndGet() < 3 ? "not yet" : "ready");
+        Task<String> use = g.task("use").after(poll).cpu(ctx -> "used " + ctx.input(poll));
+        RecordingListener events = new RecordingListener();
+        try (Scheduler s = Scheduler.builder().threads(2).listener(events).build()) {
+            GraphRun run = s.execute(g);
+            assertThat(run.result(use)).isEqualTo("used ready");
+            assertThat(attempts).hasValue(3);
+            assertThat(events.events(e -> e.type() == EventType.TASK_RETRYING)).hasSize(2)
+                    .allSatisfy(e -> assertThat(e.detail()).contains("its result is retried on"));
+        }
+    }
+
+    @Test
+    void whenTheAttemptsRunOutTheLastResultStands() {
+        AtomicInteger attempts = new AtomicInteger();
+        RetryConfig polling = RetryConfig.<Object>custom().maxAttempts(2).waitDuration(Duration.ofMillis(1))
+                .retryOnResult(r -> true).build();
+        TaskGraph g = TaskGraph.named("poll");
+        Task<Integer> poll = g.task("poll").retry(polling).cpu(ctx -> attempts.incrementAndGet());
+        try (Scheduler s = Scheduler.builder().threads(2).build()) {
+            assertThat(s.execute(g).result(poll)).isEqualTo(2);
+        }
+    }
 }

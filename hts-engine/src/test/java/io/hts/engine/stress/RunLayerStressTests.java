@@ -72,6 +72,7 @@ class RunLayerStressTests {
         long start = System.nanoTime();
         int runs = 0;
         long heapAfterWarmUp = -1;
+        long heapAtEnd = -1;
         SplittableRandom seeds = new SplittableRandom(SEED ^ workers);
         Scheduler scheduler = Scheduler.builder().threads(workers).gpuBackend(gpu).resource("io", 2)
                 .threadNamePrefix("hts-stress-").retainedRuns(4).listener(ends)
@@ -93,7 +94,7 @@ class RunLayerStressTests {
             }
             assertThat(scheduler.activeRuns()).as("every run finished and left the scheduler").isEmpty();
             if (heapAfterWarmUp > 0) {
-                long heapAtEnd = usedHeapAfterGc();
+                heapAtEnd = usedHeapAfterGc();
                 assertThat(heapAtEnd - heapAfterWarmUp).as("heap growth over %d runs (bytes)", runs)
                         .isLessThan(32L << 20);
             }
@@ -106,8 +107,10 @@ class RunLayerStressTests {
         assertThat(runs).as("runs made").isPositive();
         assertThat(listenerCalls.get()).as("the throwing listener was called").isPositive();
         awaitThreadsBackTo(threadsBefore);
-        System.out.printf("stress: %d workers, %d runs in %d ms (seed %d)%n", workers, runs,
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), SEED);
+        System.out.printf("stress: %d workers, %d runs in %d ms (seed %d); heap after GC %d KiB after warm-up,"
+                + " %d KiB at the end; threads back to %d%n", workers, runs,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), SEED, heapAfterWarmUp >> 10,
+                heapAtEnd >> 10, threadsBefore);
     }
 
     private void oneRun(Scheduler scheduler, EndCounter ends, SplittableRandom random) throws Exception {
