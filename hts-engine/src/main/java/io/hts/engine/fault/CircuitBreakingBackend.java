@@ -174,7 +174,14 @@ public final class CircuitBreakingBackend implements DeviceBackend {
         }
         Guarded g = new Guarded(task, breaker.getCurrentTimestamp());
         dispatched.put(task, g);
-        delegate.dispatch(g);
+        try {
+            delegate.dispatch(g);
+        }
+        catch (Throwable ex) {
+            // A backend must not throw; if it does, the task fails as if reported so (the engine ends it
+            // once, started or not), and its permits go back.
+            g.fail(ex);
+        }
         return true;
     }
 
@@ -254,6 +261,7 @@ public final class CircuitBreakingBackend implements DeviceBackend {
 
         private final DeviceTask task;
         private final long start;
+        private final AtomicBoolean ended = new AtomicBoolean();
 
         Guarded(DeviceTask task, long start) {
             this.task = task;
@@ -267,6 +275,9 @@ public final class CircuitBreakingBackend implements DeviceBackend {
          * throw is logged.
          */
         private void ended(@Nullable Throwable error) {
+            if (!ended.compareAndSet(false, true)) {
+                return; // a second report: the permits went back with the first
+            }
             dispatched.remove(task);
             try {
                 long duration = breaker.getCurrentTimestamp() - start;
@@ -339,6 +350,9 @@ public final class CircuitBreakingBackend implements DeviceBackend {
         }
 
         private void released() {
+            if (!ended.compareAndSet(false, true)) {
+                return;
+            }
             dispatched.remove(task);
             breaker.releasePermission();
             if (bulkhead != null) {

@@ -175,7 +175,9 @@ final class Placement {
         Device chosen;
         try {
             RunRecorder.userCodeRuns();
-            chosen = policy.selectDevice(info, status);
+            Device[] choice = new Device[1];
+            UserCode.run(() -> choice[0] = policy.selectDevice(info, status));
+            chosen = choice[0];
         }
         catch (Throwable ex) {
             run.scheduler.policyFailed(policy, ex);

@@ -70,15 +70,15 @@ final class RunCompletion {
             run.state.publish(outcome);
         }
         finally {
-            if (broken != null) {
-                future.completeExceptionally(broken);
-            }
-            else if (failure == null) {
-                future.complete(run);
-            }
-            else {
-                future.completeExceptionally(failure);
-            }
+            Throwable end = broken != null ? broken : failure;
+            UserCode.run(() -> { // the future's dependent stages run here
+                if (end == null) {
+                    future.complete(run);
+                }
+                else {
+                    future.completeExceptionally(end);
+                }
+            });
         }
     }
 

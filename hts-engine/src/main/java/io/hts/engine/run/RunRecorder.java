@@ -122,9 +122,13 @@ final class RunRecorder {
         }
         if (bus.hasListeners()) {
             userCodeRuns();
+            UserCode.run(() -> bus.publish(type, run.id(), topology.name(), i >= 0 ? topology.name(i) : null, i, device,
+                    lane, attempt, error, decision, detail));
         }
-        bus.publish(type, run.id(), topology.name(), i >= 0 ? topology.name(i) : null, i, device, lane, attempt, error,
-                decision, detail);
+        else {
+            bus.publish(type, run.id(), topology.name(), i >= 0 ? topology.name(i) : null, i, device, lane, attempt,
+                    error, decision, detail);
+        }
     }
 
     /**

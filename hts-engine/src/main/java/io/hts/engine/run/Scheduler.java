@@ -160,8 +160,9 @@ public final class Scheduler implements AutoCloseable {
         FailureMode mode = options.failureMode() != null ? options.failureMode() : defaultFailureMode;
         GraphRun run = admission.admit(graph, id -> new GraphRun(this, plan, id, mode, profiling));
         if (events.wants(EventType.RUN_SUBMITTED)) {
-            events.publish(EventType.RUN_SUBMITTED, run.id(), graph.name(), null, -1, null, -1, 0, null, null,
-                    compiled.size() + " tasks, " + compiled.edgeCount() + " edges, " + mode);
+            String detail = compiled.size() + " tasks, " + compiled.edgeCount() + " edges, " + mode;
+            UserCode.run(() -> events.publish(EventType.RUN_SUBMITTED, run.id(), graph.name(), null, -1, null, -1, 0,
+                    null, null, detail));
         }
         run.start();
         return run;
@@ -376,15 +377,16 @@ public final class Scheduler implements AutoCloseable {
 
     /**
      * Shuts down and waits for running runs to finish and the threads to end. Called on one of this
-     * scheduler's own threads (from a task's body or a listener on a worker or the timer), it
-     * cannot wait for the run it is part of: it then shuts down and returns at once, and the
-     * scheduler terminates after its last run finishes.
+     * scheduler's own threads (from a task's body or a listener on a worker or the timer), or from
+     * a callback the scheduler runs on any thread (a listener, a {@code whenDone} stage, a
+     * release), it cannot wait for the run it is part of: it then shuts down and returns at once,
+     * and the scheduler terminates after its last run finishes.
      */
     @Override
     public void close() {
         shutdown();
         Thread current = Thread.currentThread();
-        if ((current instanceof Worker w && w.pool() == pool) || current == timerThread) {
+        if ((current instanceof Worker w && w.pool() == pool) || current == timerThread || UserCode.running()) {
             return;
         }
         boolean interrupted = false;

@@ -100,6 +100,8 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
     private int phase;
     /** Accessed through {@code OUTCOME}: release for STARTED, compare-and-set for the ends. */
     private int outcome;
+    /** Interrupts the engine sent to the body's thread, counted before each (see {@link UserCode}). */
+    private volatile int interruptsSent;
 
     TaskExecution(GraphRun run, int index, int attempt) {
         this.run = run;
@@ -203,6 +205,7 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
                     return;
                 }
                 if (PHASE.compareAndSet(this, RUNNING, INTERRUPTING)) {
+                    interruptsSent++;
                     Thread.currentThread().interrupt();
                     PHASE.setVolatile(this, INTERRUPTED);
                     return;
@@ -243,6 +246,7 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
                 if (PHASE.compareAndSet(this, RUNNING, INTERRUPTING)) {
                     Thread t = runner;
                     if (t != null) {
+                        interruptsSent++; // only the winner of the phase writes it
                         t.interrupt();
                     }
                     PHASE.setVolatile(this, INTERRUPTED);
@@ -301,6 +305,7 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
                 return;
             }
             if (p == SUSPENDED_INTERRUPTED && PHASE.compareAndSet(this, SUSPENDED_INTERRUPTED, INTERRUPTED)) {
+                interruptsSent++;
                 Thread.currentThread().interrupt();
                 return;
             }
@@ -308,6 +313,11 @@ final class TaskExecution extends PoolTask implements TaskContext, DeviceTask {
                 return;
             }
         }
+    }
+
+    /** How many interrupts the engine sent to the body's thread (see {@link UserCode}). */
+    int interruptsSent() {
+        return interruptsSent;
     }
 
     /** Whether the body runs (or waits) on a thread right now. */

@@ -60,11 +60,13 @@ final class TaskWatchers {
     private void complete(int i, CompletableFuture<@Nullable Object> f) {
         TaskState s = outcomes.state(i);
         if (s == TaskState.SUCCEEDED) {
-            f.complete(outcomes.resultOf(i));
+            Object result = outcomes.resultOf(i);
+            UserCode.run(() -> f.complete(result)); // the future's dependent stages run here
         }
         else if (s.isTerminal()) {
             Throwable cause = outcomes.errorOf(i);
-            f.completeExceptionally(cause != null ? cause : new IllegalStateException("task " + s));
+            Throwable end = cause != null ? cause : new IllegalStateException("task " + s);
+            UserCode.run(() -> f.completeExceptionally(end));
         }
     }
 }

@@ -16,7 +16,7 @@ import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
 
 /** A device backend whose behaviour per task is a script; runs scripts on its own thread(s). */
-final class ScriptedBackend implements DeviceBackend {
+class ScriptedBackend implements DeviceBackend {
 
     final ExecutorService executor;
     final ConcurrentLinkedQueue<Throwable> reportErrors = new ConcurrentLinkedQueue<>();
