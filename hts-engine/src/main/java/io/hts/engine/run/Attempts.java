@@ -279,13 +279,21 @@ final class Attempts {
 
     /** A device backend reports an attempt's outcome (at most once counts). */
     void reported(TaskExecution e, @Nullable Object result, @Nullable Throwable error) {
-        int outcome;
-        while ((outcome = e.outcome()) == TaskExecution.STARTING) {
-            Thread.onSpinWait(); // its start is being decided on another thread (no user code runs there)
-        }
-        if (outcome == TaskExecution.QUEUED && e.withdraw()) {
-            neverStarted(e, result, error);
-            return;
+        while (true) {
+            int outcome = e.outcome();
+            if (outcome == TaskExecution.STARTING) {
+                Thread.onSpinWait(); // its start is being decided on another thread (no user code runs there)
+            }
+            else if (outcome == TaskExecution.QUEUED) {
+                if (e.withdraw()) {
+                    neverStarted(e, result, error);
+                    return;
+                }
+                // a start claimed it meanwhile: look again
+            }
+            else {
+                break;
+            }
         }
         // Without a time limit (yet: a start on another thread may arm one after this look) the
         // report claims the completion here; with one, ended() claims it against the timer.

@@ -87,7 +87,7 @@ public final class GraphRun implements RunResults {
         this.results = new TaskResults(topology, deps);
         this.state = new RunState(this, topology.size());
         this.recorder = new RunRecorder(this, profiling);
-        this.watchers = new TaskWatchers(results);
+        this.watchers = new TaskWatchers(results, scheduler);
         this.propagation = new Propagation(this);
         this.attempts = new Attempts(this);
         this.placement = new Placement(this);

@@ -176,7 +176,7 @@ final class Placement {
         try {
             RunRecorder.userCodeRuns();
             Device[] choice = new Device[1];
-            UserCode.run(() -> choice[0] = policy.selectDevice(info, status));
+            UserCode.run(run.scheduler, () -> choice[0] = policy.selectDevice(info, status));
             chosen = choice[0];
         }
         catch (Throwable ex) {

@@ -77,7 +77,7 @@ final class ResultLifetimes {
     /** Releases a result; a failing release is logged, never thrown into the run's bookkeeping. */
     static void release(Releasable r, GraphRun run, int i) {
         try {
-            UserCode.run(r::release);
+            UserCode.run(run.scheduler, r::release);
         }
         catch (Throwable ex) {
             Propagation.warn("Releasing the result of task '" + run.topology.name(i) + "' in run " + run.id()

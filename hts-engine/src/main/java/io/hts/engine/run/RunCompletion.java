@@ -71,14 +71,23 @@ final class RunCompletion {
         }
         finally {
             Throwable end = broken != null ? broken : failure;
-            UserCode.run(() -> { // the future's dependent stages run here
-                if (end == null) {
-                    future.complete(run);
+            try {
+                UserCode.run(run.scheduler, () -> complete(end)); // the future's dependent stages run here
+            }
+            finally {
+                if (!future.isDone()) {
+                    complete(end); // the guard itself failed (out of memory, say): the run still ends
                 }
-                else {
-                    future.completeExceptionally(end);
-                }
-            });
+            }
+        }
+    }
+
+    private void complete(@Nullable Throwable end) {
+        if (end == null) {
+            future.complete(run);
+        }
+        else {
+            future.completeExceptionally(end);
         }
     }
 
@@ -141,7 +150,9 @@ final class RunCompletion {
         future.whenComplete((r, ex) -> LockSupport.unpark(w));
         PoolTask current = w.current();
         TaskExecution outer = current instanceof TaskExecution e && e.bodyRunning() ? e : null;
-        boolean interrupted = outer == null && Thread.interrupted();
+        // A wait inside a callback (a listener that awaits) keeps the callback's flag to itself:
+        // it is not the body's, so it must not go into the body's phase.
+        boolean interrupted = (outer == null || UserCode.runningAny()) && Thread.interrupted();
         if (outer != null) {
             outer.suspend();
         }
@@ -152,7 +163,7 @@ final class RunCompletion {
             if (outer != null) {
                 outer.resume();
             }
-            else if (interrupted) {
+            if (interrupted) {
                 w.interrupt();
             }
         }

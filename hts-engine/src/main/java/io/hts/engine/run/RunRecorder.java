@@ -122,7 +122,7 @@ final class RunRecorder {
         }
         if (bus.hasListeners()) {
             userCodeRuns();
-            UserCode.run(() -> bus.publish(type, run.id(), topology.name(), i >= 0 ? topology.name(i) : null, i, device,
+            UserCode.run(run.scheduler, () -> bus.publish(type, run.id(), topology.name(), i >= 0 ? topology.name(i) : null, i, device,
                     lane, attempt, error, decision, detail));
         }
         else {

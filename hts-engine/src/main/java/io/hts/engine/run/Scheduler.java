@@ -161,7 +161,7 @@ public final class Scheduler implements AutoCloseable {
         GraphRun run = admission.admit(graph, id -> new GraphRun(this, plan, id, mode, profiling));
         if (events.wants(EventType.RUN_SUBMITTED)) {
             String detail = compiled.size() + " tasks, " + compiled.edgeCount() + " edges, " + mode;
-            UserCode.run(() -> events.publish(EventType.RUN_SUBMITTED, run.id(), graph.name(), null, -1, null, -1, 0,
+            UserCode.run(this, () -> events.publish(EventType.RUN_SUBMITTED, run.id(), graph.name(), null, -1, null, -1, 0,
                     null, null, detail));
         }
         run.start();
@@ -386,7 +386,7 @@ public final class Scheduler implements AutoCloseable {
     public void close() {
         shutdown();
         Thread current = Thread.currentThread();
-        if ((current instanceof Worker w && w.pool() == pool) || current == timerThread || UserCode.running()) {
+        if ((current instanceof Worker w && w.pool() == pool) || current == timerThread || UserCode.running(this)) {
             return;
         }
         boolean interrupted = false;

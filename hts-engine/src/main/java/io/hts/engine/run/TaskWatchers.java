@@ -32,11 +32,13 @@ final class TaskWatchers {
     }
 
     private final Outcomes outcomes;
+    private final Scheduler scheduler;
     private final Map<Integer, CompletableFuture<@Nullable Object>> futures = new ConcurrentHashMap<>();
     private volatile boolean any;
 
-    TaskWatchers(Outcomes outcomes) {
+    TaskWatchers(Outcomes outcomes, Scheduler scheduler) {
         this.outcomes = outcomes;
+        this.scheduler = scheduler;
     }
 
     /** The future of task {@code i}, completed already when the task is final. */
@@ -61,12 +63,12 @@ final class TaskWatchers {
         TaskState s = outcomes.state(i);
         if (s == TaskState.SUCCEEDED) {
             Object result = outcomes.resultOf(i);
-            UserCode.run(() -> f.complete(result)); // the future's dependent stages run here
+            UserCode.run(scheduler, () -> f.complete(result)); // the future's dependent stages run here
         }
         else if (s.isTerminal()) {
             Throwable cause = outcomes.errorOf(i);
             Throwable end = cause != null ? cause : new IllegalStateException("task " + s);
-            UserCode.run(() -> f.completeExceptionally(end));
+            UserCode.run(scheduler, () -> f.completeExceptionally(end));
         }
     }
 }

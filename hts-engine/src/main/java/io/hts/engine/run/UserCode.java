@@ -1,59 +1,87 @@
 package io.hts.engine.run;
 
+import java.util.Arrays;
+
 import io.hts.engine.exec.PoolTask;
 import io.hts.engine.exec.Worker;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Runs the user's callbacks that the engine calls on whatever thread it is on (listeners,
+ * Runs the user's callbacks that a scheduler calls on whatever thread it is on (listeners,
  * {@code whenDone} stages, releases of results, policies), so that they cannot disturb that thread:
  *
  * <ul>
- *   <li><b>Interrupts.</b> A flag the callback sets is its own and is cleared when it returns; one
- *       it clears that was set before is set again; an interrupt the engine sent meanwhile to the
- *       body running on this thread (a cancel or a time-out, counted by
- *       {@link TaskExecution#interruptsSent()} before the thread is interrupted) is kept. Without
- *       this, a listener running on a body's thread (an event the body caused, a nested run's
- *       events inside a wait) could fail that body, or swallow its cancellation.
- *   <li><b>Waiting for the scheduler.</b> While a callback runs, {@link #running()} is true on its
- *       thread, so that {@link Scheduler#close()} called from it shuts down without waiting for
- *       the run it is part of (the thread that called it may be finishing that run).
+ *   <li><b>Interrupts.</b> A flag the callback sets on one of the scheduler's workers is its own
+ *       and is cleared when it returns; a flag it clears that was set before is set again; an
+ *       interrupt the engine sent meanwhile to the body running on this thread (a cancel or a
+ *       time-out, counted by {@link InterruptibleBody#interruptsSent()} before the thread is
+ *       interrupted) is kept. On other threads (a caller's, the timer, a backend's) a flag is never
+ *       cleared: it may be someone else's. Without this, a listener running on a body's thread (an
+ *       event the body caused, a nested run's events inside a wait) could fail that body, or
+ *       swallow its cancellation.
+ *   <li><b>Waiting for the scheduler.</b> While a callback of a scheduler runs,
+ *       {@link #running(Scheduler)} is true on its thread, so that that scheduler's
+ *       {@link Scheduler#close()} called from it shuts down without waiting for the run it is part
+ *       of (the thread that called it may be finishing that run).
  * </ul>
  *
- * <p>Thread confinement only: the depth lives in a thread-local; the interrupt count is a volatile
- * read of the running attempt (written before the interrupt it counts, and an interrupt
- * happens-before its detection, so a flag the engine set is always seen with its count).
+ * <p><b>Ordering.</b> Thread confinement, except the count: it is read before the flag on the way
+ * in, and after the flag is cleared on the way out. The engine raises the count before it
+ * interrupts, and an interrupt happens-before its detection, so an interrupt the engine sends at
+ * any moment is either seen with its count (and set again) or lands after the clearing.
  */
 final class UserCode {
 
-    private static final ThreadLocal<int[]> DEPTH = ThreadLocal.withInitial(() -> new int[1]);
+    /** The schedulers whose callbacks run on this thread, innermost last. */
+    private static final class Frames {
+        Scheduler[] of = new Scheduler[4];
+        int depth;
+    }
+
+    private static final ThreadLocal<Frames> FRAMES = ThreadLocal.withInitial(Frames::new);
 
     private UserCode() {
     }
 
-    /** Whether this thread is inside a user callback the engine called. */
-    static boolean running() {
-        return DEPTH.get()[0] > 0;
+    /** Whether this thread is inside a callback that {@code scheduler} called. */
+    static boolean running(Scheduler scheduler) {
+        Frames f = FRAMES.get();
+        for (int k = 0; k < f.depth; k++) {
+            if (f.of[k] == scheduler) {
+                return true;
+            }
+        }
+        return false;
     }
 
-    static void run(Runnable callback) {
+    /** Whether this thread is inside a callback of any scheduler. */
+    static boolean runningAny() {
+        return FRAMES.get().depth > 0;
+    }
+
+    static void run(Scheduler scheduler, Runnable callback) {
         Thread thread = Thread.currentThread();
         TaskExecution body = runningBody(thread);
-        boolean before = thread.isInterrupted();
         int sent = body == null ? 0 : body.interruptsSent();
-        int[] depth = DEPTH.get();
-        depth[0]++;
+        boolean before = thread.isInterrupted();
+        Frames f = FRAMES.get();
+        if (f.depth == f.of.length) {
+            f.of = Arrays.copyOf(f.of, f.depth * 2);
+        }
+        f.of[f.depth++] = scheduler;
         try {
             callback.run();
         }
         finally {
-            depth[0]--;
-            boolean after = thread.isInterrupted();
-            if (after && !before && (body == null || body.interruptsSent() == sent)) {
-                Thread.interrupted(); // the callback's own
+            f.of[--f.depth] = null;
+            if (before) {
+                if (!thread.isInterrupted()) {
+                    thread.interrupt(); // not the callback's to clear
+                }
             }
-            else if (!after && before) {
-                thread.interrupt(); // not the callback's to clear
+            else if (thread instanceof Worker && Thread.interrupted()
+                    && body != null && body.interruptsSent() != sent) {
+                thread.interrupt(); // the engine's, sent while the callback ran: kept
             }
         }
     }

@@ -26,7 +26,11 @@ public class WhenDoneAgainstEndStress {
 
     private final DependencyManager deps = StressTopologies.readySingle();
     private final TaskResults results = new TaskResults(StressTopologies.SINGLE, deps);
-    private final TaskWatchers watchers = new TaskWatchers(results);
+    /** Whose callbacks the watchers' completions are (its workers stay idle). */
+    private static final Scheduler SCHEDULER = Scheduler.builder().threads(1).threadNamePrefix("jcstress-hts-")
+            .build();
+
+    private final TaskWatchers watchers = new TaskWatchers(results, SCHEDULER);
     private volatile CompletableFuture<Object> future;
 
     public WhenDoneAgainstEndStress() {
