@@ -67,7 +67,7 @@ public final class Scheduler implements AutoCloseable {
 
     private final WorkStealingPool pool;
     private final @Nullable DeviceBackend gpu;
-    private final List<DeviceBackend> backends;
+    private final DeviceBackends backends;
     private final ResourceLimiter resources;
     private final FaultTolerance faults;
     private final EventBus events;
@@ -76,6 +76,7 @@ public final class Scheduler implements AutoCloseable {
     private final ScheduledThreadPoolExecutor timer;
     /** The timer's thread (time-outs, retries, their listeners), so that {@link #close()} knows its own threads. */
     private volatile @Nullable Thread timerThread;
+    private final String threadNamePrefix;
     private final FailureMode defaultFailureMode;
     private final MemoryShortage memoryShortage;
     private final boolean profiling;
@@ -88,7 +89,7 @@ public final class Scheduler implements AutoCloseable {
     Scheduler(SchedulerBuilder b) {
         this.pool = b.pool.threadNamePrefix(b.threadNamePrefix).build();
         this.gpu = b.gpuBackend;
-        this.backends = gpu == null ? List.of() : List.of(gpu);
+        this.backends = new DeviceBackends(gpu == null ? List.of() : List.of(gpu));
         this.resources = new ResourceLimiter(b.resources);
         this.faults = b.faultTolerance;
         this.events = new EventBus(b.eventBufferSize, b.eventDetail);
@@ -101,6 +102,7 @@ public final class Scheduler implements AutoCloseable {
         this.defaultFailureMode = b.failureMode;
         this.memoryShortage = b.memoryShortage;
         this.profiling = b.profiling;
+        this.threadNamePrefix = b.threadNamePrefix;
         this.timer = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, b.threadNamePrefix + "timer");
             t.setDaemon(true);
@@ -362,7 +364,8 @@ public final class Scheduler implements AutoCloseable {
         }
         long left = Math.max(0, deadline - System.nanoTime());
         return pool.awaitTermination(Duration.ofNanos(left))
-                && timer.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                && timer.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+                && backends.awaitClosed(deadline - System.nanoTime());
     }
 
     /** Whether {@link #shutdown()} has been called. */
@@ -372,7 +375,7 @@ public final class Scheduler implements AutoCloseable {
 
     /** Whether every run has finished and every thread has ended. */
     public boolean isTerminated() {
-        return admission.isDrained() && pool.isTerminated() && timer.isTerminated();
+        return admission.isDrained() && pool.isTerminated() && timer.isTerminated() && backends.isClosed();
     }
 
     /**
@@ -421,15 +424,7 @@ public final class Scheduler implements AutoCloseable {
 
     /** A run was cancelled: its tasks queued on device backends may be dropped early. */
     void runCancelled(long runId) {
-        for (DeviceBackend b : backends) {
-            try {
-                b.onRunCancelled(runId);
-            }
-            catch (RuntimeException ex) {
-                log.warn("The {} backend '{}' failed to drop the tasks of cancelled run {}", b.device().id(), b.name(),
-                        runId, ex);
-            }
-        }
+        backends.runCancelled(runId);
     }
 
     long totalSteals() {
@@ -471,14 +466,7 @@ public final class Scheduler implements AutoCloseable {
         }
         pool.shutdown();
         timer.shutdown();
-        for (DeviceBackend b : backends) {
-            try {
-                b.close();
-            }
-            catch (Exception ex) {
-                log.warn("Closing the {} backend '{}' failed", b.device().id(), b.name(), ex);
-            }
-        }
+        backends.closeInBackground(threadNamePrefix + "close-devices");
     }
 
     @Override

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.support.FakeGpuBackend;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -92,5 +93,31 @@ class SchedulerLifecycleTests {
             assertThat(s.parallelism()).isEqualTo(2);
             assertThat(s.toString()).contains("2 CPU workers");
         }
+    }
+
+    /**
+     * A shutdown whose last run ends on a device backend's own thread (its completion callback)
+     * does not make the backend close itself from that thread: a backend that waits for its
+     * threads on close (as the fake one does, up to 10 s) is closed at once from another thread.
+     */
+    @Test
+    void aShutdownWhoseLastTaskEndsOnTheDeviceClosesTheDeviceFromAnotherThread() throws Exception {
+        FakeGpuBackend gpu = new FakeGpuBackend(1);
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).threadNamePrefix("lifecycle-").build();
+        TaskGraph g = TaskGraph.named("last-on-gpu");
+        Task<Integer> last = g.task("last").gpu(ctx -> {
+            running.countDown();
+            return release.await(10, TimeUnit.SECONDS) ? 1 : 0;
+        });
+        GraphRun run = s.submit(g);
+        assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+        s.shutdown();
+        release.countDown();
+        assertThat(run.await(Duration.ofSeconds(10)).result(last)).isEqualTo(1);
+        assertThat(s.awaitTermination(Duration.ofSeconds(5))).as("terminated without waiting out the backend").isTrue();
+        assertThat(gpu.isClosed()).isTrue();
+        assertThat(gpu.closedOn()).isEqualTo("lifecycle-close-devices");
     }
 }

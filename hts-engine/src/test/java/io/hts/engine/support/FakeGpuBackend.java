@@ -32,6 +32,7 @@ public final class FakeGpuBackend implements DeviceBackend {
     private volatile String detail = "fake GPU";
     private volatile long backlogPerTaskNanos = 1_000_000;
     private volatile boolean closed;
+    private volatile String closedOn;
 
     public FakeGpuBackend(int streams) {
         this.streams = streams;
@@ -101,8 +102,14 @@ public final class FakeGpuBackend implements DeviceBackend {
         return closed;
     }
 
+    /** The name of the thread that closed this backend, or null while open. */
+    public String closedOn() {
+        return closedOn;
+    }
+
     @Override
     public void close() {
+        closedOn = Thread.currentThread().getName();
         closed = true;
         executor.shutdown();
         try {
