@@ -1,7 +1,6 @@
 package io.hts.engine.adversarial;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -13,7 +12,6 @@ import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import io.github.resilience4j.timelimiter.TimeLimiter;
 import io.github.resilience4j.timelimiter.TimeLimiterConfig;
-import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskGroup;
@@ -26,9 +24,11 @@ import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.RunOptions;
 import io.hts.engine.run.Scheduler;
+import io.hts.engine.support.Blocking;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 class BodyAndListenerBreakTests {
@@ -191,7 +191,7 @@ class BodyAndListenerBreakTests {
                                         throw new IllegalStateException("retry me");
                                     }
                                     if (i == 2) {
-                                        Thread.sleep(1000);
+                                        Blocking.untilInterrupted(Duration.ofSeconds(1));
                                     }
                                     return ctx.input(root) + i;
                                 }));
@@ -253,7 +253,7 @@ class BodyAndListenerBreakTests {
                 TaskGraph g = TaskGraph.named("interrupting-listener");
                 Task<Integer> a = g.task("a").cpu(ctx -> 1);
                 Task<Integer> b = g.task("b").after(a).cpu(ctx -> {
-                    Thread.sleep(5);
+                    Blocking.interruptibleCall();
                     return ctx.input(a) + 1;
                 });
                 GraphRun run = s.submit(g);

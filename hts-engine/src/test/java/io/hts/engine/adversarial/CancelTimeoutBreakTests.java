@@ -25,9 +25,11 @@ import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.RunOptions;
 import io.hts.engine.run.Scheduler;
+import io.hts.engine.support.Blocking;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 class CancelTimeoutBreakTests {
@@ -271,7 +273,7 @@ class CancelTimeoutBreakTests {
                                 throw new IllegalStateException("fail");
                             }
                             if (kind == 3 || kind == 4) {
-                                Thread.sleep(10);
+                                Blocking.untilInterrupted(Duration.ofMillis(10));
                             }
                             if (kind == 4 && ctx.attempt() < 2) {
                                 throw new IllegalStateException("retry");
@@ -347,7 +349,7 @@ class CancelTimeoutBreakTests {
                     Task<Integer> root = g.task("root").cpu(ctx -> 1);
                     TaskGroup<Integer> grp = g.group("grp", 20, (i, t) -> t.after(root).cpu(ctx -> {
                         if (i % 7 == 3) {
-                            Thread.sleep(1);
+                            Blocking.untilInterrupted(Duration.ofMillis(1));
                         }
                         return ctx.input(root) + i;
                     }));

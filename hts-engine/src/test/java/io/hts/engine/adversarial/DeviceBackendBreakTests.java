@@ -18,12 +18,14 @@ import io.hts.engine.policy.GpuFirstPolicy;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
+import io.hts.engine.support.Blocking;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 class DeviceBackendBreakTests {
@@ -244,7 +246,7 @@ class DeviceBackendBreakTests {
                     TaskGraph g = TaskGraph.named("fallback-" + k);
                     Task<Integer> a = g.task("a").bodies(ctx -> {
                         cpuRuns.incrementAndGet();
-                        Thread.sleep(2);
+                        Blocking.untilInterrupted(Duration.ofMillis(2));
                         return 1;
                     }, ctx -> 1);
                     Task<Integer> c = g.task("c").after(a).cpu(ctx -> ctx.input(a) + 1);

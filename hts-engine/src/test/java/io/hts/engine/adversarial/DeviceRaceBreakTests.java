@@ -2,7 +2,6 @@ package io.hts.engine.adversarial;
 
 import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -21,6 +20,7 @@ import io.hts.engine.graph.TaskState;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
+import io.hts.engine.support.Blocking;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,7 +47,7 @@ class DeviceRaceBreakTests {
             AtomicInteger dispatches = new AtomicInteger();
             ScriptedBackend inner = new ScriptedBackend(2, (b, t) -> {
                 try {
-                    Thread.sleep(100);
+                    Blocking.untilInterrupted(Duration.ofMillis(100));
                 }
                 catch (InterruptedException ex) {
                     Thread.currentThread().interrupt();

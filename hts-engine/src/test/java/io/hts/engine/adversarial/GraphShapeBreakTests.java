@@ -10,6 +10,7 @@ import io.hts.engine.graph.TaskGroup;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
+import io.hts.engine.support.Blocking;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,7 +32,7 @@ class GraphShapeBreakTests {
             try {
                 TaskGraph g = TaskGraph.named("dups");
                 Task<Integer> a = g.task("a").cpu(ctx -> {
-                    Thread.sleep(20);
+                    Blocking.untilInterrupted(Duration.ofMillis(20));
                     return 1;
                 });
                 TaskGroup<Integer> grp = g.group("grp", 3, (i, t) -> t.after(a).after(a).cpu(ctx -> ctx.input(a) + i));

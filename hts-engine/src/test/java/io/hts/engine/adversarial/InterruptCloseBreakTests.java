@@ -2,7 +2,6 @@ package io.hts.engine.adversarial;
 
 import java.time.Duration;
 import java.util.Set;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -17,9 +16,11 @@ import io.hts.engine.observe.EventType;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
+import io.hts.engine.support.Blocking;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 class InterruptCloseBreakTests {
@@ -48,7 +49,7 @@ class InterruptCloseBreakTests {
                 ctx.execute(inner);
                 boolean flagged = Thread.currentThread().isInterrupted();
                 seen.set("flag after execute: " + flagged);
-                Thread.sleep(5); // a body that blocks after its nested wait
+                Blocking.interruptibleCall(); // a body that blocks after its nested wait
                 return 1;
             });
             GraphRun run = s.submit(outer);
@@ -99,7 +100,7 @@ class InterruptCloseBreakTests {
                 Task<Integer> canceller = g.task("canceller").cpu(ctx -> {
                     submitted.await(5, TimeUnit.SECONDS);
                     self.get().cancel(victim);
-                    Thread.sleep(5);
+                    Blocking.interruptibleCall();
                     return 2;
                 });
                 GraphRun run = s.submit(g);
@@ -169,7 +170,7 @@ class InterruptCloseBreakTests {
                     CountDownLatch interrupted = new CountDownLatch(1);
                     Task<Integer> t = g.task("sleeper").timeout(Duration.ofMillis(20)).cpu(ctx -> {
                         try {
-                            Thread.sleep(10_000);
+                            Blocking.untilInterrupted(Duration.ofSeconds(10));
                         }
                         catch (InterruptedException ex) {
                             interrupted.countDown();
@@ -277,7 +278,7 @@ class InterruptCloseBreakTests {
         AtomicInteger attempts = new AtomicInteger();
         Task<Integer> t = g.task("t").timeout(Duration.ofMillis(30)).retries(2, Duration.ofMillis(10)).cpu(ctx -> {
             if (attempts.incrementAndGet() == 1) {
-                Thread.sleep(5_000);
+                Blocking.untilInterrupted(Duration.ofSeconds(5));
             }
             return 1;
         });
@@ -288,15 +289,9 @@ class InterruptCloseBreakTests {
         assertThat(closeErr.get()).isNull();
         assertThat(s.awaitTermination(Duration.ofSeconds(10))).as("terminated after close() from %s on %s", at, thread.get()).isTrue();
         assertThat(run.status()).as("states %s", run.states()).isEqualTo(RunStatus.SUCCEEDED);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (System.nanoTime() < deadline) {
-            boolean left = Checks.threads().stream().anyMatch(th -> !before.contains(th) && th.getName().startsWith("brk2-") && th.isAlive());
-            if (!left) {
-                return;
-            }
-            Thread.sleep(20);
-        }
-        assertThat(Checks.threads().stream().filter(th -> !before.contains(th) && th.getName().startsWith("brk2-")).toList()).isEmpty();
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(Checks.threads().stream()
+                .filter(th -> !before.contains(th) && th.getName().startsWith("brk2-") && th.isAlive()).toList())
+                .as("threads left").isEmpty());
     }
 
     @Test

@@ -4,29 +4,28 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.hts.engine.graph.GraphValidationException;
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskGroup;
-import io.hts.engine.graph.TaskState;
 import io.hts.engine.run.FailureMode;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.RunOptions;
 import io.hts.engine.run.Scheduler;
+import io.hts.engine.support.Blocking;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 class NestedAndConcurrentBreakTests {
@@ -100,8 +99,9 @@ class NestedAndConcurrentBreakTests {
                     AtomicInteger leaves = new AtomicInteger();
                     TaskGraph g = tree(2 + random.nextInt(2), 3, leaves, random.nextInt(4) == 0 ? 7 : 0, 1);
                     GraphRun run = s.submit(g);
-                    long delay = random.nextInt(20);
-                    Thread.sleep(delay);
+                    for (int spins = random.nextInt(200_000); spins > 0; spins--) {
+                        Thread.onSpinWait(); // a random moment for the cancel below, without sleeping
+                    }
                     int what = random.nextInt(3);
                     if (what == 0) {
                         run.cancel();
@@ -215,7 +215,7 @@ class NestedAndConcurrentBreakTests {
                                 throw new IllegalStateException("run " + id + " member " + i + " failed");
                             }
                             if (roll < 10) {
-                                Thread.sleep(2);
+                                Blocking.untilInterrupted(Duration.ofMillis(2));
                             }
                             return id * 100 + i;
                         }));

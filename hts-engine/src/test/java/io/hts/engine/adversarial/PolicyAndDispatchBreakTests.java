@@ -2,15 +2,14 @@ package io.hts.engine.adversarial;
 
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.graph.Device;
-import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskState;
@@ -22,6 +21,7 @@ import io.hts.engine.policy.TaskInfo;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
+import io.hts.engine.support.Blocking;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -211,7 +211,7 @@ class PolicyAndDispatchBreakTests {
                 }
                 if (t.taskName().equals("a")) {
                     try {
-                        Thread.sleep(20);
+                        Blocking.untilInterrupted(Duration.ofMillis(20));
                     }
                     catch (InterruptedException e) {
                         Thread.currentThread().interrupt();

@@ -7,13 +7,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.hts.engine.graph.Releasable;
-import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.graph.TaskState;
 import io.hts.engine.run.FailureMode;
 import io.hts.engine.run.GraphRun;
-import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.RunOptions;
 import io.hts.engine.run.Scheduler;
 import org.junit.jupiter.api.Test;

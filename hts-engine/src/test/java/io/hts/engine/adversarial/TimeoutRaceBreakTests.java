@@ -4,10 +4,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskState;
@@ -17,6 +15,7 @@ import io.hts.engine.run.Scheduler;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 class TimeoutRaceBreakTests {
@@ -51,7 +50,9 @@ class TimeoutRaceBreakTests {
                         assertThat(run.result(c)).isEqualTo(2);
                     }
                 }
-                Thread.sleep(100);
+                // late ends, if any, would show within this window: none may come
+                await().during(Duration.ofMillis(100)).atMost(Duration.ofSeconds(2))
+                        .until(() -> ends.values().stream().allMatch(v -> v.get() <= 1));
                 ends.forEach((k, v) -> {
                     if (v.get() != 1) {
                         problems.add(k + " ended " + v.get() + " times");

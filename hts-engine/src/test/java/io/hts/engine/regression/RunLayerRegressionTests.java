@@ -3,6 +3,7 @@ package io.hts.engine.regression;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +50,7 @@ import io.hts.engine.run.SchedulerBuilder;
 import io.hts.engine.run.TaskFailure;
 import io.hts.engine.support.FakeGpuBackend;
 import org.assertj.core.api.SoftAssertions;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Test;
@@ -685,7 +687,10 @@ class RunLayerRegressionTests {
         AtomicLong listenerReturned = new AtomicLong();
         TaskListener sleepy = e -> {
             if (e.type() == EventType.TASK_SUCCEEDED && "x".equals(e.task())) {
-                sleepQuietly(Duration.ofMillis(100)); // a slow listener
+                long until = System.nanoTime() + Duration.ofMillis(100).toNanos(); // a slow listener
+                while (System.nanoTime() < until) {
+                    Thread.onSpinWait();
+                }
                 listenerReturned.set(System.nanoTime());
             }
         };
@@ -1154,15 +1159,6 @@ class RunLayerRegressionTests {
         }
     }
 
-    private static void sleepQuietly(Duration d) {
-        try {
-            Thread.sleep(d.toMillis());
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
     /** Simulated work: spins for about {@code d}. */
     private static void spin(Duration d) {
         long until = System.nanoTime() + d.toNanos();
@@ -1195,19 +1191,17 @@ class RunLayerRegressionTests {
 
     /** GCs until every reference is cleared, at most 5 s. */
     private static boolean awaitCollected(WeakReference<?>... refs) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (System.nanoTime() < deadline) {
-            System.gc();
-            boolean all = true;
-            for (WeakReference<?> r : refs) {
-                all &= r.get() == null;
-            }
-            if (all) {
-                return true;
-            }
-            sleepQuietly(Duration.ofMillis(20)); // lets reference processing run between collections
+        try {
+            // polled every 20 ms, so reference processing runs between collections
+            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> {
+                System.gc();
+                return Arrays.stream(refs).allMatch(r -> r.get() == null);
+            });
+            return true;
         }
-        return false;
+        catch (ConditionTimeoutException ex) {
+            return false;
+        }
     }
 
     private record Refs(WeakReference<TaskGraph> graph, WeakReference<long[]> payload) {

@@ -6,14 +6,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.hts.engine.graph.Task;
-import io.hts.engine.graph.TaskCancelledException;
 import io.hts.engine.graph.RunResults;
 import io.hts.engine.graph.RunStatus;
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskCancelledException;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskGroup;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.EventType;
+import io.hts.engine.support.Blocking;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -39,7 +40,7 @@ class CancellationTests {
         Task<Boolean> first = g.task("first").cpu(ctx -> gate.await(10, TimeUnit.SECONDS));
         Task<String> sleeper = g.task("sleeper").after(first).cpu(ctx -> {
             interruptedAtStart.set(Thread.currentThread().isInterrupted());
-            Thread.sleep(Duration.ofSeconds(30).toMillis()); // bounded: a regression fails the await, then closes
+            Blocking.untilInterrupted(Duration.ofSeconds(30)); // bounded: a regression fails the await, then closes
             return "slept";
         });
         AtomicReference<GraphRun> run = new AtomicReference<>();
@@ -71,15 +72,15 @@ class CancellationTests {
     void anInterruptSetByAListenerReachesNoBody() throws Exception {
         TaskGraph g = TaskGraph.named("g");
         Task<Integer> a = g.task("a").cpu(ctx -> {
-            Thread.sleep(1);
+            Blocking.interruptibleCall();
             return 1;
         });
         Task<Integer> b = g.task("b").after(a).cpu(ctx -> {
-            Thread.sleep(1);
+            Blocking.interruptibleCall();
             return ctx.input(a) + 1;
         });
         g.task("c").after(b).cpu(ctx -> {
-            Thread.sleep(1);
+            Blocking.interruptibleCall();
             return ctx.input(b) + 1;
         });
         try (Scheduler s = Scheduler.builder().threads(1)

@@ -33,6 +33,7 @@ import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.RunOptions;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.run.TaskFailure;
+import io.hts.engine.support.Blocking;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -318,7 +319,7 @@ class RunLayerStressTests {
                     return value(i, deps, ctx);
                 });
                 case TIMES_OUT -> b.timeout(Duration.ofMillis(1)).retries(random.nextInt(2)).cpu(ctx -> {
-                    Thread.sleep(50); // interrupted by the time-out
+                    Blocking.untilInterrupted(Duration.ofMillis(50)); // interrupted by the time-out
                     return value(i, deps, ctx);
                 });
                 case TIMES_OUT_IGNORING_INTERRUPTS -> b.timeout(Duration.ofMillis(1)).cpu(ctx -> {
