@@ -18,10 +18,10 @@ import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.exec.MultiGpuBackend;
 import io.hts.gpu.parallel.TiledGemm;
 
-import static io.hts.benchmarks.gpu.GpuBenchmarks.checkProduct;
 import static io.hts.benchmarks.gpu.GpuBenchmarks.f;
-import static io.hts.benchmarks.gpu.GpuBenchmarks.fillRandom;
 import static io.hts.benchmarks.gpu.GpuBenchmarks.timed;
+import static io.hts.benchmarks.gpu.Matrices.checkProduct;
+import static io.hts.benchmarks.gpu.Matrices.fillRandom;
 
 /**
  * Issue 6: GEMM on host matrices (8192² and 16384², FP32 / TF32 / BF16) on one GPU against the
