@@ -175,9 +175,13 @@ final class Placement {
         Device chosen;
         try {
             RunRecorder.userCodeRuns();
-            Device[] choice = new Device[1];
-            UserCode.run(run.scheduler, () -> choice[0] = policy.selectDevice(info, status));
-            chosen = choice[0];
+            UserCode.enter(run.scheduler);
+            try {
+                chosen = policy.selectDevice(info, status);
+            }
+            finally {
+                UserCode.exit();
+            }
         }
         catch (Throwable ex) {
             run.scheduler.policyFailed(policy, ex);

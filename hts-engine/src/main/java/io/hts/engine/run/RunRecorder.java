@@ -122,8 +122,14 @@ final class RunRecorder {
         }
         if (bus.hasListeners()) {
             userCodeRuns();
-            UserCode.run(run.scheduler, () -> bus.publish(type, run.id(), topology.name(), i >= 0 ? topology.name(i) : null, i, device,
-                    lane, attempt, error, decision, detail));
+            UserCode.enter(run.scheduler);
+            try {
+                bus.publish(type, run.id(), topology.name(), i >= 0 ? topology.name(i) : null, i, device, lane, attempt,
+                        error, decision, detail);
+            }
+            finally {
+                UserCode.exit();
+            }
         }
         else {
             bus.publish(type, run.id(), topology.name(), i >= 0 ? topology.name(i) : null, i, device, lane, attempt,

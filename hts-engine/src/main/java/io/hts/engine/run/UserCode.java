@@ -32,10 +32,25 @@ import org.jspecify.annotations.Nullable;
  */
 final class UserCode {
 
-    /** The schedulers whose callbacks run on this thread, innermost last. */
+    /**
+     * The callbacks running on this thread, innermost last: whose scheduler, the body they run
+     * over, its interrupt count and the flag when they began. Arrays, so that entering and leaving
+     * allocate nothing (events are published on the dispatch path when listeners exist).
+     */
     private static final class Frames {
         Scheduler[] of = new Scheduler[4];
+        @Nullable TaskExecution[] body = new TaskExecution[4];
+        int[] sent = new int[4];
+        boolean[] before = new boolean[4];
         int depth;
+
+        void grow() {
+            int n = of.length * 2;
+            of = Arrays.copyOf(of, n);
+            body = Arrays.copyOf(body, n);
+            sent = Arrays.copyOf(sent, n);
+            before = Arrays.copyOf(before, n);
+        }
     }
 
     private static final ThreadLocal<Frames> FRAMES = ThreadLocal.withInitial(Frames::new);
@@ -60,29 +75,47 @@ final class UserCode {
     }
 
     static void run(Scheduler scheduler, Runnable callback) {
-        Thread thread = Thread.currentThread();
-        TaskExecution body = runningBody(thread);
-        int sent = body == null ? 0 : body.interruptsSent();
-        boolean before = thread.isInterrupted();
-        Frames f = FRAMES.get();
-        if (f.depth == f.of.length) {
-            f.of = Arrays.copyOf(f.of, f.depth * 2);
-        }
-        f.of[f.depth++] = scheduler;
+        enter(scheduler);
         try {
             callback.run();
         }
         finally {
-            f.of[--f.depth] = null;
-            if (before) {
-                if (!thread.isInterrupted()) {
-                    thread.interrupt(); // not the callback's to clear
-                }
+            exit();
+        }
+    }
+
+    /** A callback of {@code scheduler} begins on this thread; pair with {@link #exit()} in a finally. */
+    static void enter(Scheduler scheduler) {
+        Thread thread = Thread.currentThread();
+        TaskExecution body = runningBody(thread);
+        Frames f = FRAMES.get();
+        if (f.depth == f.of.length) {
+            f.grow();
+        }
+        int k = f.depth++;
+        f.of[k] = scheduler;
+        f.body[k] = body;
+        f.sent[k] = body == null ? 0 : body.interruptsSent();
+        f.before[k] = thread.isInterrupted();
+    }
+
+    /** The innermost callback on this thread ended: its thread's interrupt status is settled. */
+    static void exit() {
+        Thread thread = Thread.currentThread();
+        Frames f = FRAMES.get();
+        int k = --f.depth;
+        TaskExecution body = f.body[k];
+        int sent = f.sent[k];
+        boolean before = f.before[k];
+        f.of[k] = null;
+        f.body[k] = null;
+        if (before) {
+            if (!thread.isInterrupted()) {
+                thread.interrupt(); // not the callback's to clear
             }
-            else if (thread instanceof Worker && Thread.interrupted()
-                    && body != null && body.interruptsSent() != sent) {
-                thread.interrupt(); // the engine's, sent while the callback ran: kept
-            }
+        }
+        else if (thread instanceof Worker && Thread.interrupted() && body != null && body.interruptsSent() != sent) {
+            thread.interrupt(); // the engine's, sent while the callback ran: kept
         }
     }
 
