@@ -98,11 +98,18 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
     }
 
     /**
-     * Releases a buffer once the work enqueued on this task's stream so far has completed.
+     * Releases a buffer once the work enqueued on this task's stream so far has completed. A buffer
+     * of another GPU of this host (read here through {@link #onThisDevice}) is given back to its
+     * own pool when this task's device work has completed, without touching its device's context
+     * from this device's thread.
      *
      * @param buffer the buffer
      */
     public void release(DeviceBuffer buffer) {
+        if (buffer.device() != deviceOrdinal()) {
+            onDeviceDone.add(buffer::close);
+            return;
+        }
         buffer.closeAfter(lease.stream());
     }
 

@@ -45,6 +45,8 @@ public final class SimulatedCuda implements CudaApi {
     private int calls;
     private int pinnedLive;
     private int peerCopies;
+    /** The device whose context is current on each thread (0 until made current), as the driver keeps it. */
+    private final ThreadLocal<int[]> current = ThreadLocal.withInitial(() -> new int[1]);
 
     /** A kernel launch as a simulated kernel sees it. */
     public record Launch(SimulatedCuda device, Dim3 grid, Dim3 block, List<KernelArguments.Argument> arguments) {
@@ -64,11 +66,17 @@ public final class SimulatedCuda implements CudaApi {
 
     private final class SimStream implements Stream {
         final ArrayDeque<Runnable> work = new ArrayDeque<>();
+        final int device;
         long enqueued;
         long done;
+
+        SimStream(int device) {
+            this.device = device;
+        }
     }
 
-    private record SimEvent(int id, long[] target) implements Event {
+    /** An event of the context ({@code device}) current when it was created. */
+    private record SimEvent(int id, int device, long[] target) implements Event {
     }
 
     private record SimModule(String ptx) implements Module {
@@ -237,6 +245,12 @@ public final class SimulatedCuda implements CudaApi {
 
     @Override
     public void makeCurrent(int ordinal) {
+        current.get()[0] = ordinal;
+    }
+
+    /** The device whose context is current on the calling thread. */
+    public int currentDevice() {
+        return current.get()[0];
     }
 
     @Override
@@ -284,7 +298,7 @@ public final class SimulatedCuda implements CudaApi {
     @Override
     public synchronized Stream createStream() {
         enter("cuStreamCreate");
-        SimStream s = new SimStream();
+        SimStream s = new SimStream(currentDevice());
         streams.add(s);
         return s;
     }
@@ -304,7 +318,7 @@ public final class SimulatedCuda implements CudaApi {
     @Override
     public synchronized Event createEvent() {
         enter("cuEventCreate");
-        return new SimEvent(calls, new long[] {0, -1});
+        return new SimEvent(calls, currentDevice(), new long[] {0, -1});
     }
 
     @Override
@@ -315,6 +329,11 @@ public final class SimulatedCuda implements CudaApi {
     public synchronized void record(Event event, Stream stream) {
         enter("cuEventRecord");
         SimStream s = (SimStream) stream;
+        SimEvent ev = (SimEvent) event;
+        if (ev.device() != s.device) {
+            // the driver refuses an event of another context than the stream's
+            throw new CudaException("cuEventRecord", 400, "CUDA_ERROR_INVALID_HANDLE");
+        }
         long[] t = ((SimEvent) event).target();
         t[0] = s.enqueued;
         t[1] = streams.indexOf(s);

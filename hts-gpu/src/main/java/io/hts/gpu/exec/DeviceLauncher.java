@@ -1,0 +1,492 @@
+package io.hts.gpu.exec;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+import io.hts.engine.exec.DeviceTask;
+import io.hts.gpu.cuda.CudaApi;
+import io.hts.gpu.cuda.CudaErrorKind;
+import io.hts.gpu.cuda.CudaException;
+import io.hts.gpu.memory.DeviceBuffer;
+import io.hts.gpu.stream.StreamLease;
+import io.hts.gpu.stream.StreamManager;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one thread that drives a device: it launches dispatched tasks on free streams, sees their
+ * device work complete, reports them, and at the end releases the device's resources.
+ *
+ * <p><b>Ownership.</b> The launcher thread alone runs GPU bodies, polls events, finishes tasks and
+ * owns {@code inFlight}; it is the only thread that makes this device's context current (after
+ * start-up) and the only one that releases the backend's resources, when it exits, so a
+ * {@link #close} from any thread, the launcher's own callbacks included, never joins the launcher
+ * from itself. Other threads only {@link #submit} (a lock-free queue) and, on a host with several
+ * GPUs, look up the completion event of a task here to follow it ({@link #orderAfter},
+ * {@link #isInFlight}).
+ *
+ * <p><b>Never a result before its completion.</b> A task's successors learn that its work is
+ * enqueued (and may then be dispatched to follow it on the device) only when its result is
+ * device-resident, a {@link DeviceBuffer} that work ordered after this task's on the device reads
+ * correctly. A host array, a direct buffer or any other value may be filled by the task's
+ * completion actions (a download), so such tasks' successors start only once they completed.
+ *
+ * <p><b>Completion order across devices.</b> A task's completion event stays in
+ * {@code followable} until the task has been reported to the engine: a task on another device
+ * that follows it ({@link #isInFlight}) can therefore never be reported complete before it. The
+ * map's monitor covers a peer's look-up and wait together, so an event is never recycled between
+ * them.
+ *
+ * <p><b>Shutdown.</b> {@code closing} (volatile) stops new work; the launcher exits once its queue
+ * and its work in flight are empty and sets {@code exited}; a dispatch that raced the exit finds
+ * {@code exited} set after adding to the queue, or the exiting launcher finds the task in the
+ * queue after setting it (both are sequentially consistent), and whoever polls it hands it back.
+ *
+ * <p><b>A sticky error</b> ({@link CudaErrorKind#STICKY}) poisons the context: the task whose work
+ * raised it fails first and with it (so it is its run's first failure), then the rest in flight,
+ * then the queued tasks move to the CPU or fail, each with the error as cause.
+ */
+final class DeviceLauncher {
+
+    private static final Logger log = LoggerFactory.getLogger(DeviceLauncher.class);
+    private static final long SHORT_POLL = 50_000;
+    private static final long IDLE_PARK = TimeUnit.MILLISECONDS.toNanos(100);
+
+    private final GpuBackend backend;
+    private final CudaApi api;
+    private final GpuSettings settings;
+    private final StreamManager streams;
+    private final DeviceTimes times = new DeviceTimes();
+    private final ConcurrentLinkedQueue<DeviceTask> queue = new ConcurrentLinkedQueue<>();
+    final AtomicInteger queued = new AtomicInteger();
+    final AtomicInteger running = new AtomicInteger();
+    private final List<InFlight> inFlight = new ArrayList<>();
+    /** The completion events of in-flight tasks that others may follow; see the class comment. */
+    private final Map<DeviceTask, CudaApi.Event> followable = Collections.synchronizedMap(new IdentityHashMap<>());
+    private final Thread thread;
+    /** Enqueued after long tasks' work: wakes a sleeping launcher when the work has completed. */
+    private final Runnable wake;
+    private final CountDownLatch exitedLatch = new CountDownLatch(1);
+    private volatile boolean closing;
+    private volatile boolean exited;
+    private volatile long completed;
+
+    DeviceLauncher(GpuBackend backend, CudaApi api, GpuSettings settings, StreamManager streams) {
+        this.backend = backend;
+        this.api = api;
+        this.settings = settings;
+        this.streams = streams;
+        this.thread = new Thread(this::run, "hts-gpu-" + backend.deviceInfo().ordinal());
+        Thread t = thread;
+        this.wake = () -> LockSupport.unpark(t);
+        thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    long spinLeadNanos() {
+        return times.spinLead;
+    }
+
+    long meanTaskNanos() {
+        return times.meanTaskNanos();
+    }
+
+    long completed() {
+        return completed;
+    }
+
+    boolean isClosing() {
+        return closing;
+    }
+
+    boolean onLauncherThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    // ------------------------------------------------------------------ any thread
+
+    /** Queues a task for the launcher; hands it back at once when the launcher has exited. */
+    void submit(DeviceTask task) {
+        queued.incrementAndGet();
+        queue.add(task);
+        LockSupport.unpark(thread);
+        if (exited) {
+            drainQueue(backend.refusal(), null); // the launcher may have looked at the queue before the add
+        }
+    }
+
+    /**
+     * Stops taking tasks; the launcher finishes what it has, releases the device's resources and
+     * exits. Waits up to {@code timeout} for that unless called on the launcher itself (from a
+     * completion), which returns at once.
+     *
+     * @return whether the launcher has exited
+     */
+    boolean close(long timeout, TimeUnit unit) {
+        closing = true;
+        LockSupport.unpark(thread);
+        if (onLauncherThread()) {
+            return false;
+        }
+        try {
+            return exitedLatch.await(timeout, unit);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return exitedLatch.getCount() == 0;
+        }
+    }
+
+    /** Whether {@code task} is in flight here and may be followed (called by peers and this launcher). */
+    boolean isInFlight(DeviceTask task) {
+        return followable.containsKey(task);
+    }
+
+    /**
+     * Makes {@code stream} (of this or another device) wait on the device for a task's work here,
+     * if it is still in flight here; the host does not block.
+     *
+     * @return whether the task was in flight here
+     */
+    boolean orderAfter(DeviceTask predecessor, CudaApi.Stream stream) {
+        synchronized (followable) {
+            CudaApi.Event done = followable.get(predecessor);
+            if (done == null) {
+                return false;
+            }
+            api.wait(stream, done);
+            return true;
+        }
+    }
+
+    // ------------------------------------------------------------------ the launcher thread
+
+    private void run() {
+        try {
+            api.makeCurrent(backend.deviceInfo().ordinal());
+        }
+        catch (CudaException ex) {
+            deviceDown(ex, "making the context current", null);
+        }
+        try {
+            loop();
+        }
+        catch (Throwable ex) {
+            log.error("HTS GPU launcher of {} stopped by an unexpected error; its tasks fail", backend.name(), ex);
+            backend.down("the launcher of " + backend.name() + " stopped: " + ex);
+            for (InFlight f : inFlight) {
+                failQuietly(f.task, new GpuUnavailableException("the launcher of " + backend.name() + " stopped while"
+                        + " task '" + f.task.taskName() + "' ran", ex));
+            }
+            inFlight.clear();
+        }
+        finally {
+            exited = true;
+            drainQueue(backend.refusal(), null);
+            try {
+                backend.releaseResources();
+            }
+            catch (RuntimeException ex) {
+                log.warn("HTS GPU backend {}: releasing its resources failed", backend.name(), ex);
+            }
+            exitedLatch.countDown();
+        }
+    }
+
+    private void loop() {
+        long spinDeadline = 0;
+        long idleSince = 0;
+        while (true) {
+            boolean progress = pollInFlight();
+            progress |= launchReady();
+            if (progress) {
+                spinDeadline = 0;
+                idleSince = 0;
+                continue;
+            }
+            long now = System.nanoTime();
+            if (inFlight.isEmpty()) {
+                if (closing && queue.isEmpty()) {
+                    return;
+                }
+                backend.idle();
+                // just idle: the next task of a waiting caller's loop often follows within tens of
+                // microseconds; spin that long before parking (a futex wake-up costs about as much)
+                if (idleSince == 0) {
+                    idleSince = now;
+                }
+                if (now - idleSince < settings.pollSpin().toNanos()) {
+                    Thread.onSpinWait();
+                }
+                else {
+                    LockSupport.parkNanos(this, IDLE_PARK);
+                }
+                continue;
+            }
+            idleSince = 0;
+            if (settings.spinWhileBusy()) {
+                Thread.onSpinWait();
+                continue;
+            }
+            long expectedEnd = earliestExpectedEnd();
+            if (now < expectedEnd - times.spinLead) {
+                // long work in flight: sleep until shortly before it should end (parking oversleeps,
+                // by up to a millisecond on some hosts, so wake early and spin for the end)
+                LockSupport.parkNanos(this, Math.min(expectedEnd - times.spinLead - now, DeviceTimes.MAX_SLEEP));
+                continue;
+            }
+            if (spinDeadline == 0) {
+                spinDeadline = Math.max(now, expectedEnd) + spinWindow();
+            }
+            if (now < spinDeadline) {
+                Thread.onSpinWait();
+            }
+            else {
+                // past the window: a task's completion callback wakes us; tasks expected to be short
+                // have none (it costs about 10 µs a launch), so poll for those
+                LockSupport.parkNanos(this, allHaveCallbacks() ? DeviceTimes.MAX_SLEEP : SHORT_POLL);
+            }
+        }
+    }
+
+    private long earliestExpectedEnd() {
+        long earliest = Long.MAX_VALUE;
+        for (InFlight f : inFlight) {
+            earliest = Math.min(earliest, times.earliestEnd(f.startNanos, f.times));
+        }
+        return earliest;
+    }
+
+    /** How long past the expected end the poller keeps spinning: six mean deviations plus {@code pollSpin}. */
+    private long spinWindow() {
+        long window = 0;
+        for (InFlight f : inFlight) {
+            window = Math.max(window, times.spread(f.times));
+        }
+        return window + settings.pollSpin().toNanos();
+    }
+
+    private boolean allHaveCallbacks() {
+        for (InFlight f : inFlight) {
+            if (!f.callback) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean launchReady() {
+        boolean any = false;
+        while (!queue.isEmpty()) {
+            if (backend.isDown()) {
+                drainQueue(backend.refusal(), null);
+                return true;
+            }
+            StreamLease lease = streams.tryAcquire();
+            if (lease == null) {
+                return any;
+            }
+            DeviceTask task = queue.poll();
+            if (task == null) {
+                streams.release(lease);
+                return any;
+            }
+            queued.decrementAndGet();
+            any = true;
+            launch(task, lease);
+        }
+        return any;
+    }
+
+    private void launch(DeviceTask task, StreamLease lease) {
+        if (!task.start(lease.lane())) {
+            streams.release(lease);
+            return;
+        }
+        running.incrementAndGet();
+        long t0 = System.nanoTime();
+        GpuContext ctx = new GpuContext(backend, task, lease);
+        Object result = null;
+        Throwable error = null;
+        try {
+            for (DeviceTask predecessor : task.awaitOnDevice()) {
+                backend.orderAfterAnywhere(predecessor, lease.stream());
+            }
+            result = task.gpuBody().run(ctx);
+        }
+        catch (Throwable ex) {
+            error = ex;
+        }
+        long[] cell = times.cellFor(task.taskName());
+        boolean callback = !settings.spinWhileBusy() && times.needsCallback(cell);
+        CudaApi.Event event = null;
+        try {
+            event = streams.events().obtain();
+            api.record(event, lease.stream());
+            if (callback) {
+                api.whenDone(lease.stream(), wake);
+            }
+        }
+        catch (CudaException ex) {
+            error = add(error, ex);
+        }
+        // Only a device-resident result may be read before the task completes, by work ordered
+        // after this task's on the device; anything else may be filled by a completion action.
+        boolean onDevice = error == null && event != null && result instanceof DeviceBuffer b && !b.isReleased();
+        InFlight f = new InFlight(task, ctx, lease, event, result, error, t0, cell, callback, onDevice);
+        inFlight.add(f);
+        CudaException sticky = sticky(error);
+        if (sticky != null) {
+            deviceDown(sticky, "task '" + task.taskName() + "'", f);
+        }
+        else if (onDevice) {
+            followable.put(task, event);
+            task.enqueued(result); // the scheduler may now dispatch successors that follow this work
+        }
+    }
+
+    private boolean pollInFlight() {
+        boolean any = false;
+        for (int k = 0; k < inFlight.size(); ) {
+            InFlight f = inFlight.get(k);
+            boolean done;
+            try {
+                // a task that follows others on the device completes after them, never before
+                done = (f.event == null || api.isComplete(f.event)) && backend.predecessorsDone(f.task);
+            }
+            catch (CudaException ex) {
+                f.error = add(f.error, ex);
+                if (ex.kind() == CudaErrorKind.STICKY) {
+                    deviceDown(ex, "task '" + f.task.taskName() + "'", f);
+                    return true; // everything in flight is finished
+                }
+                done = true;
+            }
+            if (done) {
+                inFlight.remove(k);
+                finish(f);
+                any = true;
+            }
+            else {
+                k++;
+            }
+        }
+        return any;
+    }
+
+    private void finish(InFlight f) {
+        boolean usable = !backend.isDown();
+        Throwable error = f.error;
+        if (usable) {
+            for (Runnable action : f.ctx.completionActions()) {
+                try {
+                    action.run();
+                }
+                catch (RuntimeException ex) {
+                    error = add(error, ex);
+                }
+            }
+            streams.release(f.lease); // its work has completed: the stream is free for the next task
+        }
+        running.decrementAndGet();
+        times.record(f.times, System.nanoTime() - f.startNanos);
+        completed++;
+        try {
+            if (error == null) {
+                f.task.complete(f.result);
+            }
+            else {
+                if (f.result instanceof DeviceBuffer b) {
+                    b.close(); // the result of a failed attempt reaches nobody
+                }
+                f.task.fail(error);
+            }
+        }
+        catch (RuntimeException ex) {
+            log.warn("HTS GPU backend {}: reporting task '{}' failed", backend.name(), f.task.taskName(), ex);
+        }
+        // Only now may a task following this one (here or on a peer) be seen complete.
+        if (f.followable) {
+            followable.remove(f.task);
+        }
+        if (usable && f.event != null) {
+            streams.events().recycle(f.event);
+        }
+    }
+
+    private static Throwable add(@Nullable Throwable first, Throwable next) {
+        if (first == null) {
+            return next;
+        }
+        if (first != next) {
+            first.addSuppressed(next);
+        }
+        return first;
+    }
+
+    private static @Nullable CudaException sticky(@Nullable Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof CudaException c && c.kind() == CudaErrorKind.STICKY) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The context is poisoned: the culprit fails first with the error, then every other task in
+     * flight, then the queue; every later dispatch is refused with the reason.
+     */
+    private void deviceDown(CudaException error, String where, @Nullable InFlight culprit) {
+        if (!backend.down(error.errorName() + " in " + where + " poisoned the CUDA context of " + backend.name()
+                + "; the device is DOWN until the application restarts")) {
+            return;
+        }
+        backend.memory().poison(error.errorName());
+        log.error("HTS GPU backend: {}", backend.refusal(), error);
+        if (culprit != null && inFlight.remove(culprit)) {
+            if (culprit.error == null) {
+                culprit.error = error;
+            }
+            finish(culprit);
+        }
+        List<InFlight> rest = new ArrayList<>(inFlight);
+        inFlight.clear();
+        for (InFlight f : rest) {
+            if (f.error == null) {
+                f.error = new GpuUnavailableException("the device failed while task '" + f.task.taskName() + "' ran: "
+                        + backend.refusal(), error);
+            }
+            finish(f);
+        }
+        drainQueue(backend.refusal(), error);
+    }
+
+    private void drainQueue(String reason, @Nullable Throwable cause) {
+        for (DeviceTask t; (t = queue.poll()) != null; ) {
+            queued.decrementAndGet();
+            backend.refuse(t, reason, cause);
+        }
+    }
+
+    private void failQuietly(DeviceTask task, Throwable error) {
+        try {
+            task.fail(error);
+        }
+        catch (RuntimeException ex) {
+            log.warn("HTS GPU backend {}: reporting task '{}' failed", backend.name(), task.taskName(), ex);
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package io.hts.gpu.exec;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * How long the device work of a task takes: a running mean and mean absolute deviation per task
+ * name (group members under their group's name) and of all tasks, from which the launcher decides
+ * when to sleep, when to spin and which tasks get a completion callback.
+ *
+ * <p><b>Threads.</b> Read and written by the device's launcher thread only, except
+ * {@link #meanTaskNanos()}, published through a volatile for {@code status()} on any thread.
+ * Estimates only decide when to look: a wrong one costs latency or CPU, never a missed completion.
+ */
+final class DeviceTimes {
+
+    /** At least this long before long work's expected end the poller stops sleeping and spins. */
+    private static final long MIN_SPIN_LEAD = 150_000;
+    static final long MAX_SLEEP = TimeUnit.MILLISECONDS.toNanos(5);
+    private static final long CALLBACK_THRESHOLD = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final int MAX_NAMES = 10_000;
+
+    /** Device time of all tasks: {mean, mean absolute deviation}, for names without a history. */
+    private final long[] all = new long[2];
+    private final Map<String, long[]> byName = new HashMap<>();
+    /** {@code all[0]}, published for {@code status()}. */
+    private volatile long meanTaskNanos = 100_000;
+    /**
+     * How long before an expected end the poller stops sleeping: twice the measured oversleep of
+     * {@code parkNanos} on this host (on the H200 machine a 20 µs park sleeps about a
+     * millisecond), at least {@link #MIN_SPIN_LEAD}.
+     */
+    final long spinLead;
+
+    DeviceTimes() {
+        this.spinLead = Math.max(MIN_SPIN_LEAD, 2 * measureParkOversleep() + 50_000);
+    }
+
+    /** The mean oversleep of a short {@code parkNanos} on this host, capped at {@link #MAX_SLEEP}. */
+    private static long measureParkOversleep() {
+        long worst = 0;
+        long total = 0;
+        int n = 5;
+        for (int i = 0; i < n; i++) {
+            long t0 = System.nanoTime();
+            LockSupport.parkNanos(50_000);
+            long over = System.nanoTime() - t0 - 50_000;
+            total += Math.max(0, over);
+            worst = Math.max(worst, over);
+        }
+        return Math.min(MAX_SLEEP, Math.max(total / n, worst / 2));
+    }
+
+    /** The cell of a task name: {mean, mean absolute deviation}, zero until one completed. */
+    long[] cellFor(String taskName) {
+        int bracket = taskName.indexOf('[');
+        String name = bracket > 0 ? taskName.substring(0, bracket) : taskName;
+        long[] cell = byName.get(name);
+        if (cell == null) {
+            cell = new long[2];
+            if (byName.size() < MAX_NAMES) {
+                byName.put(name, cell);
+            }
+        }
+        return cell;
+    }
+
+    /** A task of {@code cell}'s name took {@code took} nanoseconds. */
+    void record(long[] cell, long took) {
+        update(cell, took);
+        update(all, took);
+        meanTaskNanos = all[0];
+    }
+
+    private static void update(long[] m, long took) {
+        if (m[0] == 0) {
+            m[0] = took;
+        }
+        else {
+            m[1] = (m[1] * 7 + Math.abs(took - m[0])) / 8;
+            m[0] = (m[0] * 7 + took) / 8;
+        }
+    }
+
+    /** A name's {mean, deviation} once it has a history, else that of all tasks. */
+    long[] estimate(long[] cell) {
+        return cell[0] != 0 ? cell : all;
+    }
+
+    /**
+     * When work that started at {@code startNanos} may end at the earliest: the mean less three
+     * deviations. Keeping the estimate below the true end means a wake-up is never late, so
+     * lateness never feeds back into the mean.
+     */
+    long earliestEnd(long startNanos, long[] cell) {
+        long[] m = estimate(cell);
+        return startNanos + Math.max(0, m[0] - 3 * m[1]);
+    }
+
+    /** How long past the expected end the poller keeps spinning for this cell: six deviations. */
+    long spread(long[] cell) {
+        return 6 * estimate(cell)[1];
+    }
+
+    /**
+     * Whether a task gets a completion callback: when tasks of its name (or, for a new name, all
+     * tasks) take a millisecond or more, or nothing is known yet. Short tasks are caught by
+     * spinning, and a callback would cost them more than it saves.
+     */
+    boolean needsCallback(long[] cell) {
+        long[] m = estimate(cell);
+        return m[0] == 0 || m[0] + 3 * m[1] >= CALLBACK_THRESHOLD;
+    }
+
+    /** The mean device time of all tasks, for the backlog estimate of {@code status()}. */
+    long meanTaskNanos() {
+        return meanTaskNanos;
+    }
+}

@@ -1,0 +1,257 @@
+package io.hts.gpu.exec;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.graph.TaskState;
+import io.hts.engine.policy.DeviceHealth;
+import io.hts.engine.run.FailureMode;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.GraphRunException;
+import io.hts.engine.run.Scheduler;
+import io.hts.gpu.cuda.CudaException;
+import io.hts.gpu.memory.DeviceBuffer;
+import io.hts.gpu.memory.PoolSettings;
+import io.hts.gpu.support.SimulatedCuda;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** Shutdown, sticky errors and abandoned device work, on a simulated device. */
+class GpuBackendFaultTests {
+
+    private static final long MIB = 1L << 20;
+
+    private final SimulatedCuda cuda = new SimulatedCuda(256 * MIB);
+
+    private GpuBackend backend(int streams) {
+        GpuSettings settings = GpuSettings.defaults(64 * MIB).withStreams(streams)
+                .withMemory(new PoolSettings(4 * MIB, 64 * MIB, 4 * MIB, 256));
+        return new GpuBackend(cuda, cuda.deviceInfo(0), settings, false);
+    }
+
+    /** Closed before the scheduler: lets held device work run, so a failed assertion never leaves the run hanging. */
+    private HeldWork letWorkRun() {
+        return () -> cuda.autoRun(true);
+    }
+
+    private interface HeldWork extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    private static float fillOnGpu(GpuContext c) {
+        c.kernels().fill(16, 1f, c.scratch(64));
+        return 1f;
+    }
+
+    // ------------------------------------------------------------------ shutdown
+
+    /**
+     * A shutdown asked for while the run's last task is on the GPU: the run ends, and the
+     * scheduler terminates as soon as it does, its backend closed and its device memory returned.
+     */
+    @Test
+    void shutdownDuringARunWhoseLastTaskCompletesOnTheGpuTerminatesWhenTheRunEnds() throws Exception {
+        cuda.autoRun(false);
+        GpuBackend gpu = backend(1);
+        Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build();
+        try {
+            TaskGraph g = TaskGraph.named("last-on-gpu");
+            Task<Integer> prepare = g.task("prepare").cpu(ctx -> 4);
+            Task<Float> last = g.task("last").after(prepare).gpu(ctx -> fillOnGpu(ctx.unwrap(GpuContext.class)));
+            GraphRun run = s.submit(g);
+            await().atMost(Duration.ofSeconds(5)).until(() -> cuda.queuedWork() > 0);
+            s.shutdown();
+            cuda.autoRun(true);
+            assertThat(run.await(Duration.ofSeconds(10)).result(last)).isEqualTo(1f);
+            assertThat(s.awaitTermination(Duration.ofSeconds(10))).as("terminated, no 30 s stall").isTrue();
+            assertThat(cuda.allocatedBytes()).as("the launcher released the pool as it exited").isZero();
+            assertThat(cuda.pinnedBuffers()).isZero();
+        }
+        finally {
+            s.close();
+        }
+    }
+
+    /** Closing the backend from its own launcher (a completion action) returns at once; the launcher then cleans up. */
+    @Test
+    void closingTheBackendFromItsOwnLauncherReturnsAtOnceAndTheLauncherReleasesTheDevice() throws Exception {
+        GpuBackend gpu = backend(1);
+        CountDownLatch closeReturned = new CountDownLatch(1);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build(); HeldWork work = letWorkRun()) {
+            TaskGraph g = TaskGraph.named("close-from-inside");
+            Task<Float> t = g.task("t").gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                c.onDeviceDone(() -> {
+                    gpu.close();
+                    closeReturned.countDown();
+                });
+                return fillOnGpu(c);
+            });
+            GraphRun run = s.submit(g);
+            assertThat(closeReturned.await(10, TimeUnit.SECONDS)).as("close() did not join its own thread").isTrue();
+            assertThat(run.await(Duration.ofSeconds(10)).result(t)).isEqualTo(1f);
+            await().atMost(Duration.ofSeconds(10)).until(() -> cuda.allocatedBytes() == 0);
+
+            // later GPU work is refused with the reason, on the CPU when it can
+            TaskGraph later = TaskGraph.named("later");
+            Task<String> dual = later.task("dual").bodies(ctx -> "cpu", ctx -> "gpu");
+            assertThat(s.execute(later).result(dual)).isEqualTo("cpu");
+            TaskGraph gpuOnly = TaskGraph.named("gpu-only");
+            gpuOnly.task("only").gpu(ctx -> "gpu");
+            assertThatThrownBy(() -> s.execute(gpuOnly)).isInstanceOf(GraphRunException.class)
+                    .rootCause().isInstanceOf(GpuUnavailableException.class).hasMessageContaining("is closing");
+        }
+    }
+
+    // ------------------------------------------------------------------ sticky errors
+
+    /**
+     * After a sticky error with GPU-only tasks queued, the run's first failure is the CUDA error of
+     * the task that raised it; the queued tasks fail with that error as their cause.
+     */
+    @Test
+    void afterAStickyErrorTheRunsFirstFailureIsTheCudaErrorNotTheQueuedTasksRefusal() {
+        cuda.autoRun(false);
+        GpuBackend gpu = backend(1);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).failureMode(FailureMode.CONTINUE).build();
+                HeldWork work = letWorkRun()) {
+            cuda.failKernelAtCompletion("hts_fill_f32", 700);
+            TaskGraph g = TaskGraph.named("sticky");
+            g.task("bad").gpu(ctx -> fillOnGpu(ctx.unwrap(GpuContext.class)));
+            for (int i = 0; i < 3; i++) {
+                g.task("queued" + i).gpu(ctx -> 2f);
+            }
+            GraphRun run = s.submit(g);
+            await().atMost(Duration.ofSeconds(5)).until(() -> gpu.status().queued() == 3);
+            cuda.runAll();
+            GraphRunException failure = catchRunFailure(run);
+            assertThat(failure.failures()).hasSize(4);
+            assertThat(failure.failures().get(0).task()).isEqualTo("bad");
+            assertThat(failure.failures().get(0).error()).isInstanceOf(CudaException.class)
+                    .hasMessageContaining("CUDA_ERROR_ILLEGAL_ADDRESS");
+            assertThat(failure.failures().subList(1, 4)).allSatisfy(f -> {
+                assertThat(f.error()).isInstanceOf(GpuUnavailableException.class)
+                        .hasMessageContaining("cannot run on cuda:0").hasCauseInstanceOf(CudaException.class);
+            });
+            assertThat(gpu.status().health()).isEqualTo(DeviceHealth.DOWN);
+            assertThat(gpu.status().queued()).isZero();
+        }
+    }
+
+    /** With fail-fast, the sticky error stops the run: the queued tasks are cancelled, not failed, and counted once. */
+    @Test
+    void aFailFastRunStoppedByAStickyErrorCancelsItsQueuedTasksOnce() {
+        cuda.autoRun(false);
+        GpuBackend gpu = backend(1);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build(); HeldWork work = letWorkRun()) {
+            cuda.failKernelAtCompletion("hts_fill_f32", 719);
+            TaskGraph g = TaskGraph.named("sticky-fail-fast");
+            g.task("bad").gpu(ctx -> fillOnGpu(ctx.unwrap(GpuContext.class)));
+            Task<Float> cancelledEarly = g.task("cancelled-early").gpu(ctx -> 2f);
+            g.task("queued").gpu(ctx -> 2f);
+            GraphRun run = s.submit(g);
+            await().atMost(Duration.ofSeconds(5)).until(() -> gpu.status().queued() == 2);
+            run.cancel(cancelledEarly); // cancelled while queued on the device: the device's refusal must not count it again
+            cuda.runAll();
+            GraphRunException failure = catchRunFailure(run);
+            assertThat(failure.failures()).singleElement().satisfies(f -> {
+                assertThat(f.task()).isEqualTo("bad");
+                assertThat(f.error()).isInstanceOf(CudaException.class).hasMessageContaining("CUDA_ERROR_LAUNCH_FAILED");
+            });
+            assertThat(run.states()).containsEntry("bad", TaskState.FAILED)
+                    .containsEntry("cancelled-early", TaskState.CANCELLED).containsEntry("queued", TaskState.CANCELLED);
+            assertThat(run.isDone()).isTrue();
+        }
+    }
+
+    private static GraphRunException catchRunFailure(GraphRun run) {
+        try {
+            run.await(Duration.ofSeconds(10));
+        }
+        catch (GraphRunException ex) {
+            return ex;
+        }
+        catch (TimeoutException | InterruptedException ex) {
+            throw new AssertionError("the run did not end: " + run.diagnose(), ex);
+        }
+        throw new AssertionError("the run succeeded: " + run.states());
+    }
+
+    // ------------------------------------------------------------------ abandoned device work
+
+    /**
+     * A timed-out GPU reader of a device buffer: its run ends at the time-out, but the buffer it
+     * reads goes back to the pool only once the reader's kernel has really finished.
+     */
+    @Test
+    void aBufferReadByATimedOutGpuTaskReturnsToThePoolOnlyAfterItsKernelEnds() throws Exception {
+        cuda.autoRun(false);
+        GpuBackend gpu = backend(2);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build(); HeldWork work = letWorkRun()) {
+            AtomicReference<DeviceBuffer> produced = new AtomicReference<>();
+            TaskGraph g = TaskGraph.named("abandoned-reader");
+            Task<DeviceBuffer> producer = g.task("produce").gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                DeviceBuffer b = c.allocate(MIB);
+                c.kernels().fill(1024, 1f, b);
+                produced.set(b);
+                return b;
+            });
+            g.task("slow-reader").after(producer).timeout(Duration.ofMillis(100)).gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                c.kernels().scale(1024, 2f, ctx.input(producer)); // runs only when the test lets it
+                return 0f;
+            });
+            GraphRun run = s.submit(g);
+            await().atMost(Duration.ofSeconds(5)).until(() -> cuda.queuedWork() > 0);
+            cuda.runAll(); // the producer's work: the reader starts, and its kernel hangs
+            await().atMost(Duration.ofSeconds(5)).until(() -> cuda.queuedWork() > 0 && produced.get() != null);
+            assertThatThrownBy(() -> run.await(Duration.ofSeconds(10))).isInstanceOf(GraphRunException.class)
+                    .hasRootCauseInstanceOf(TimeoutException.class);
+            assertThat(produced.get().isReleased()).as("still read by the abandoned kernel").isFalse();
+            assertThat(gpu.memory().statistics().used()).isGreaterThanOrEqualTo(MIB);
+            cuda.runAll();
+            await().atMost(Duration.ofSeconds(5)).until(() -> produced.get().isReleased());
+            await().atMost(Duration.ofSeconds(5)).until(() -> gpu.memory().statistics().used() == 0);
+        }
+    }
+
+    /** A run cancelled while a GPU reader's kernel runs: the buffer it reads is released only after the kernel. */
+    @Test
+    void aBufferReadByAGpuTaskOfACancelledRunIsReleasedOnlyAfterItsKernelEnds() throws Exception {
+        cuda.autoRun(false);
+        GpuBackend gpu = backend(2);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build(); HeldWork work = letWorkRun()) {
+            AtomicReference<DeviceBuffer> produced = new AtomicReference<>();
+            TaskGraph g = TaskGraph.named("cancelled-reader");
+            Task<DeviceBuffer> producer = g.task("produce").gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                DeviceBuffer b = c.allocate(MIB);
+                c.kernels().fill(1024, 1f, b);
+                produced.set(b);
+                return b;
+            });
+            g.task("reader").after(producer).gpu(ctx -> {
+                ctx.unwrap(GpuContext.class).kernels().scale(1024, 2f, ctx.input(producer));
+                return 0f;
+            });
+            GraphRun run = s.submit(g);
+            await().atMost(Duration.ofSeconds(5)).until(() -> gpu.status().running() == 2 && cuda.queuedWork() > 0);
+            run.cancel();
+            await().during(Duration.ofMillis(100)).atMost(Duration.ofSeconds(2))
+                    .until(() -> !produced.get().isReleased());
+            cuda.runAll();
+            assertThat(catchRunFailure(run).status()).isEqualTo(io.hts.engine.graph.RunStatus.CANCELLED);
+            await().atMost(Duration.ofSeconds(5)).until(() -> produced.get().isReleased());
+        }
+    }
+}
