@@ -214,6 +214,14 @@ public interface CudaApi {
     Module loadModule(String ptx);
 
     /**
+     * {@code cuModuleUnload}: its functions become invalid. Only safe once no work launched from
+     * the module can still run on the device.
+     *
+     * @param module a module {@link #loadModule} returned, not unloaded yet
+     */
+    void unloadModule(Module module);
+
+    /**
      * {@code cuModuleGetFunction}.
      *
      * @param module the module

@@ -330,6 +330,11 @@ public final class JCudaApi implements CudaApi {
     }
 
     @Override
+    public void unloadModule(Module module) {
+        check("cuModuleUnload", JCudaDriver.cuModuleUnload(((JModule) module).handle()));
+    }
+
+    @Override
     public Function function(Module module, String name) {
         CUfunction f = new CUfunction();
         check("cuModuleGetFunction(" + name + ")", JCudaDriver.cuModuleGetFunction(f, ((JModule) module).handle(), name));

@@ -256,10 +256,13 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
     /**
      * Launches a kernel on this task's stream.
      *
-     * @param kernel the kernel ({@link #kernels()} for the built-in ones, {@link #kernel} for yours)
+     * @param kernel the kernel ({@link #kernels()} for the built-in ones, {@link #kernel} for yours),
+     *     looked up in this body
      * @param grid blocks per grid
      * @param block threads per block
      * @param arguments the kernel's arguments
+     * @throws IllegalStateException when the kernel was kept from an earlier task and its module has
+     *     since been evicted from the device's kernel cache and unloaded
      */
     public void launch(Kernel kernel, Dim3 grid, Dim3 block, KernelArguments arguments) {
         launch(kernel, grid, block, 0, arguments);
@@ -273,6 +276,7 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
      * @param block threads per block
      * @param sharedBytes dynamic shared memory per block
      * @param arguments the kernel's arguments
+     * @throws IllegalStateException when the kernel's module has been unloaded ({@link #kernel})
      */
     public void launch(Kernel kernel, Dim3 grid, Dim3 block, int sharedBytes, KernelArguments arguments) {
         backend.cuda().launch(kernel.function(), grid, block, sharedBytes, lease.stream(), arguments);
@@ -284,7 +288,10 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
     }
 
     /**
-     * A kernel from PTX, loaded on this device once per distinct PTX text.
+     * A kernel from PTX, loaded on this device once per distinct PTX text (the whole text is the
+     * key). The device keeps a bounded number of modules, least recently used evicted and unloaded
+     * once the device is idle, so look kernels up in each body (a hit allocates nothing) rather
+     * than keep them across tasks: a kept kernel of an unloaded module fails at launch.
      *
      * @param ptx the PTX module
      * @param name the kernel's extern "C" name
@@ -295,7 +302,8 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
     }
 
     /**
-     * A kernel from CUDA C source, compiled by NVRTC once per distinct source and loaded.
+     * A kernel from CUDA C source, compiled by NVRTC once per distinct source and loaded; cached as
+     * {@link #kernel} (look it up in each body).
      *
      * @param source CUDA C source with the kernel declared {@code extern "C" __global__}
      * @param name the kernel's name

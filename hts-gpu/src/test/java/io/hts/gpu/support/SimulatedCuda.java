@@ -23,7 +23,10 @@ import io.hts.gpu.cuda.KernelArguments;
  * ({@link #runAll()}, {@link #runStream}) or, in {@linkplain #autoRun(boolean) auto mode}, as
  * soon as it is enqueued. Errors are injected per call name, or at a kernel's completion (as a
  * real illegal address surfaces at {@code cuEventQuery}). A sticky error poisons the simulated
- * context: every later call fails with it. Never part of the product.
+ * context: every later call fails with it. Modules are counted as they are loaded and unloaded;
+ * looking up or launching a function of an unloaded module fails with
+ * {@code CUDA_ERROR_INVALID_HANDLE}, so that tests see a kernel used after its module was unloaded.
+ * Never part of the product.
  */
 public final class SimulatedCuda implements CudaApi {
 
@@ -33,6 +36,7 @@ public final class SimulatedCuda implements CudaApi {
     private final TreeMap<Long, ByteBuffer> allocations = new TreeMap<>();
     private final Map<Long, Long> sizes = new HashMap<>();
     private final Map<String, Consumer<Launch>> kernels = new HashMap<>();
+    private final Map<String, Map<String, Consumer<Launch>>> moduleKernels = new HashMap<>();
     private final Map<String, Integer> failNext = new HashMap<>();
     private final Map<String, Integer> failKernelAtCompletion = new HashMap<>();
     private final List<SimStream> streams = new ArrayList<>();
@@ -47,9 +51,12 @@ public final class SimulatedCuda implements CudaApi {
     private int peerCopies;
     /** The device whose context is current on each thread (0 until made current), as the driver keeps it. */
     private final ThreadLocal<int[]> current = ThreadLocal.withInitial(() -> new int[1]);
+    private int modulesLoaded;
+    private int modulesUnloaded;
 
-    /** A kernel launch as a simulated kernel sees it. */
-    public record Launch(SimulatedCuda device, Dim3 grid, Dim3 block, List<KernelArguments.Argument> arguments) {
+    /** A kernel launch as a simulated kernel sees it ({@code module}: the text of the kernel's module). */
+    public record Launch(SimulatedCuda device, String module, Dim3 grid, Dim3 block,
+            List<KernelArguments.Argument> arguments) {
 
         public long i64(int i) {
             return arguments.get(i).value().longValue();
@@ -79,10 +86,16 @@ public final class SimulatedCuda implements CudaApi {
     private record SimEvent(int id, int device, long[] target) implements Event {
     }
 
-    private record SimModule(String ptx) implements Module {
+    private static final class SimModule implements Module {
+        final String ptx;
+        boolean unloaded;
+
+        SimModule(String ptx) {
+            this.ptx = ptx;
+        }
     }
 
-    private record SimFunction(String name) implements Function {
+    private record SimFunction(String name, SimModule module) implements Function {
     }
 
     public SimulatedCuda(long memoryBytes) {
@@ -125,6 +138,25 @@ public final class SimulatedCuda implements CudaApi {
     public synchronized SimulatedCuda kernel(String name, Consumer<Launch> body) {
         kernels.put(name, body);
         return this;
+    }
+
+    /**
+     * Registers a simulated kernel of one module only: a kernel of that name in a module of exactly
+     * this text runs {@code body}, other modules' run the kernel registered by {@link #kernel}.
+     */
+    public synchronized SimulatedCuda kernel(String moduleText, String name, Consumer<Launch> body) {
+        moduleKernels.computeIfAbsent(moduleText, t -> new HashMap<>()).put(name, body);
+        return this;
+    }
+
+    /** Modules loaded ({@code cuModuleLoadData}) so far. */
+    public synchronized int modulesLoaded() {
+        return modulesLoaded;
+    }
+
+    /** Modules unloaded ({@code cuModuleUnload}) so far. */
+    public synchronized int modulesUnloaded() {
+        return modulesUnloaded;
     }
 
     /** In auto mode (the default) work runs as soon as it is enqueued; otherwise when the test runs it. */
@@ -203,6 +235,7 @@ public final class SimulatedCuda implements CudaApi {
         return switch (code) {
             case 2 -> "CUDA_ERROR_OUT_OF_MEMORY";
             case 100 -> "CUDA_ERROR_NO_DEVICE";
+            case 400 -> "CUDA_ERROR_INVALID_HANDLE";
             case 700 -> STICKY_NAMES[0];
             case 719 -> STICKY_NAMES[1];
             default -> "CUDA_ERROR_" + code;
@@ -428,16 +461,39 @@ public final class SimulatedCuda implements CudaApi {
     @Override
     public synchronized Module loadModule(String ptx) {
         enter("cuModuleLoadData");
+        modulesLoaded++;
         return new SimModule(ptx);
+    }
+
+    @Override
+    public synchronized void unloadModule(Module module) {
+        enter("cuModuleUnload");
+        SimModule m = (SimModule) module;
+        requireLoaded("cuModuleUnload", m);
+        m.unloaded = true;
+        modulesUnloaded++;
+    }
+
+    private static void requireLoaded(String call, SimModule module) {
+        if (module.unloaded) {
+            throw new CudaException(call, 400, nameOf(400));
+        }
     }
 
     @Override
     public synchronized Function function(Module module, String name) {
         enter("cuModuleGetFunction");
-        if (!kernels.containsKey(name) || !((SimModule) module).ptx().contains(name)) {
+        SimModule m = (SimModule) module;
+        requireLoaded("cuModuleGetFunction(" + name + ")", m);
+        if (body(m, name) == null || !m.ptx.contains(name)) {
             throw new CudaException("cuModuleGetFunction(" + name + ")", 500, "CUDA_ERROR_NOT_FOUND");
         }
-        return new SimFunction(name);
+        return new SimFunction(name, m);
+    }
+
+    private Consumer<Launch> body(SimModule module, String name) {
+        Consumer<Launch> own = moduleKernels.getOrDefault(module.ptx, Map.of()).get(name);
+        return own != null ? own : kernels.get(name);
     }
 
     @Override
@@ -449,10 +505,12 @@ public final class SimulatedCuda implements CudaApi {
     @Override
     public synchronized void launch(Function function, Dim3 grid, Dim3 block, int sharedBytes, Stream stream,
             KernelArguments arguments) {
-        String name = ((SimFunction) function).name();
+        SimFunction f = (SimFunction) function;
+        String name = f.name();
         enter("cuLaunchKernel");
-        Consumer<Launch> body = kernels.get(name);
-        Launch launch = new Launch(this, grid, block, List.copyOf(arguments.arguments()));
+        requireLoaded("cuLaunchKernel(" + name + ")", f.module());
+        Consumer<Launch> body = body(f.module(), name);
+        Launch launch = new Launch(this, f.module().ptx, grid, block, List.copyOf(arguments.arguments()));
         Integer failure = failKernelAtCompletion.remove(name);
         enqueue(stream, () -> {
             if (failure != null) {
