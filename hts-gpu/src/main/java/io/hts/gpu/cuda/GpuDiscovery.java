@@ -11,7 +11,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Finds the CUDA devices, and never throws doing it: no JCuda on the class path, natives that do
  * not load, no driver, no device: each gives an {@linkplain GpuDiscovery.Result#available()
- * unavailable} result with the reason, logged once, and HTS runs everything on the CPU.
+ * unavailable} result with the reason, logged once, and HTS runs everything on the CPU. Where the
+ * NVIDIA driver's library is not where the dynamic linker looks ({@link DriverLibrary}), JCuda is
+ * not touched at all, so a machine without a driver does not unpack JCuda's natives.
  */
 public final class GpuDiscovery {
 
@@ -45,9 +47,27 @@ public final class GpuDiscovery {
         }
     }
 
-    /** Discovers through JCuda. */
+    /** Discovers through JCuda, when the NVIDIA driver's library is there. */
     public static Result discover() {
-        return discover(JCudaApi::load);
+        return discover(DriverLibrary.ofThisSystem(), () -> JCudaApi.load()); // a lambda: JCuda stays unlinked
+    }
+
+    /**
+     * Discovers through the given API once the driver's library is found.
+     *
+     * @param driver where the driver's library should be
+     * @param loader loads the API; may throw anything; not called without the driver's library
+     * @return the result, never an exception
+     */
+    static Result discover(DriverLibrary driver, Supplier<? extends CudaApi> loader) {
+        String missing;
+        try {
+            missing = driver.missing();
+        }
+        catch (RuntimeException ex) {
+            missing = null; // the check is only a shortcut: JCuda's loading decides
+        }
+        return report(missing != null ? unavailable(null, 0, missing) : probe(loader));
     }
 
     /**
@@ -57,7 +77,10 @@ public final class GpuDiscovery {
      * @return the result, never an exception
      */
     public static Result discover(Supplier<? extends CudaApi> loader) {
-        Result r = probe(loader);
+        return report(probe(loader));
+    }
+
+    private static Result report(Result r) {
         if (r.available()) {
             log.info("HTS GPU backend: {}", r.describe());
         }

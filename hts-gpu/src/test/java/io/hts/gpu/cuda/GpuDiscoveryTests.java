@@ -1,9 +1,19 @@
 package io.hts.gpu.cuda;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
 import io.hts.gpu.support.SimulatedCuda;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Discovery never throws: every way of having no GPU gives a reason. */
 class GpuDiscoveryTests {
@@ -53,6 +63,121 @@ class GpuDiscoveryTests {
         if (!r.available()) {
             assertThat(r.reason()).isNotBlank();
             assertThat(r.describe()).startsWith("GPU unavailable: ");
+        }
+    }
+
+    private static final Path USR_LIB64 = Path.of("/usr/lib64");
+
+    private static final Path MULTIARCH = Path.of("/usr/lib/x86_64-linux-gnu");
+
+    private final AtomicInteger loads = new AtomicInteger();
+
+    private SimulatedCuda load() {
+        loads.incrementAndGet();
+        return new SimulatedCuda(1L << 30);
+    }
+
+    @Test
+    void withoutTheDriversLibraryJCudaIsNotLoadedAndTheReasonSaysWhereItWasLookedFor() {
+        DriverLibrary none = new DriverLibrary(DriverLibrary.LINUX, List.of(Path.of("/opt/cuda/lib"), USR_LIB64),
+                List.of(), p -> false);
+        GpuDiscovery.Result r = GpuDiscovery.discover(none, this::load);
+        assertThat(r.available()).isFalse();
+        assertThat(r.reason()).isEqualTo("no NVIDIA driver: libcuda.so.1 was not found in /opt/cuda/lib, /usr/lib64"
+                + " nor in the dynamic linker's cache /etc/ld.so.cache; HTS runs tasks on the CPU");
+        assertThat(loads).as("the loader").hasValue(0);
+
+        DriverLibrary windows = new DriverLibrary(DriverLibrary.WINDOWS, List.of(Path.of("C:\\Windows\\System32")),
+                List.of(), p -> false);
+        assertThat(GpuDiscovery.discover(windows, this::load).reason()).isEqualTo(
+                "no NVIDIA driver: nvcuda.dll was not found in C:\\Windows\\System32; HTS runs tasks on the CPU");
+        assertThat(loads).hasValue(0);
+    }
+
+    @Test
+    void withTheDriversLibraryInADirectoryOrTheLinkersCacheJCudaIsLoaded() {
+        DriverLibrary inDirectory = new DriverLibrary(DriverLibrary.LINUX, List.of(USR_LIB64, MULTIARCH), List.of(),
+                p -> p.equals(MULTIARCH.resolve("libcuda.so.1")));
+        assertThat(GpuDiscovery.discover(inDirectory, this::load).available()).isTrue();
+        assertThat(loads).hasValue(1);
+
+        Path cached = Path.of("/opt/nvidia/lib/libcuda.so.1");
+        DriverLibrary inCache = new DriverLibrary(DriverLibrary.LINUX, List.of(USR_LIB64), List.of(cached),
+                cached::equals);
+        assertThat(GpuDiscovery.discover(inCache, this::load).available()).isTrue();
+        assertThat(loads).hasValue(2);
+
+        DriverLibrary unchecked = new DriverLibrary(null, List.of(), List.of(), p -> false);
+        assertThat(GpuDiscovery.discover(unchecked, this::load).available()).isTrue();
+        assertThat(loads).as("elsewhere than Linux and Windows JCuda's loading decides").hasValue(3);
+
+        DriverLibrary failing = new DriverLibrary(DriverLibrary.LINUX, List.of(USR_LIB64), List.of(), p -> {
+            throw new SecurityException("no file access");
+        });
+        assertThat(GpuDiscovery.discover(failing, this::load).available()).isTrue();
+        assertThat(loads).as("a check that fails leaves it to JCuda's loading").hasValue(4);
+    }
+
+    /** As the dynamic linker searches: LD_LIBRARY_PATH first, then the standard directories (the H200's among them). */
+    @Test
+    void theLinuxDirectoriesAreTheLibraryPathsThenTheStandardOnes() {
+        List<Path> dirs = DriverLibrary.linuxDirectories("/usr/local/cuda/lib64::/usr/lib64", "amd64");
+        assertThat(dirs).startsWith(Path.of("/usr/local/cuda/lib64"), USR_LIB64, MULTIARCH,
+                Path.of("/lib/x86_64-linux-gnu")).contains(Path.of("/usr/lib"), Path.of("/lib64"),
+                        Path.of("/usr/local/cuda/compat"), Path.of("/usr/lib/wsl/lib")).doesNotHaveDuplicates();
+        assertThat(DriverLibrary.linuxDirectories(null, "aarch64")).startsWith(Path.of("/usr/lib/aarch64-linux-gnu"))
+                .doesNotContain(MULTIARCH);
+        assertThat(DriverLibrary.windowsDirectories(null, "C:\\cuda\\bin;;D:\\tools"))
+                .containsExactly(Path.of("C:\\Windows\\System32"), Path.of("C:\\cuda\\bin"), Path.of("D:\\tools"));
+    }
+
+    @Test
+    void theLinkersCacheListsTheLibrarysPaths(@TempDir Path dir) throws IOException {
+        Path cache = dir.resolve("ld.so.cache");
+        Files.write(cache, ("glibc-ld.so.cache1.1\u0001\u0002\0libcuda.so.1\0/usr/lib/x86_64-linux-gnu/libcuda.so.1\0"
+                + "libcuda.so\0/usr/lib/x86_64-linux-gnu/libcuda.so\0libxlibcuda.so.1.2\0"
+                + "/usr/lib/i386-linux-gnu/libcuda.so.1\0").getBytes(StandardCharsets.ISO_8859_1));
+        assertThat(DriverLibrary.cachedPaths(cache, "libcuda.so.1")).containsExactly(
+                MULTIARCH.resolve("libcuda.so.1"), Path.of("/usr/lib/i386-linux-gnu/libcuda.so.1"));
+        assertThat(DriverLibrary.cachedPaths(dir.resolve("missing"), "libcuda.so.1")).isEmpty();
+    }
+
+    /** The parser on this machine's real glibc cache, which lists the C library. */
+    @Test
+    void theRealLinkersCacheIsRead() {
+        assumeTrue(Files.exists(DriverLibrary.LINKER_CACHE), "a glibc linker cache");
+        assertThat(DriverLibrary.cachedPaths(DriverLibrary.LINKER_CACHE, "libc.so.6"))
+                .isNotEmpty().allMatch(p -> p.isAbsolute() && p.endsWith("libc.so.6"));
+    }
+
+    /**
+     * On a machine without the driver (this development machine, CI) the real discovery says so
+     * and unpacks nothing of JCuda's into the temporary directory. JCuda writes its native library
+     * there only when the file is not there yet, so the temporary directory is a fresh one for the
+     * call (JCuda reads {@code java.io.tmpdir} each time it loads).
+     */
+    @Test
+    void theRealDiscoveryWithoutADriverLeavesJCudaAlone(@TempDir Path tmp) throws IOException {
+        assumeTrue(DriverLibrary.ofThisSystem().missing() != null, "a machine without libcuda.so.1");
+        String tmpdir = System.getProperty("java.io.tmpdir");
+        GpuDiscovery.Result r;
+        List<String> before = jcudaFiles(tmp);
+        System.setProperty("java.io.tmpdir", tmp.toString());
+        try {
+            r = GpuDiscovery.discover();
+        }
+        finally {
+            System.setProperty("java.io.tmpdir", tmpdir);
+        }
+        assertThat(r.available()).isFalse();
+        assertThat(r.reason()).startsWith("no NVIDIA driver: libcuda.so.1 was not found in ")
+                .contains("/usr/lib64, /lib64, /usr/lib, /lib").endsWith("; HTS runs tasks on the CPU");
+        assertThat(jcudaFiles(tmp)).as("libJCuda* files in java.io.tmpdir").isEqualTo(before).isEmpty();
+    }
+
+    private static List<String> jcudaFiles(Path dir) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("libJCuda")).sorted().toList();
         }
     }
 
