@@ -16,11 +16,15 @@ import io.hts.engine.run.Scheduler;
 import io.hts.gpu.blas.Blas;
 import io.hts.gpu.cuda.CudaApi;
 import io.hts.gpu.cuda.DeviceInfo;
+import io.hts.gpu.cuda.Dim3;
 import io.hts.gpu.cuda.GpuDiscovery;
+import io.hts.gpu.cuda.KernelArguments;
 import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuContext;
 import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.exec.MultiGpuBackend;
+import io.hts.gpu.kernel.Kernel;
+import io.hts.gpu.kernel.KernelCache;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.memory.DeviceMemoryPool;
 import io.hts.gpu.memory.MemoryStatistics;
@@ -401,5 +405,55 @@ class GpuDeviceTests {
         }
         assertThat(pool.statistics().used()).isEqualTo(before.used());
         assertThat(pool.statistics().capacity()).isGreaterThanOrEqualTo(256L << 20);
+    }
+
+    /**
+     * Users' modules on the device: two texts of the same kernels (they differ by a comment) get
+     * their own modules; with room for one, the first is evicted, unloaded by unloadEvicted()
+     * ({@code cuModuleUnload}) and the second still computes; close() unloads the rest.
+     */
+    @Test
+    void evictedKernelModulesAreUnloadedFromTheDevice() {
+        String ptx = KernelCache.builtinPtx();
+        KernelCache cache = new KernelCache(cuda, device, 1);
+        Kernel second;
+        try {
+            Kernel first = cache.fromPtx(ptx, "hts_fill_f32");
+            assertThat(fill(first, 3f)).containsOnly(3f);
+            second = cache.fromPtx(ptx + "\n// a second module\n", "hts_fill_f32");
+            assertThat(second).isNotSameAs(first);
+            assertThat(cache.evictedModules()).isOne();
+            assertThat(cache.unloadEvicted()).isOne();
+            assertThat(first.isLoaded()).isFalse();
+            assertThat(fill(second, 5f)).containsOnly(5f);
+            assertThat(fill(cache.fromPtx(ptx, "hts_fill_f32"), 7f)).as("loaded anew").containsOnly(7f);
+            assertThat(cache.unloadEvicted()).isOne();
+        }
+        finally {
+            cache.close();
+        }
+        assertThat(second.isLoaded()).isFalse();
+    }
+
+    /** Fills 1000 floats with the kernel on a stream of its own and copies them back. */
+    private static float[] fill(Kernel fill, float value) {
+        int n = 1000;
+        cuda.makeCurrent(device.ordinal());
+        CudaApi.Stream stream = cuda.createStream();
+        long target = cuda.allocate(4L * n);
+        try {
+            cuda.launch(fill.function(), Dim3.of(4), Dim3.of(256), 0, stream,
+                    KernelArguments.of().i64(n).f32(value).pointer(target));
+            ByteBuffer host = ByteBuffer.allocateDirect(4 * n).order(ByteOrder.nativeOrder());
+            cuda.copyToHost(host, target, 4L * n, stream);
+            cuda.synchronize(stream);
+            float[] out = new float[n];
+            host.asFloatBuffer().get(out);
+            return out;
+        }
+        finally {
+            cuda.free(target);
+            cuda.destroyStream(stream);
+        }
     }
 }
