@@ -309,8 +309,21 @@ public final class GpuBackend implements DeviceBackend {
 
     // ------------------------------------------------------------------ lifecycle
 
-    /** The launcher has nothing in flight: a moment to return what is safe to return only then. */
+    /**
+     * The launcher has nothing in flight (timed-out tasks whose device work still runs count as in
+     * flight): kernel modules evicted from the cache are unloaded now, when no kernel of theirs can
+     * be running. One volatile read when none was evicted.
+     */
     void idle() {
+        if (health == DeviceHealth.DOWN) {
+            return;
+        }
+        try {
+            kernels.unloadEvicted();
+        }
+        catch (RuntimeException ex) {
+            log.warn("HTS GPU backend {}: unloading evicted kernel modules failed", name(), ex);
+        }
     }
 
     /**
@@ -335,6 +348,12 @@ public final class GpuBackend implements DeviceBackend {
         CublasLibrary c = cublas;
         if (c != null) {
             c.close();
+        }
+        try {
+            kernels.close();
+        }
+        catch (RuntimeException ex) {
+            log.warn("HTS GPU backend {}: unloading kernel modules failed", name(), ex);
         }
         memory.close(); // waits for pending frees, whose events are on the streams
         staging.close();
