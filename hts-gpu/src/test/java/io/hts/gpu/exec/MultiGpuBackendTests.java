@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
@@ -130,6 +131,86 @@ class MultiGpuBackendTests {
             }
             run.await();
             assertThat(run.result(second)).containsExactly(10f);
+        }
+    }
+
+    /**
+     * A follower on cuda:1 is never reported complete before the task it follows on cuda:0, even
+     * when cuda:0's launcher is slow to report it (its completion action holds it up): the
+     * follower's own completion action, the last step before its report, sees its predecessor
+     * SUCCEEDED every time.
+     */
+    @Test
+    void aFollowerOnAnotherDeviceNeverCompletesBeforeThePredecessorItFollows() throws Exception {
+        MultiGpuBackend gpus = twoGpus(2);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpus).build()) {
+            for (int round = 0; round < 5; round++) {
+                java.util.concurrent.CountDownLatch followerDone = new java.util.concurrent.CountDownLatch(1);
+                AtomicReference<TaskState> seen = new AtomicReference<>();
+                AtomicReference<GraphRun> current = new AtomicReference<>();
+                TaskGraph g = TaskGraph.named("order-" + round);
+                Task<DeviceBuffer> first = g.task("first").onGpu(0).gpu(ctx -> {
+                    GpuContext c = ctx.unwrap(GpuContext.class);
+                    DeviceBuffer b = c.allocate(4);
+                    c.kernels().fill(1, 5f, b);
+                    // the window between this task's device work and its report: a follower that
+                    // could complete in it would be seen by the latch before the timeout
+                    c.onDeviceDone(() -> awaitQuietly(followerDone, 200));
+                    return b;
+                });
+                Task<float[]> second = g.task("second").after(first).onGpu(1).gpu(ctx -> {
+                    GpuContext c = ctx.unwrap(GpuContext.class);
+                    DeviceBuffer here = c.onThisDevice(ctx.input(first));
+                    c.onDeviceDone(() -> {
+                        seen.set(current.get().state(first));
+                        followerDone.countDown();
+                    });
+                    return c.download(here, new float[1]);
+                });
+                GraphRun run = s.submit(g);
+                current.set(run);
+                run.await(Duration.ofSeconds(10));
+                assertThat(run.result(second)).containsExactly(5f);
+                assertThat(seen.get()).as("round %d: the predecessor when the follower completed", round)
+                        .isEqualTo(TaskState.SUCCEEDED);
+            }
+        }
+    }
+
+    private static void awaitQuietly(java.util.concurrent.CountDownLatch latch, long millis) {
+        try {
+            latch.await(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * A body on cuda:1 that releases a buffer of cuda:0 gives it back to cuda:0's pool once its
+     * work is done, without making cuda:0 current on cuda:1's launcher or recording cuda:0's event
+     * on cuda:1's stream (the simulated driver refuses both, as the real one does).
+     */
+    @Test
+    void releasingABufferOfAnotherDeviceFromABodyReturnsItToItsOwnPool() throws Exception {
+        MultiGpuBackend gpus = twoGpus(2);
+        GpuBackend zero = gpus.devices().get(0);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpus).build()) {
+            DeviceBuffer peer = zero.memory().allocate(64);
+            AtomicReference<Integer> currentAfter = new AtomicReference<>();
+            TaskGraph g = TaskGraph.named("peer-release");
+            Task<float[]> use = g.task("use").onGpu(1).gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                DeviceBuffer here = c.onThisDevice(peer);
+                c.release(peer);
+                currentAfter.set(cuda.currentDevice());
+                return c.download(here, new float[1]);
+            });
+            GraphRun run = s.execute(g);
+            assertThat(run.result(use)).hasSize(1);
+            assertThat(currentAfter.get()).as("cuda:1's launcher keeps its own context current").isEqualTo(1);
+            assertThat(peer.isReleased()).isTrue();
+            assertThat(zero.memory().statistics().used()).isZero();
         }
     }
 
