@@ -14,4 +14,17 @@ public interface Releasable {
 
     /** Releases the resource; called at most once by the run, and must be idempotent. */
     void release();
+
+    /**
+     * Runs {@code action} once the resource has really been given back (at once when it has been
+     * already), on the thread that gives it back, whoever releases it. The run uses it to hold a
+     * task's declared {@code gpu-memory} reservation as long as the device buffer it returned.
+     *
+     * @param action what to run; it must not throw and must return quickly
+     * @return {@code false} when this resource cannot report its release (the default), in which
+     *     case {@code action} is never run
+     */
+    default boolean whenReleased(Runnable action) {
+        return false;
+    }
 }

@@ -165,7 +165,7 @@ final class Attempts {
         if (cell != null && error == null) {
             cell.record(e.device, t1 - e.startNanos);
         }
-        releaseHeld(e);
+        releaseHeld(e, error == null ? result : null);
         if (error == null && run.propagation.taskCancelRequest(i) == null) {
             if (plan.anyRetry && retriedOnResult(e, result)) {
                 return null;
@@ -482,9 +482,14 @@ final class Attempts {
     }
 
     void releaseHeld(TaskExecution e) {
+        releaseHeld(e, null);
+    }
+
+    /** Gives back what an attempt held; the GPU memory it declared stays with a releasable result it returned. */
+    private void releaseHeld(TaskExecution e, @Nullable Object result) {
         ResourceDemand d = e.takeHeld();
         if (d != null) {
-            d.limiter().release(d);
+            ResultLifetimes.giveBack(d, e, result, plan);
         }
     }
 }

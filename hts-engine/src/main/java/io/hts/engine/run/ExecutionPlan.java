@@ -50,6 +50,8 @@ final class ExecutionPlan {
     final ResourceDemand @Nullable [] demands;
     /** For dual-bodied tasks that declare GPU memory: their demand without it (for a CPU run). */
     private final ResourceDemand @Nullable [] cpuDemands;
+    /** For tasks that declare GPU memory: that part of their demand alone, held as long as a result holding the memory. */
+    private final ResourceDemand @Nullable [] gpuMemoryDemands;
     final CostModel.@Nullable Cell @Nullable [] costCells;
     final boolean anyRetry;
     final boolean anyChained;
@@ -134,6 +136,7 @@ final class ExecutionPlan {
         this.gpuTimeLimiters = tlg;
         this.demands = rd;
         ResourceDemand[] cd = null;
+        ResourceDemand[] gd = null;
         if (rd != null) {
             for (int i = 0; i < n; i++) {
                 Map<String, Long> amounts = graph.task(i).resources();
@@ -142,12 +145,17 @@ final class ExecutionPlan {
                     rest.remove(ResourceLimiter.GPU_MEMORY);
                     if (cd == null) {
                         cd = new ResourceDemand[n];
+                        gd = new ResourceDemand[n];
                     }
-                    cd[i] = rest.isEmpty() ? null : limiter.demand(rest, "task '" + graph.name(i) + "'");
+                    String owner = "task '" + graph.name(i) + "'";
+                    cd[i] = rest.isEmpty() ? null : limiter.demand(rest, owner);
+                    gd[i] = limiter.demand(Map.of(ResourceLimiter.GPU_MEMORY, amounts.get(ResourceLimiter.GPU_MEMORY)),
+                            owner);
                 }
             }
         }
         this.cpuDemands = cd;
+        this.gpuMemoryDemands = gd;
         this.costCells = cells;
         this.anyRetry = r != null || rg != null;
         boolean chained = false;
@@ -229,6 +237,11 @@ final class ExecutionPlan {
     /** The resources a task needs when it runs on the CPU although it declared GPU memory. */
     @Nullable ResourceDemand cpuDemand(int i) {
         return cpuDemands == null ? null : cpuDemands[i];
+    }
+
+    /** The GPU memory a task declares, as a demand of its own; null when it declares none. */
+    @Nullable ResourceDemand gpuMemoryDemand(int i) {
+        return gpuMemoryDemands == null ? null : gpuMemoryDemands[i];
     }
 
     @Nullable ResourceDemand demand(int i) {

@@ -2,8 +2,11 @@ package io.hts.engine.run;
 
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
+import io.hts.engine.exec.ResourceDemand;
+import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.Releasable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * When a {@link Releasable} result (a device buffer) may be released: when nothing can read it any
@@ -71,6 +74,27 @@ final class ResultLifetimes {
         else if (left < 0) {
             throw new IllegalStateException("the result of task '" + topology.name(p) + "' lost more references"
                     + " than it had; this is a bug in HTS");
+        }
+    }
+
+    /**
+     * Gives back the resources an attempt held. A GPU attempt that declared {@code gpu-memory} and
+     * returned a {@link Releasable} that can report its release (a device buffer) keeps that part
+     * of its reservation until the result is given back, by the run or by the caller: the memory
+     * is still taken, so a task admitted against it must not find it missing half-way.
+     */
+    static void giveBack(ResourceDemand held, TaskExecution e, @Nullable Object result, ExecutionPlan plan) {
+        ResourceDemand memory = plan.gpuMemoryDemand(e.index);
+        if (memory == null || e.device != Device.GPU || !(result instanceof Releasable r)) {
+            held.limiter().release(held);
+            return;
+        }
+        ResourceDemand rest = plan.cpuDemand(e.index);
+        if (rest != null) {
+            held.limiter().release(rest);
+        }
+        if (!r.whenReleased(() -> held.limiter().release(memory))) {
+            held.limiter().release(memory); // it cannot say when: the reservation ends with the task
         }
     }
 

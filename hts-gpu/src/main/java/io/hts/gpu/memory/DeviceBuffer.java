@@ -1,9 +1,14 @@
 package io.hts.gpu.memory;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.hts.engine.graph.Releasable;
 import io.hts.gpu.cuda.CudaApi;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.LoggerFactory;
 
 /**
  * Device memory from a {@link DeviceMemoryPool}: {@link #bytes()} usable bytes at
@@ -19,12 +24,22 @@ import io.hts.gpu.cuda.CudaApi;
  */
 public final class DeviceBuffer implements AutoCloseable, Releasable {
 
+    /*
+     * Release is two steps: released (one compare-and-set: only the first close counts) and
+     * returned (the memory is back in the pool: at once, or when the stream work it waited for
+     * has completed). Actions registered with whenReleased run once, at returned: a list swapped
+     * by compare-and-set, replaced by RETURNED exactly once, by the thread that returns the memory;
+     * an action added after that runs at once on the adding thread.
+     */
+    private static final List<Runnable> RETURNED = java.util.Collections.unmodifiableList(new ArrayList<>(0));
+
     private final DeviceMemoryPool pool;
     private final MemoryBlock block;
     private final long arenaBase;
     private final long address;
     private final long bytes;
     private final AtomicBoolean released = new AtomicBoolean();
+    private final AtomicReference<@Nullable List<Runnable>> onReturn = new AtomicReference<>();
 
     DeviceBuffer(DeviceMemoryPool pool, MemoryBlock block, long arenaBase, long bytes) {
         this.pool = pool;
@@ -94,6 +109,49 @@ public final class DeviceBuffer implements AutoCloseable, Releasable {
      */
     public void closeAfter(CudaApi.Stream stream) {
         pool.release(this, stream);
+    }
+
+    /**
+     * Runs {@code action} once this buffer's memory is back in its pool (after {@link #close()},
+     * or once the stream work {@link #closeAfter} waited for has completed); at once when it is back
+     * already. Used by runs to hold a task's {@code gpu-memory} reservation as long as the buffer.
+     *
+     * @param action what to run, on the thread that returns the memory
+     * @return {@code true}: a device buffer always reports its release
+     */
+    @Override
+    public boolean whenReleased(Runnable action) {
+        while (true) {
+            List<Runnable> current = onReturn.get();
+            if (current == RETURNED) {
+                action.run();
+                return true;
+            }
+            List<Runnable> next = new ArrayList<>(current == null ? 1 : current.size() + 1);
+            if (current != null) {
+                next.addAll(current);
+            }
+            next.add(action);
+            if (onReturn.compareAndSet(current, next)) {
+                return true;
+            }
+        }
+    }
+
+    /** Called by the pool once the memory is back (or gone with a poisoned or closed pool). */
+    void returned() {
+        List<Runnable> actions = onReturn.getAndSet(RETURNED);
+        if (actions == null || actions == RETURNED) {
+            return;
+        }
+        for (Runnable a : actions) {
+            try {
+                a.run();
+            }
+            catch (RuntimeException ex) {
+                LoggerFactory.getLogger(DeviceBuffer.class).warn("An action on the release of {} failed", this, ex);
+            }
+        }
     }
 
     @Override

@@ -68,6 +68,13 @@ public final class DeviceMemoryPool implements AutoCloseable {
     private final AtomicLong taken = new AtomicLong();
     private final AtomicLong highWater = new AtomicLong();
     private final LongAdder failures = new LongAdder();
+    /** The device's memory in all, from the driver at construction. */
+    private final long deviceTotal;
+    /**
+     * The device's free memory as the driver last reported it (at construction and whenever the
+     * pool grows or fails to), which bounds what the pool can still reserve whatever its limit.
+     */
+    private volatile long deviceFree;
     private final FreeBlockCache cache;
     private volatile @Nullable String poisoned;
     private volatile boolean closed;
@@ -90,6 +97,16 @@ public final class DeviceMemoryPool implements AutoCloseable {
         this.api = api;
         this.device = device;
         this.settings = settings;
+        long[] info = api.memoryInfo();
+        this.deviceTotal = info[1];
+        this.deviceFree = info[0];
+        if (settings.maximumBytes() > deviceTotal) {
+            throw new IllegalArgumentException("hts.gpu.memory-pool.maximum of "
+                    + MemoryStatistics.bytes(settings.maximumBytes()) + " is more than the "
+                    + MemoryStatistics.bytes(deviceTotal) + " of memory of cuda:" + device + "; accepted is at most the"
+                    + " device's memory, such as " + MemoryStatistics.bytes(deviceTotal / 10 * 9)
+                    + " (90 %, the default when unset)");
+        }
         this.events = new EventPool(api);
         this.cache = new FreeBlockCache(Long.numberOfTrailingZeros(settings.arenaBytes() / settings.minimumBlock()),
                 Math.max(settings.minimumBlock(), settings.arenaBytes() / 16), settings.arenaBytes());
@@ -122,9 +139,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
         DeviceBuffer b = tryAllocate(bytes);
         if (b == null) {
             throw new MemoryExhaustedException("the memory pool of cuda:" + device + " cannot allocate "
-                    + MemoryStatistics.bytes(bytes) + " within its limit of "
-                    + MemoryStatistics.bytes(settings.maximumBytes()) + " (hts.gpu.memory-pool.maximum)", bytes,
-                    statistics());
+                    + MemoryStatistics.bytes(bytes) + shortage(bytes), bytes, statistics());
         }
         return b;
     }
@@ -160,6 +175,20 @@ public final class DeviceMemoryPool implements AutoCloseable {
             failures.increment();
         }
         return b;
+    }
+
+    /** Why a request cannot be served: the device's size, the pool's limit, or the device's free memory. */
+    private String shortage(long bytes) {
+        if (bytes > deviceTotal) {
+            return ": cuda:" + device + " has " + MemoryStatistics.bytes(deviceTotal) + " of memory in all";
+        }
+        long block = blockFor(bytes);
+        if (reserved.get() + Math.max(block, settings.arenaBytes()) <= settings.maximumBytes()) {
+            return ": cuda:" + device + " has " + MemoryStatistics.bytes(deviceFree) + " free (other contexts or"
+                    + " processes hold the rest), within the pool's limit of "
+                    + MemoryStatistics.bytes(settings.maximumBytes()) + " (hts.gpu.memory-pool.maximum)";
+        }
+        return " within its limit of " + MemoryStatistics.bytes(settings.maximumBytes()) + " (hts.gpu.memory-pool.maximum)";
     }
 
     private void checkUsable() {
@@ -220,6 +249,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
             }
             catch (CudaException ex) {
                 if (ex.kind() == CudaErrorKind.OUT_OF_MEMORY) {
+                    refreshDeviceFree();
                     return null; // the device has less free memory than the limit allows
                 }
                 throw ex;
@@ -237,6 +267,16 @@ public final class DeviceMemoryPool implements AutoCloseable {
         long base = api.allocate(size);
         arenas.add(new Arena(base, new BuddyAllocator(size, settings.minimumBlock())));
         reserved.addAndGet(size);
+        refreshDeviceFree();
+    }
+
+    private void refreshDeviceFree() {
+        try {
+            deviceFree = api.memoryInfo()[0];
+        }
+        catch (CudaException ex) {
+            deviceFree = 0; // a device that cannot say has nothing to give
+        }
     }
 
     void release(DeviceBuffer buffer, CudaApi.@Nullable Stream stream) {
@@ -247,7 +287,8 @@ public final class DeviceMemoryPool implements AutoCloseable {
             return;
         }
         if (poisoned != null || closed) {
-            return; // a poisoned pool's memory is never reused
+            buffer.returned(); // a poisoned pool's memory is never reused; a closed pool's is gone
+            return;
         }
         if (stream == null) {
             giveBack(buffer);
@@ -265,6 +306,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
             taken.addAndGet(-buffer.block().size());
             buffer.block().allocator().free(buffer.block());
         }
+        buffer.returned();
     }
 
     /**
@@ -325,10 +367,22 @@ public final class DeviceMemoryPool implements AutoCloseable {
                 highWater.get(), failures.sum());
     }
 
-    /** Free device memory the pool could still use: free in its arenas plus what it may still reserve. */
+    /**
+     * Free device memory the pool could still use: free in its arenas (cached blocks included) plus
+     * what it may still reserve, which is bounded by its limit and by the device's free memory as
+     * the driver last reported it. O(1): counters only, no lock, no walk over arenas or blocks, for
+     * the scheduling path.
+     */
     public long availableBytes() {
-        MemoryStatistics s = statistics();
-        return s.free() + Math.max(0, settings.maximumBytes() - s.capacity());
+        long capacity = reserved.get();
+        long free = Math.max(0, capacity - taken.get()) + cache.heldBytes();
+        long growth = Math.max(0, Math.min(settings.maximumBytes() - capacity, deviceFree));
+        return free + growth;
+    }
+
+    /** The device's memory in all, as the driver reports it. */
+    public long deviceMemory() {
+        return deviceTotal;
     }
 
     /**
@@ -363,13 +417,16 @@ public final class DeviceMemoryPool implements AutoCloseable {
                 for (Pending p; (p = pending.poll()) != null; ) {
                     api.synchronize(p.event());
                     events.recycle(p.event());
+                    p.buffer().returned();
                 }
                 for (Arena a : arenas) {
                     api.free(a.base());
                 }
                 events.close();
             }
-            pending.clear();
+            for (Pending p; (p = pending.poll()) != null; ) {
+                p.buffer().returned();
+            }
             pendingBytes.set(0);
             taken.set(0);
             arenas.clear();

@@ -202,4 +202,107 @@ class DeviceMemoryPoolTests {
         assertThatIllegalArgumentException().isThrownBy(() -> new PoolSettings(-1, 4 << 20, 1 << 20, 256))
                 .withMessageContaining("hts.gpu.memory-pool.initial must be 0 or more");
     }
+
+    /**
+     * The free memory status() reports comes from counters (O(1), no lock) and always equals what
+     * a full statistics snapshot gives, bounded by the device's free memory, through random
+     * allocations, releases now, releases after stream work, and growth.
+     */
+    @Test
+    void availableBytesFromCountersEqualsTheSnapshotThroughRandomUse() {
+        cuda.autoRun(false);
+        java.util.Random random = new java.util.Random(7);
+        try (DeviceMemoryPool pool = pool(4 * MIB, 64 * MIB)) {
+            CudaApi.Stream stream = cuda.createStream();
+            List<DeviceBuffer> held = new ArrayList<>();
+            for (int step = 0; step < 2_000; step++) {
+                int action = random.nextInt(10);
+                if (action < 5 || held.isEmpty()) {
+                    DeviceBuffer b = pool.tryAllocate(1 + random.nextInt((int) (3 * MIB)));
+                    if (b != null) {
+                        held.add(b);
+                    }
+                }
+                else if (action < 8) {
+                    held.remove(random.nextInt(held.size())).close();
+                }
+                else if (action == 8) {
+                    held.remove(random.nextInt(held.size())).closeAfter(stream);
+                }
+                else {
+                    cuda.runAll();
+                    pool.reclaim(false);
+                }
+                MemoryStatistics s = pool.statistics();
+                long deviceFree = cuda.memoryInfo()[0];
+                long expected = s.free() + Math.min(Math.max(0, 64 * MIB - s.capacity()), deviceFree);
+                assertThat(pool.availableBytes()).as("step %d: %s", step, s).isEqualTo(expected);
+            }
+            held.forEach(DeviceBuffer::close);
+            cuda.runAll();
+        }
+        finally {
+            cuda.autoRun(true);
+        }
+    }
+
+    /** A limit above the device's memory is refused, naming the property, the device's memory and what is accepted. */
+    @Test
+    void aLimitAboveTheDevicesMemoryIsRefusedNamingTheDevicesMemory() {
+        assertThatIllegalArgumentException().isThrownBy(() -> pool(4 * MIB, 4L << 30))
+                .withMessageContaining("hts.gpu.memory-pool.maximum of 4.0 GiB")
+                .withMessageContaining("1.0 GiB of memory of cuda:0")
+                .withMessageContaining("at most the device's memory");
+        assertThat(cuda.allocatedBytes()).isZero();
+    }
+
+    /** A request larger than the device blames the device, and free memory never exceeds what the device can give. */
+    @Test
+    void aRequestLargerThanTheDeviceNamesTheDeviceAndFreeMemoryIsWhatTheDeviceCanGive() {
+        try (DeviceMemoryPool pool = pool(4 * MIB, 1L << 30)) {
+            assertThatExceptionOfType(MemoryExhaustedException.class).isThrownBy(() -> pool.allocate(2L << 30))
+                    .withMessageContaining("cannot allocate 2.0 GiB: cuda:0 has 1.0 GiB of memory in all");
+            long other = cuda.allocate(900 * MIB); // another user of the device
+            try {
+                DeviceBuffer grows = pool.allocate(8 * MIB); // the pool learns the device's free memory as it grows
+                assertThat(pool.availableBytes()).isLessThanOrEqualTo(cuda.memoryInfo()[0] + 4 * MIB);
+                assertThatExceptionOfType(MemoryExhaustedException.class).isThrownBy(() -> pool.allocate(200 * MIB))
+                        .withMessageContaining("free (other contexts or processes hold the rest)");
+                grows.close();
+            }
+            finally {
+                cuda.free(other);
+            }
+        }
+    }
+
+    /** whenReleased runs once the memory is back: at once after close, after the stream work for closeAfter. */
+    @Test
+    void actionsOnReleaseRunWhenTheMemoryIsBackInThePool() {
+        cuda.autoRun(false);
+        try (DeviceMemoryPool pool = pool(4 * MIB, 4 * MIB)) {
+            CudaApi.Stream stream = cuda.createStream();
+            java.util.concurrent.atomic.AtomicInteger now = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger later = new java.util.concurrent.atomic.AtomicInteger();
+            DeviceBuffer a = pool.allocate(MIB);
+            DeviceBuffer b = pool.allocate(MIB);
+            cuda.fill(b.address(), (byte) 1, MIB, stream);
+            assertThat(a.whenReleased(now::incrementAndGet)).isTrue();
+            assertThat(b.whenReleased(later::incrementAndGet)).isTrue();
+            a.close();
+            a.close();
+            assertThat(now.get()).isOne();
+            b.closeAfter(stream);
+            pool.reclaim(false);
+            assertThat(later.get()).as("the stream work still uses it").isZero();
+            cuda.runAll();
+            pool.reclaim(false);
+            assertThat(later.get()).isOne();
+            a.whenReleased(now::incrementAndGet);
+            assertThat(now.get()).as("added after the return: runs at once").isEqualTo(2);
+        }
+        finally {
+            cuda.autoRun(true);
+        }
+    }
 }
