@@ -70,6 +70,7 @@ public final class GpuBenchmarks {
         b.memoryPool();
         b.tinyTasks();
         new GemmBenchmarks(b.api, b.device, b.quick, b::row).runAll();
+        new GpuLatencyBenchmarks(b.api, b.device, b.quick ? 200 : 1000, b::row).run();
         StringBuilder out = new StringBuilder("# GPU benchmarks, " + b.device + ", " + LocalDate.now() + "\n\n");
         b.rows.forEach(r -> out.append(r).append('\n'));
         System.out.println(out);
