@@ -2,6 +2,7 @@ package io.hts.autoconfigure;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.gpu.cuda.CudaApi;
@@ -10,8 +11,12 @@ import io.hts.gpu.cuda.GpuDiscovery;
 import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.exec.MultiGpuBackend;
+import io.hts.gpu.exec.PartialGpuBackend;
+import io.hts.gpu.exec.UnusableGpuBackend;
 import io.hts.gpu.memory.PoolSettings;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -23,41 +28,76 @@ import org.springframework.context.annotation.Conditional;
  * Auto-configuration of the GPU backend (module {@code hts-gpu}) on every CUDA device of the host
  * ({@code hts.gpu.devices} to choose), a {@link MultiGpuBackend} of one {@link GpuBackend} per device, when
  * hts-gpu is on the class path and {@code hts.gpu.enabled} allows it ({@link OnUsableGpuCondition}).
- * The scheduler of {@link HtsAutoConfiguration} picks the backend up. {@code hts.gpu.enabled=true}
- * without a usable device fails start-up naming the property and the reason.
+ * The scheduler of {@link HtsAutoConfiguration} picks the backend up.
+ *
+ * <p>A GPU that is there but cannot be started (its backend throws while starting, e.g. on a
+ * sticky CUDA error, or discovery counts devices it then cannot query) does not stop the
+ * application with {@code hts.gpu.enabled=auto}: it gets a DOWN {@link UnusableGpuBackend} with the
+ * reason, logged once as a warning, and tasks with a CPU body run on the CPU; where other GPUs of the
+ * host start, they are used and the backend ({@link PartialGpuBackend}) is DEGRADED. The bean is
+ * therefore declared as a {@link DeviceBackend}. {@code hts.gpu.enabled=true} fails start-up
+ * naming the property, the device and the error when any selected GPU cannot be started, or when
+ * there is no usable GPU.
  */
 @AutoConfiguration(before = HtsAutoConfiguration.class)
 @ConditionalOnClass(GpuBackend.class)
 @EnableConfigurationProperties(HtsProperties.class)
 public final class HtsGpuAutoConfiguration {
 
+    private static final Logger log = LoggerFactory.getLogger(HtsGpuAutoConfiguration.class);
+
     @Bean
     @ConditionalOnMissingBean(DeviceBackend.class)
     @Conditional(OnUsableGpuCondition.class)
-    MultiGpuBackend htsGpuBackend(HtsProperties properties) {
+    DeviceBackend htsGpuBackend(HtsProperties properties) {
         HtsProperties.Gpu gpu = properties.getGpu();
+        boolean required = gpu.getEnabled() == HtsProperties.GpuEnablement.TRUE;
         GpuDiscovery.Result found = OnUsableGpuCondition.discovery();
         CudaApi api = found.api();
         if (!found.available() || api == null) {
-            throw new InvalidHtsPropertyException("hts.gpu.enabled", "true",
-                    "auto or false on a machine without a usable GPU (" + found.reason() + ")");
+            if (required || !found.presentButUnusable()) {
+                throw new InvalidHtsPropertyException("hts.gpu.enabled", "true",
+                        "auto or false on a machine without a usable GPU (" + found.reason() + ")");
+            }
+            UnusableGpuBackend down = UnusableGpuBackend.undiscovered(found);
+            log.warn("HTS GPU backend DOWN, tasks with a CPU body run on the CPU and GPU-only tasks fail: {}",
+                    down.reason());
+            return down;
         }
         if (gpu.getStreamsPerDevice() < 1) {
             throw new InvalidHtsPropertyException("hts.gpu.streams-per-device", gpu.getStreamsPerDevice(),
                     "an integer of at least 1");
         }
         List<DeviceInfo> devices = selected(found.devices(), gpu.getDevices());
+        List<GpuSettings> settings = devices.stream().map(d -> settings(gpu, d)).toList();
         List<GpuBackend> started = new ArrayList<>();
-        try {
-            for (DeviceInfo device : devices) {
-                started.add(new GpuBackend(api, device, settings(gpu, device), true));
+        List<UnusableGpuBackend> failed = new ArrayList<>();
+        for (int i = 0; i < devices.size(); i++) {
+            try {
+                started.add(new GpuBackend(api, devices.get(i), settings.get(i), true));
+            }
+            catch (RuntimeException | LinkageError ex) {
+                log.debug("HTS GPU backend: {} could not be started", devices.get(i), ex);
+                failed.add(UnusableGpuBackend.failedToStart(devices.get(i), ex));
             }
         }
-        catch (RuntimeException ex) {
-            started.forEach(GpuBackend::close);
-            throw ex;
+        if (failed.isEmpty()) {
+            return new MultiGpuBackend(started, api);
         }
-        return new MultiGpuBackend(started, api);
+        String reasons = failed.stream().map(UnusableGpuBackend::reason).collect(Collectors.joining("; "));
+        if (required) {
+            started.forEach(GpuBackend::close);
+            throw new InvalidHtsPropertyException("hts.gpu.enabled", "true",
+                    "auto or false while a GPU cannot be started (" + reasons + ")", failed.get(0).cause().orElse(null));
+        }
+        if (started.isEmpty()) {
+            log.warn("HTS GPU backend DOWN, tasks with a CPU body run on the CPU and GPU-only tasks fail: {}", reasons);
+            return failed.size() == 1 ? failed.get(0) : new PartialGpuBackend(null, failed);
+        }
+        MultiGpuBackend running = new MultiGpuBackend(started, api);
+        log.warn("HTS GPU backend DEGRADED, running on {} only; tasks pinned to the other GPUs run on the CPU or fail: {}",
+                running.name(), reasons);
+        return new PartialGpuBackend(running, failed);
     }
 
     static List<DeviceInfo> selected(List<DeviceInfo> found, @Nullable List<Integer> wanted) {

@@ -54,9 +54,12 @@ public class HtsProperties {
 
     /** Whether HTS uses a GPU. */
     public enum GpuEnablement {
-        /** When hts-gpu is on the class path and a usable device is found; otherwise CPU only. */
+        /**
+         * When hts-gpu is on the class path and a device is found; otherwise CPU only. A device that
+         * is found but cannot be started is reported DOWN (log, health) and its work runs on the CPU.
+         */
         AUTO,
-        /** Always: start-up fails, saying why, when no usable device is found. */
+        /** Always: start-up fails, saying why, when no usable device is found or one cannot be started. */
         TRUE,
         /** Never: everything runs on the CPU. */
         FALSE
@@ -65,7 +68,10 @@ public class HtsProperties {
     /** The GPU backend (module hts-gpu). */
     public static class Gpu {
 
-        /** Whether to use a GPU: auto, true (required) or false. */
+        /**
+         * Whether to use a GPU: auto (a GPU that cannot be started is reported DOWN and tasks with a CPU
+         * body run on the CPU), true (required: start-up fails when a GPU cannot be started) or false.
+         */
         private GpuEnablement enabled = GpuEnablement.AUTO;
 
         /** CUDA device ordinals to use. Unset: every GPU of the host. */

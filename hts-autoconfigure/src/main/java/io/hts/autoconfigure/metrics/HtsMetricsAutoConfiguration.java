@@ -6,9 +6,11 @@ import java.util.List;
 import io.hts.autoconfigure.HtsAutoConfiguration;
 import io.hts.autoconfigure.HtsGpuAutoConfiguration;
 import io.hts.engine.exec.DeviceBackend;
+import io.hts.engine.fault.CircuitBreakingBackend;
 import io.hts.engine.run.Scheduler;
 import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.MultiGpuBackend;
+import io.hts.gpu.exec.PartialGpuBackend;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -38,10 +40,27 @@ public final class HtsMetricsAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @ConditionalOnBean(DeviceBackend.class)
-        HtsGpuMetrics htsGpuMetrics(ObjectProvider<GpuBackend> backends, ObjectProvider<MultiGpuBackend> hosts) {
-            List<GpuBackend> all = new ArrayList<>(backends.orderedStream().toList());
-            hosts.orderedStream().forEach(h -> h.devices().stream().filter(d -> !all.contains(d)).forEach(all::add));
+        HtsGpuMetrics htsGpuMetrics(ObjectProvider<DeviceBackend> backends) {
+            List<GpuBackend> all = new ArrayList<>();
+            backends.orderedStream().forEach(b -> running(b).stream().filter(d -> !all.contains(d)).forEach(all::add));
             return new HtsGpuMetrics(all);
+        }
+
+        /** The GPU backends that run in a backend bean: none of a GPU that could not be started. */
+        private static List<GpuBackend> running(DeviceBackend backend) {
+            if (backend instanceof GpuBackend gpu) {
+                return List.of(gpu);
+            }
+            if (backend instanceof MultiGpuBackend host) {
+                return host.devices();
+            }
+            if (backend instanceof PartialGpuBackend partial) {
+                return partial.running().map(MultiGpuBackend::devices).orElse(List.of());
+            }
+            if (backend instanceof CircuitBreakingBackend guarded) {
+                return running(guarded.delegate());
+            }
+            return List.of();
         }
     }
 }

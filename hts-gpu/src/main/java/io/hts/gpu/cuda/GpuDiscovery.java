@@ -29,12 +29,35 @@ public final class GpuDiscovery {
      * @param devices the devices found (empty when unavailable)
      * @param driverVersion the driver's CUDA version (e.g. 13000), 0 when unknown
      * @param reason why no GPU can be used, {@code null} when one can
+     * @param deviceCount how many devices the driver reports: {@code devices().size()}, more when
+     *     the driver counted devices that could then not be queried, 0 when it did not load
      */
-    public record Result(@Nullable CudaApi api, List<DeviceInfo> devices, int driverVersion, @Nullable String reason) {
+    public record Result(@Nullable CudaApi api, List<DeviceInfo> devices, int driverVersion, @Nullable String reason,
+            int deviceCount) {
+
+        /**
+         * A result whose device count is its devices'.
+         *
+         * @param api the CUDA API, when the driver loaded
+         * @param devices the devices found (empty when unavailable)
+         * @param driverVersion the driver's CUDA version, 0 when unknown
+         * @param reason why no GPU can be used, {@code null} when one can
+         */
+        public Result(@Nullable CudaApi api, List<DeviceInfo> devices, int driverVersion, @Nullable String reason) {
+            this(api, devices, driverVersion, reason, devices.size());
+        }
 
         /** Whether at least one device can be used. */
         public boolean available() {
             return reason == null && api != null && !devices.isEmpty();
+        }
+
+        /**
+         * Whether the driver reports devices that cannot be used (they could not be queried): a GPU
+         * is there but broken, which is not the same as no GPU at all.
+         */
+        public boolean presentButUnusable() {
+            return !available() && deviceCount > 0;
         }
 
         /** A one-line description: the devices, or why there are none. */
@@ -109,21 +132,29 @@ public final class GpuDiscovery {
             return unavailable(null, 0, "CUDA could not be initialized: " + ex);
         }
         int version = 0;
+        int count;
         try {
             version = api.driverVersion();
-            int count = api.deviceCount();
-            if (count == 0) {
-                return unavailable(api, version, "the CUDA driver reports no device");
-            }
-            List<DeviceInfo> devices = new ArrayList<>(count);
-            for (int i = 0; i < count; i++) {
-                devices.add(api.deviceInfo(i));
-            }
-            return new Result(api, List.copyOf(devices), version, null);
+            count = api.deviceCount();
         }
         catch (Throwable ex) {
             return unavailable(api, version, "CUDA devices could not be queried: " + ex);
         }
+        if (count == 0) {
+            return unavailable(api, version, "the CUDA driver reports no device");
+        }
+        List<DeviceInfo> devices = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            try {
+                devices.add(api.deviceInfo(i));
+            }
+            catch (Throwable ex) {
+                return new Result(api, List.of(), version, "CUDA devices could not be queried: the driver reports "
+                        + count + ", and cuda:" + i + " failed: "
+                        + (ex instanceof CudaException c ? c.getMessage() : ex.toString()), count);
+            }
+        }
+        return new Result(api, List.copyOf(devices), version, null);
     }
 
     private static Result unavailable(@Nullable CudaApi api, int version, String reason) {

@@ -238,6 +238,7 @@ public final class SimulatedCuda implements CudaApi {
             case 400 -> "CUDA_ERROR_INVALID_HANDLE";
             case 700 -> STICKY_NAMES[0];
             case 719 -> STICKY_NAMES[1];
+            case 999 -> "CUDA_ERROR_UNKNOWN";
             default -> "CUDA_ERROR_" + code;
         };
     }
@@ -267,7 +268,11 @@ public final class SimulatedCuda implements CudaApi {
     }
 
     @Override
-    public DeviceInfo deviceInfo(int ordinal) {
+    public synchronized DeviceInfo deviceInfo(int ordinal) {
+        Integer code = failNext.remove("cuDeviceGetName"); // a query that fails, as discovery sees it
+        if (code != null) {
+            throw new CudaException("cuDeviceGetName", code, nameOf(code));
+        }
         return new DeviceInfo(ordinal, "Simulated GPU", memoryBytes, 9, 0, 4);
     }
 
