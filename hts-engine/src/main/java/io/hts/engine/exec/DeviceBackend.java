@@ -55,6 +55,21 @@ public interface DeviceBackend extends AutoCloseable {
     default void onRunCancelled(long runId) {
     }
 
+    /**
+     * Lets a thread that waits for a run with device tasks (outside the scheduler's workers) do the
+     * backend's work meanwhile: launch what is queued, see what completed. Called in a loop by
+     * {@code GraphRun.await}; must not block. A backend whose own thread launches and polls can
+     * thus skip the two thread hand-offs (to its thread, and back to the waiter) that a one-task run
+     * would otherwise pay.
+     *
+     * @return {@code true} while the device has work queued or in flight that this thread may keep
+     *     helping with (the waiter then spins); {@code false} when it should block instead (the
+     *     default: nothing to help with, or another waiter already helps)
+     */
+    default boolean assist() {
+        return false;
+    }
+
     /** Releases the backend's resources. The scheduler closes the backends it was given. */
     @Override
     default void close() {

@@ -220,6 +220,11 @@ public final class CircuitBreakingBackend implements DeviceBackend {
     }
 
     @Override
+    public boolean assist() {
+        return delegate.assist();
+    }
+
+    @Override
     public void onRunCancelled(long runId) {
         for (Iterator<DeviceTask> it = waiting.iterator(); it.hasNext(); ) {
             DeviceTask t = it.next();

@@ -173,7 +173,7 @@ final class Attempts {
             return run.propagation.succeeded(e, result, w);
         }
         if (error == null && result instanceof Releasable r) {
-            ResultLifetimes.release(r, run, i); // the task was cancelled while running: its result reaches nobody
+            ResultLifetimes.releaseUnread(r, run, i); // the task was cancelled while running: its result reaches nobody
         }
         attemptFailed(e, error != null ? error : new TaskCancelledException("task '" + run.topology.name(i)
                 + "' was cancelled while running"));
@@ -224,7 +224,7 @@ final class Attempts {
             return false;
         }
         if (result instanceof Releasable r) {
-            ResultLifetimes.release(r, run, i);
+            ResultLifetimes.releaseUnread(r, run, i);
         }
         scheduleRetry(e, null, delay, "its result is retried on");
         return true;
@@ -312,7 +312,7 @@ final class Attempts {
     private void neverStarted(TaskExecution e, @Nullable Object result, @Nullable Throwable error) {
         releaseHeld(e);
         if (result instanceof Releasable r) {
-            ResultLifetimes.release(r, run, e.index);
+            ResultLifetimes.releaseUnread(r, run, e.index);
         }
         int i = e.index;
         if (error instanceof TaskCancelledException cancelled) {
@@ -418,7 +418,7 @@ final class Attempts {
             lifetimes.readerReturned(e.index);
         }
         if (result instanceof Releasable r) {
-            ResultLifetimes.release(r, run, e.index); // the timed-out attempt's result reaches nobody
+            ResultLifetimes.releaseUnread(r, run, e.index); // the timed-out attempt's result reaches nobody
         }
         run.recorder.publish(EventType.TASK_ABANDONED_RETURNED, e.index, e.device, e.lane, e.attempt, error, null,
                 "the timed-out body returned; its resources are released");

@@ -6,6 +6,7 @@ import io.hts.engine.exec.ResourceDemand;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.Releasable;
+import io.hts.engine.graph.TaskState;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -68,7 +69,7 @@ final class ResultLifetimes {
 
     private void drop(int p) {
         int left = refs.decrementAndGet(topology.slot(p));
-        if (left == 0 && run.resultOf(p) instanceof Releasable r) {
+        if (left == 0 && run.resultOf(p) instanceof Releasable r && !passedOn(p, r)) {
             release(r, run, p);
         }
         else if (left < 0) {
@@ -96,6 +97,37 @@ final class ResultLifetimes {
         if (!r.whenReleased(() -> held.limiter().release(memory))) {
             held.limiter().release(memory); // it cannot say when: the reservation ends with the task
         }
+    }
+
+    /**
+     * Whether a successor that succeeded returned {@code r} itself (a body that works on its input
+     * in place and passes it on): the successor's lifetime owns it from then on, and so does the
+     * caller when that successor is a leaf. Successors' results are stored before they succeed,
+     * and all of them have ended when the count reaches zero.
+     */
+    private boolean passedOn(int p, Releasable r) {
+        for (int k = topology.successorStart(p), stop = topology.successorEnd(p); k < stop; k++) {
+            int s = topology.successor(k);
+            if (run.deps.is(s, TaskState.SUCCEEDED) && run.resultOf(s) == r) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Releases the result of an attempt that reaches nobody (its task was cancelled while it ran,
+     * it is retried, it returned after its time-out), unless it is one of the task's inputs passed
+     * through: that one still belongs to its producer's lifetime.
+     */
+    static void releaseUnread(Releasable r, GraphRun run, int i) {
+        GraphTopology t = run.topology;
+        for (int k = t.predecessorStart(i), stop = t.predecessorEnd(i); k < stop; k++) {
+            if (run.resultOf(t.predecessor(k)) == r) {
+                return;
+            }
+        }
+        release(r, run, i);
     }
 
     /** Releases a result; a failing release is logged, never thrown into the run's bookkeeping. */

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
+import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.PoolTask;
 import io.hts.engine.exec.Worker;
 import io.hts.engine.graph.RunStatus;
@@ -103,6 +104,8 @@ final class RunCompletion {
 
     // ================================================================== waiting
 
+    private static final long ASSIST_SPIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
     GraphRun await() {
         awaitHelping(Long.MAX_VALUE);
         try {
@@ -144,7 +147,11 @@ final class RunCompletion {
      * delivered to a task run inside the wait.
      */
     private void awaitHelping(long deadlineNanos) {
-        if (future.isDone() || !(Thread.currentThread() instanceof Worker w)) {
+        if (future.isDone()) {
+            return;
+        }
+        if (!(Thread.currentThread() instanceof Worker w)) {
+            assistDevice(deadlineNanos);
             return;
         }
         future.whenComplete((r, ex) -> LockSupport.unpark(w));
@@ -165,6 +172,33 @@ final class RunCompletion {
             }
             if (interrupted) {
                 w.interrupt();
+            }
+        }
+    }
+
+    /**
+     * A waiter outside the pool, on a run with GPU bodies, does the device backend's work while the
+     * device is busy (spinning for a millisecond, then yielding, as CUDA's default synchronize
+     * does), so that a one-task GPU run costs no hand-off to the device's thread and no wake-up of
+     * the waiter. It blocks on the future as soon as the backend says there is nothing for it
+     * (the device idle, another waiter helping), or when interrupted.
+     */
+    private void assistDevice(long deadlineNanos) {
+        DeviceBackend gpu = run.scheduler.gpu().orElse(null);
+        if (gpu == null || !run.graph.hasGpuBodies()) {
+            return;
+        }
+        long spinUntil = System.nanoTime() + ASSIST_SPIN_NANOS;
+        while (!future.isDone() && !Thread.currentThread().isInterrupted() && gpu.assist()) {
+            long now = System.nanoTime();
+            if (now - deadlineNanos >= 0) {
+                return;
+            }
+            if (now - spinUntil < 0) {
+                Thread.onSpinWait();
+            }
+            else {
+                Thread.yield();
             }
         }
     }

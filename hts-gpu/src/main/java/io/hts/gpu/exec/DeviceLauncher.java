@@ -1,14 +1,12 @@
 package io.hts.gpu.exec;
 
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 import io.hts.engine.exec.DeviceTask;
@@ -26,13 +24,13 @@ import org.slf4j.LoggerFactory;
  * The one thread that drives a device: it launches dispatched tasks on free streams, sees their
  * device work complete, reports them, and at the end releases the device's resources.
  *
- * <p><b>Ownership.</b> The launcher thread alone runs GPU bodies, polls events, finishes tasks and
- * owns {@code inFlight}; it is the only thread that makes this device's context current (after
- * start-up) and the only one that releases the backend's resources, when it exits, so a
- * {@link #close} from any thread, the launcher's own callbacks included, never joins the launcher
- * from itself. Other threads only {@link #submit} (a lock-free queue) and, on a host with several
- * GPUs, look up the completion event of a task here to follow it ({@link #orderAfter},
- * {@link #isInFlight}).
+ * <p><b>Ownership.</b> Only the thread that holds {@code driver} (the launcher, or a caller waiting
+ * for a run: {@link #assist}) runs GPU bodies, polls events, finishes tasks and touches
+ * {@code inFlight}; the token is taken by compare-and-set and given back by a volatile write, so
+ * each holder sees what the previous one did. The launcher alone releases the backend's resources,
+ * when it exits (keeping the token for good), so a {@link #close} from any thread, a completion
+ * included, never waits for itself. Other threads only {@link #submit} (a lock-free queue) and look
+ * up a task's completion event to follow it ({@link #orderAfter}, {@link #isInFlight}).
  *
  * <p><b>Never a result before its completion.</b> A task's successors learn that its work is
  * enqueued (and may then be dispatched to follow it on the device) only when its result is
@@ -40,11 +38,8 @@ import org.slf4j.LoggerFactory;
  * correctly. A host array, a direct buffer or any other value may be filled by the task's
  * completion actions (a download), so such tasks' successors start only once they completed.
  *
- * <p><b>Completion order across devices.</b> A task's completion event stays in
- * {@code followable} until the task has been reported to the engine: a task on another device
- * that follows it ({@link #isInFlight}) can therefore never be reported complete before it. The
- * map's monitor covers a peer's look-up and wait together, so an event is never recycled between
- * them.
+ * <p><b>Completion order across devices</b> is {@link FollowedWork}'s: a followed task leaves
+ * it only after it was reported, so a follower here or on a peer is never reported before it.
  *
  * <p><b>Shutdown.</b> {@code closing} (volatile) stops new work; the launcher exits once its queue
  * and its work in flight are empty and sets {@code exited}; a dispatch that raced the exit finds
@@ -58,7 +53,6 @@ import org.slf4j.LoggerFactory;
 final class DeviceLauncher {
 
     private static final Logger log = LoggerFactory.getLogger(DeviceLauncher.class);
-    private static final long SHORT_POLL = 50_000;
     private static final long IDLE_PARK = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final GpuBackend backend;
@@ -71,11 +65,13 @@ final class DeviceLauncher {
     final AtomicInteger running = new AtomicInteger();
     private final List<InFlight> inFlight = new ArrayList<>();
     /** The completion events of in-flight tasks that others may follow; see the class comment. */
-    private final Map<DeviceTask, CudaApi.Event> followable = Collections.synchronizedMap(new IdentityHashMap<>());
+    private final FollowedWork followable;
     private final Thread thread;
     /** Enqueued after long tasks' work: wakes a sleeping launcher when the work has completed. */
     private final Runnable wake;
     private final CountDownLatch exitedLatch = new CountDownLatch(1);
+    /** Who drives the device now (see the class comment), or null. */
+    private final AtomicReference<@Nullable Thread> driver = new AtomicReference<>();
     private volatile boolean closing;
     private volatile boolean exited;
     private volatile long completed;
@@ -85,6 +81,7 @@ final class DeviceLauncher {
         this.api = api;
         this.settings = settings;
         this.streams = streams;
+        this.followable = new FollowedWork(api);
         this.thread = new Thread(this::run, "hts-gpu-" + backend.deviceInfo().ordinal());
         Thread t = thread;
         this.wake = () -> LockSupport.unpark(t);
@@ -111,8 +108,10 @@ final class DeviceLauncher {
         return closing;
     }
 
-    boolean onLauncherThread() {
-        return Thread.currentThread() == thread;
+    /** Whether the calling thread drives the device now (the launcher, or a waiter in {@link #assist}). */
+    boolean drivingHere() {
+        Thread me = Thread.currentThread();
+        return me == thread || driver.get() == me;
     }
 
     // ------------------------------------------------------------------ any thread
@@ -128,6 +127,46 @@ final class DeviceLauncher {
     }
 
     /**
+     * A caller waiting for a run drives the device for one step when nobody else does: it launches
+     * what is queued (so a one-task run needs no hand-off to the launcher) and sees completions (so
+     * it needs no wake-up). It wakes the launcher when it launched something, so that the work is
+     * followed after it leaves.
+     *
+     * @return whether the device is busy and this caller may keep assisting: {@code false} when it
+     *     is idle, closing, or driven by another waiter
+     */
+    boolean assist() {
+        Thread me = Thread.currentThread();
+        if (closing || me == thread) {
+            return false;
+        }
+        if (!driver.compareAndSet(null, me)) {
+            // the launcher is awake and drives it: keep spinning while the device is busy
+            return driver.get() == thread && running.get() + queued.get() > 0;
+        }
+        boolean launched = false;
+        boolean busy = false;
+        try {
+            if (!closing) {
+                api.makeCurrent(backend.deviceInfo().ordinal());
+                pollInFlight();
+                launched = launchReady();
+                busy = !inFlight.isEmpty() || !queue.isEmpty();
+            }
+        }
+        catch (RuntimeException ex) {
+            log.warn("HTS GPU backend {}: a waiting caller's step failed; the launcher goes on", backend.name(), ex);
+        }
+        finally {
+            driver.set(null);
+        }
+        if (launched) {
+            LockSupport.unpark(thread);
+        }
+        return busy;
+    }
+
+    /**
      * Stops taking tasks; the launcher finishes what it has, releases the device's resources and
      * exits. Waits up to {@code timeout} for that unless called on the launcher itself (from a
      * completion), which returns at once.
@@ -137,8 +176,8 @@ final class DeviceLauncher {
     boolean close(long timeout, TimeUnit unit) {
         closing = true;
         LockSupport.unpark(thread);
-        if (onLauncherThread()) {
-            return false;
+        if (drivingHere()) {
+            return false; // called from a completion this thread is reporting: the launcher finishes the rest
         }
         try {
             return exitedLatch.await(timeout, unit);
@@ -151,24 +190,12 @@ final class DeviceLauncher {
 
     /** Whether {@code task} is in flight here and may be followed (called by peers and this launcher). */
     boolean isInFlight(DeviceTask task) {
-        return followable.containsKey(task);
+        return followable.contains(task);
     }
 
-    /**
-     * Makes {@code stream} (of this or another device) wait on the device for a task's work here,
-     * if it is still in flight here; the host does not block.
-     *
-     * @return whether the task was in flight here
-     */
+    /** Makes {@code stream} wait on the device for a task's work here, if it is in flight here. */
     boolean orderAfter(DeviceTask predecessor, CudaApi.Stream stream) {
-        synchronized (followable) {
-            CudaApi.Event done = followable.get(predecessor);
-            if (done == null) {
-                return false;
-            }
-            api.wait(stream, done);
-            return true;
-        }
+        return followable.orderAfter(predecessor, stream);
     }
 
     // ------------------------------------------------------------------ the launcher thread
@@ -184,6 +211,9 @@ final class DeviceLauncher {
             loop();
         }
         catch (Throwable ex) {
+            while (!driver.compareAndSet(null, thread)) {
+                Thread.onSpinWait(); // a waiter drives the device for a step: take the device back for good
+            }
             log.error("HTS GPU launcher of {} stopped by an unexpected error; its tasks fail", backend.name(), ex);
             backend.down("the launcher of " + backend.name() + " stopped: " + ex);
             for (InFlight f : inFlight) {
@@ -206,85 +236,60 @@ final class DeviceLauncher {
     }
 
     private void loop() {
+        Thread me = Thread.currentThread();
         long spinDeadline = 0;
         long idleSince = 0;
         while (true) {
-            boolean progress = pollInFlight();
-            progress |= launchReady();
-            if (progress) {
-                spinDeadline = 0;
-                idleSince = 0;
+            if (!driver.compareAndSet(null, me)) {
+                // a waiting caller drives the device now; look again shortly
+                LockSupport.parkNanos(this, DeviceTimes.SHORT_POLL);
                 continue;
             }
-            long now = System.nanoTime();
-            if (inFlight.isEmpty()) {
-                if (closing && queue.isEmpty()) {
-                    return;
+            boolean exit = false;
+            long park; // < 0: look again at once; 0: spin once; > 0: park that long
+            try {
+                boolean progress = pollInFlight();
+                progress |= launchReady();
+                long now = System.nanoTime();
+                if (progress) {
+                    spinDeadline = 0;
+                    idleSince = 0;
+                    park = -1;
                 }
-                backend.idle();
-                // just idle: the next task of a waiting caller's loop often follows within tens of
-                // microseconds; spin that long before parking (a futex wake-up costs about as much)
-                if (idleSince == 0) {
-                    idleSince = now;
-                }
-                if (now - idleSince < settings.pollSpin().toNanos()) {
-                    Thread.onSpinWait();
+                else if (inFlight.isEmpty()) {
+                    if (closing && queue.isEmpty()) {
+                        exit = true; // the launcher keeps the token: no waiter drives a closed device
+                        return;
+                    }
+                    backend.idle();
+                    // just idle: the next task of a waiting caller's loop often follows within tens of
+                    // microseconds; spin that long before parking (a futex wake-up costs about as much)
+                    if (idleSince == 0) {
+                        idleSince = now;
+                    }
+                    park = now - idleSince < settings.pollSpin().toNanos() ? 0 : IDLE_PARK;
                 }
                 else {
-                    LockSupport.parkNanos(this, IDLE_PARK);
+                    idleSince = 0;
+                    park = settings.spinWhileBusy() ? 0 : times.busyWait(inFlight, now, spinDeadline);
+                    if (park == 0 && spinDeadline == 0 && !settings.spinWhileBusy()) {
+                        spinDeadline = Math.max(now, times.earliestExpectedEnd(inFlight)) + times.spinWindow(inFlight)
+                                + settings.pollSpin().toNanos();
+                    }
                 }
-                continue;
             }
-            idleSince = 0;
-            if (settings.spinWhileBusy()) {
-                Thread.onSpinWait();
-                continue;
+            finally {
+                if (!exit) {
+                    driver.set(null);
+                }
             }
-            long expectedEnd = earliestExpectedEnd();
-            if (now < expectedEnd - times.spinLead) {
-                // long work in flight: sleep until shortly before it should end (parking oversleeps,
-                // by up to a millisecond on some hosts, so wake early and spin for the end)
-                LockSupport.parkNanos(this, Math.min(expectedEnd - times.spinLead - now, DeviceTimes.MAX_SLEEP));
-                continue;
+            if (park > 0) {
+                LockSupport.parkNanos(this, park);
             }
-            if (spinDeadline == 0) {
-                spinDeadline = Math.max(now, expectedEnd) + spinWindow();
-            }
-            if (now < spinDeadline) {
+            else if (park == 0) {
                 Thread.onSpinWait();
             }
-            else {
-                // past the window: a task's completion callback wakes us; tasks expected to be short
-                // have none (it costs about 10 µs a launch), so poll for those
-                LockSupport.parkNanos(this, allHaveCallbacks() ? DeviceTimes.MAX_SLEEP : SHORT_POLL);
-            }
         }
-    }
-
-    private long earliestExpectedEnd() {
-        long earliest = Long.MAX_VALUE;
-        for (InFlight f : inFlight) {
-            earliest = Math.min(earliest, times.earliestEnd(f.startNanos, f.times));
-        }
-        return earliest;
-    }
-
-    /** How long past the expected end the poller keeps spinning: six mean deviations plus {@code pollSpin}. */
-    private long spinWindow() {
-        long window = 0;
-        for (InFlight f : inFlight) {
-            window = Math.max(window, times.spread(f.times));
-        }
-        return window + settings.pollSpin().toNanos();
-    }
-
-    private boolean allHaveCallbacks() {
-        for (InFlight f : inFlight) {
-            if (!f.callback) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private boolean launchReady() {
@@ -352,7 +357,7 @@ final class DeviceLauncher {
             deviceDown(sticky, "task '" + task.taskName() + "'", f);
         }
         else if (onDevice) {
-            followable.put(task, event);
+            followable.add(task, event);
             task.enqueued(result); // the scheduler may now dispatch successors that follow this work
         }
     }
@@ -408,8 +413,8 @@ final class DeviceLauncher {
                 f.task.complete(f.result);
             }
             else {
-                if (f.result instanceof DeviceBuffer b) {
-                    b.close(); // the result of a failed attempt reaches nobody
+                if (f.result instanceof DeviceBuffer b && !f.task.inputs().contains(b)) {
+                    b.close(); // the result of a failed attempt reaches nobody (an input passed through is not its)
                 }
                 f.task.fail(error);
             }

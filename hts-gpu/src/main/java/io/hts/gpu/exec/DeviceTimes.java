@@ -1,6 +1,7 @@
 package io.hts.gpu.exec;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -19,6 +20,8 @@ final class DeviceTimes {
     /** At least this long before long work's expected end the poller stops sleeping and spins. */
     private static final long MIN_SPIN_LEAD = 150_000;
     static final long MAX_SLEEP = TimeUnit.MILLISECONDS.toNanos(5);
+    /** How often short tasks, which have no completion callback, are polled past their window. */
+    static final long SHORT_POLL = 50_000;
     private static final long CALLBACK_THRESHOLD = TimeUnit.MILLISECONDS.toNanos(1);
     private static final int MAX_NAMES = 10_000;
 
@@ -117,5 +120,54 @@ final class DeviceTimes {
     /** The mean device time of all tasks, for the backlog estimate of {@code status()}. */
     long meanTaskNanos() {
         return meanTaskNanos;
+    }
+
+    // ------------------------------------------------------------------ when the launcher looks again
+
+    /**
+     * With work in flight and nothing to do: sleep until shortly before the earliest expected end
+     * (parking oversleeps, by up to a millisecond on some hosts, so wake early and spin for the
+     * end), spin through the window where it should end (until {@code spinDeadline}, 0 when not
+     * set yet), then park until a completion callback (long tasks) or for a short poll (short
+     * ones, which have none: it costs about 10 µs a launch).
+     *
+     * @return how long to park, 0 to spin
+     */
+    long busyWait(List<InFlight> inFlight, long now, long spinDeadline) {
+        long expectedEnd = earliestExpectedEnd(inFlight);
+        if (now < expectedEnd - spinLead) {
+            return Math.min(expectedEnd - spinLead - now, MAX_SLEEP);
+        }
+        if (spinDeadline == 0 || now < spinDeadline) {
+            return 0;
+        }
+        return allHaveCallbacks(inFlight) ? MAX_SLEEP : SHORT_POLL;
+    }
+
+    /** When the earliest of the tasks in flight may end. */
+    long earliestExpectedEnd(List<InFlight> inFlight) {
+        long earliest = Long.MAX_VALUE;
+        for (InFlight f : inFlight) {
+            earliest = Math.min(earliest, earliestEnd(f.startNanos, f.times));
+        }
+        return earliest;
+    }
+
+    /** How long past the expected end the poller keeps spinning: six mean deviations of the widest. */
+    long spinWindow(List<InFlight> inFlight) {
+        long window = 0;
+        for (InFlight f : inFlight) {
+            window = Math.max(window, spread(f.times));
+        }
+        return window;
+    }
+
+    private static boolean allHaveCallbacks(List<InFlight> inFlight) {
+        for (InFlight f : inFlight) {
+            if (!f.callback) {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -180,6 +180,16 @@ public final class GpuBackend implements DeviceBackend {
                 down ? 0 : memory.availableBytes(), detail);
     }
 
+    /**
+     * A caller waiting for a run drives this device while it is busy, when the launcher does not:
+     * it runs queued bodies and sees completions on its own thread (the device's context is made
+     * current on it), so a one-task run costs no thread hand-off.
+     */
+    @Override
+    public boolean assist() {
+        return health != DeviceHealth.DOWN && launcher.assist();
+    }
+
     @Override
     public void dispatch(DeviceTask task) {
         if (health == DeviceHealth.DOWN || launcher.isClosing()) {
@@ -334,7 +344,7 @@ public final class GpuBackend implements DeviceBackend {
      */
     @Override
     public void close() {
-        if (!launcher.close(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS) && !launcher.onLauncherThread()) {
+        if (!launcher.close(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS) && !launcher.drivingHere()) {
             log.warn("HTS GPU backend {}: device work still in flight after {} s; its resources are released when"
                     + " it ends", name(), CLOSE_WAIT_SECONDS);
         }

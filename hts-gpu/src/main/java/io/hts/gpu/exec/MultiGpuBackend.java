@@ -230,6 +230,15 @@ public final class MultiGpuBackend implements DeviceBackend {
     }
 
     @Override
+    public boolean assist() {
+        boolean busy = false;
+        for (GpuBackend d : devices) {
+            busy |= d.assist();
+        }
+        return busy;
+    }
+
+    @Override
     public void onRunCancelled(long runId) {
         devices.forEach(d -> d.onRunCancelled(runId));
     }

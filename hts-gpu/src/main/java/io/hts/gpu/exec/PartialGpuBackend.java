@@ -88,6 +88,12 @@ public final class PartialGpuBackend implements DeviceBackend {
     }
 
     @Override
+    public boolean assist() {
+        MultiGpuBackend gpus = running;
+        return gpus != null && gpus.assist();
+    }
+
+    @Override
     public void dispatch(DeviceTask task) {
         int pinned = task.gpuOrdinal();
         for (UnusableGpuBackend d : failed) {
