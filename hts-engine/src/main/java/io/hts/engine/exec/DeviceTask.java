@@ -80,8 +80,13 @@ public interface DeviceTask {
     /**
      * Reports that the body has returned and its work is enqueued on the device, not yet
      * completed; {@code result} is what the body returned. The scheduler may then dispatch
-     * successors that depend only on enqueued device work (see {@link #awaitOnDevice()}). A backend
-     * that never calls it gets every task only after its predecessors completed.
+     * successors that depend only on enqueued device work (see {@link #awaitOnDevice()}), and they
+     * read {@code result} before this task completes. A backend must therefore call it only when
+     * {@code result} is device-resident and complete as far as work ordered after this task's on
+     * the device can tell (a device buffer), never for a value its completion still fills (a host
+     * array a download lands in): no task may observe a predecessor's result before that
+     * predecessor completed otherwise. A backend that never calls it gets every task only after
+     * its predecessors completed.
      *
      * @param result the body's result
      */
