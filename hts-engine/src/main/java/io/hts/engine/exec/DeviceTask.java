@@ -89,8 +89,13 @@ public interface DeviceTask {
      * its predecessors completed.
      *
      * @param result the body's result
+     * @return whether the scheduler took the result for successors that follow on the device: it
+     *     then also releases it (a {@code Releasable}) if this attempt fails, once those successors
+     *     have ended, so the backend must not release it itself; {@code false} (the default): the
+     *     result went to nobody yet, and a failed attempt's result is the backend's to release
      */
-    default void enqueued(@Nullable Object result) {
+    default boolean enqueued(@Nullable Object result) {
+        return false;
     }
 
     /**

@@ -391,8 +391,8 @@ public final class CircuitBreakingBackend implements DeviceBackend {
         }
 
         @Override
-        public void enqueued(@Nullable Object result) {
-            task.enqueued(result);
+        public boolean enqueued(@Nullable Object result) {
+            return task.enqueued(result);
         }
 
         @Override

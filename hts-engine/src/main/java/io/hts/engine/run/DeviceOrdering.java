@@ -59,14 +59,18 @@ final class DeviceOrdering {
      * predecessors are now all enqueued or done is dispatched at once, to follow their work on the
      * device. Runs on the backend's thread, before the attempt can complete.
      */
-    void enqueued(TaskExecution e, @Nullable Object result) {
+    boolean enqueued(TaskExecution e, @Nullable Object result) {
         AtomicIntegerArray waiting = notEnqueued;
         AtomicReferenceArray<TaskExecution> attempts = onDevice;
-        if (waiting == null || attempts == null || run.state.stopCause() != null) {
-            return;
+        if (waiting == null || attempts == null || run.state.stopCause() != null || !anyChainedSuccessor(e.index)) {
+            return false;
         }
         int i = e.index;
         run.storeResult(i, result); // chained successors read it before this task completes
+        ResultLifetimes lifetimes = run.lifetimes;
+        if (lifetimes != null) {
+            lifetimes.handedOut(i, result); // released by the run even if this attempt fails
+        }
         attempts.set(topology.slot(i), e);
         for (int k = topology.successorStart(i), stop = topology.successorEnd(i); k < stop; k++) {
             int s = topology.successor(k);
@@ -90,6 +94,16 @@ final class DeviceOrdering {
             next.follows(List.copyOf(follow));
             run.placement.route(next, Device.GPU);
         }
+        return true;
+    }
+
+    private boolean anyChainedSuccessor(int i) {
+        for (int k = topology.successorStart(i), stop = topology.successorEnd(i); k < stop; k++) {
+            if (plan.has(topology.successor(k), ExecutionPlan.CHAINED)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Task {@code i} failed or was cancelled: chained successors already dispatched on its work are cancelled too. */

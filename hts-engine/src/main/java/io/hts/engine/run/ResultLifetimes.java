@@ -1,6 +1,7 @@
 package io.hts.engine.run;
 
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import io.hts.engine.exec.ResourceDemand;
 import io.hts.engine.graph.Device;
@@ -30,11 +31,18 @@ final class ResultLifetimes {
     private final GraphRun run;
     private final GraphTopology topology;
     private final AtomicIntegerArray refs;
+    /**
+     * Results handed to device-ordered successors before their task completed: released by the run
+     * even when that task then fails (its result slot then holds the failure), once every
+     * successor has ended. Set before any successor is dispatched, read after the count reached zero.
+     */
+    private final AtomicReferenceArray<@Nullable Object> handedOut;
 
     ResultLifetimes(GraphRun run) {
         this.run = run;
         this.topology = run.topology;
         this.refs = new AtomicIntegerArray(topology.slots());
+        this.handedOut = new AtomicReferenceArray<>(topology.slots());
         for (int i = 0, n = topology.size(); i < n; i++) {
             int out = topology.outDegree(i);
             if (out > 0) {
@@ -67,10 +75,22 @@ final class ResultLifetimes {
         }
     }
 
+    /** A device attempt of task {@code i} handed its result to successors that follow it on the device. */
+    void handedOut(int i, @Nullable Object result) {
+        if (result instanceof Releasable && topology.outDegree(i) > 0) {
+            handedOut.set(topology.slot(i), result);
+        }
+    }
+
     private void drop(int p) {
-        int left = refs.decrementAndGet(topology.slot(p));
-        if (left == 0 && run.resultOf(p) instanceof Releasable r && !passedOn(p, r)) {
-            release(r, run, p);
+        int slot = topology.slot(p);
+        int left = refs.decrementAndGet(slot);
+        if (left == 0) {
+            Object result = run.resultOf(p);
+            Object r = result instanceof Releasable ? result : handedOut.get(slot);
+            if (r instanceof Releasable releasable && !passedOn(p, releasable)) {
+                release(releasable, run, p);
+            }
         }
         else if (left < 0) {
             throw new IllegalStateException("the result of task '" + topology.name(p) + "' lost more references"

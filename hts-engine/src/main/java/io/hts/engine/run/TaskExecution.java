@@ -339,8 +339,8 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
     }
 
     @Override
-    public void enqueued(@Nullable Object result) {
-        run.ordering.enqueued(this, result);
+    public boolean enqueued(@Nullable Object result) {
+        return run.ordering.enqueued(this, result);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.hts.gpu.cuda;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A failed CUDA call: the call, the error's code and name ({@code CUDA_ERROR_ILLEGAL_ADDRESS}) and
  * what it means for the scheduler ({@link #kind()}).
@@ -39,5 +41,20 @@ public class CudaException extends RuntimeException {
     /** What the error means: retryable, sticky (device down), unavailable, or other. */
     public CudaErrorKind kind() {
         return kind;
+    }
+
+    /**
+     * The sticky CUDA error in a cause chain, if there is one.
+     *
+     * @param error an error, or null
+     * @return the first {@link CudaErrorKind#STICKY} CUDA error among it and its causes, or null
+     */
+    public static @Nullable CudaException stickyIn(@Nullable Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof CudaException c && c.kind == CudaErrorKind.STICKY) {
+                return c;
+            }
+        }
+        return null;
     }
 }

@@ -41,10 +41,9 @@ import org.slf4j.LoggerFactory;
  * <p><b>Completion order across devices</b> is {@link FollowedWork}'s: a followed task leaves
  * it only after it was reported, so a follower here or on a peer is never reported before it.
  *
- * <p><b>Shutdown.</b> {@code closing} (volatile) stops new work; the launcher exits once its queue
- * and its work in flight are empty and sets {@code exited}; a dispatch that raced the exit finds
- * {@code exited} set after adding to the queue, or the exiting launcher finds the task in the
- * queue after setting it (both are sequentially consistent), and whoever polls it hands it back.
+ * <p><b>Shutdown.</b> {@code closing} stops new work; the launcher exits once its queue and work in
+ * flight are empty and sets {@code exited}; a dispatch racing the exit sees {@code exited} after its
+ * add, or the launcher sees the task after setting it, and whoever polls it hands it back.
  *
  * <p><b>A sticky error</b> ({@link CudaErrorKind#STICKY}) poisons the context: the task whose work
  * raised it fails first and with it (so it is its run's first failure), then the rest in flight,
@@ -73,6 +72,8 @@ final class DeviceLauncher {
     /** Who drives the device now (see the class comment), or null. */
     private final AtomicReference<@Nullable Thread> driver = new AtomicReference<>();
     private volatile boolean closing;
+    /** Set by the driver that saw a sticky error, before the device is marked DOWN. */
+    private boolean poisoned;
     private volatile boolean exited;
     private volatile long completed;
 
@@ -92,12 +93,8 @@ final class DeviceLauncher {
         thread.start();
     }
 
-    long spinLeadNanos() {
-        return times.spinLead;
-    }
-
-    long meanTaskNanos() {
-        return times.meanTaskNanos();
+    DeviceTimes times() {
+        return times;
     }
 
     long completed() {
@@ -217,8 +214,13 @@ final class DeviceLauncher {
             log.error("HTS GPU launcher of {} stopped by an unexpected error; its tasks fail", backend.name(), ex);
             backend.down("the launcher of " + backend.name() + " stopped: " + ex);
             for (InFlight f : inFlight) {
-                failQuietly(f.task, new GpuUnavailableException("the launcher of " + backend.name() + " stopped while"
-                        + " task '" + f.task.taskName() + "' ran", ex));
+                try {
+                    f.task.fail(new GpuUnavailableException("the launcher of " + backend.name() + " stopped while"
+                            + " task '" + f.task.taskName() + "' ran", ex));
+                }
+                catch (Throwable report) {
+                    ex.addSuppressed(report);
+                }
             }
             inFlight.clear();
         }
@@ -261,7 +263,7 @@ final class DeviceLauncher {
                         exit = true; // the launcher keeps the token: no waiter drives a closed device
                         return;
                     }
-                    backend.idle();
+                    backend.housekeeping(true, now);
                     // just idle: the next task of a waiting caller's loop often follows within tens of
                     // microseconds; spin that long before parking (a futex wake-up costs about as much)
                     if (idleSince == 0) {
@@ -271,6 +273,7 @@ final class DeviceLauncher {
                 }
                 else {
                     idleSince = 0;
+                    backend.housekeeping(false, now);
                     park = settings.spinWhileBusy() ? 0 : times.busyWait(inFlight, now, spinDeadline);
                     if (park == 0 && spinDeadline == 0 && !settings.spinWhileBusy()) {
                         spinDeadline = Math.max(now, times.earliestExpectedEnd(inFlight)) + times.spinWindow(inFlight)
@@ -330,6 +333,7 @@ final class DeviceLauncher {
                 backend.orderAfterAnywhere(predecessor, lease.stream());
             }
             result = task.gpuBody().run(ctx);
+            ctx.checkResult(result);
         }
         catch (Throwable ex) {
             error = ex;
@@ -352,13 +356,13 @@ final class DeviceLauncher {
         boolean onDevice = error == null && event != null && result instanceof DeviceBuffer b && !b.isReleased();
         InFlight f = new InFlight(task, ctx, lease, event, result, error, t0, cell, callback, onDevice);
         inFlight.add(f);
-        CudaException sticky = sticky(error);
+        CudaException sticky = CudaException.stickyIn(error);
         if (sticky != null) {
             deviceDown(sticky, "task '" + task.taskName() + "'", f);
         }
         else if (onDevice) {
             followable.add(task, event);
-            task.enqueued(result); // the scheduler may now dispatch successors that follow this work
+            f.handedOut = task.enqueued(result); // the scheduler may now dispatch successors that follow this work
         }
     }
 
@@ -377,6 +381,7 @@ final class DeviceLauncher {
                     deviceDown(ex, "task '" + f.task.taskName() + "'", f);
                     return true; // everything in flight is finished
                 }
+                f.keepResources = !streamDrained(f); // its work may still run: release nothing it uses
                 done = true;
             }
             if (done) {
@@ -392,14 +397,14 @@ final class DeviceLauncher {
     }
 
     private void finish(InFlight f) {
-        boolean usable = !backend.isDown();
+        boolean usable = !poisoned && !f.keepResources;
         Throwable error = f.error;
         if (usable) {
             for (Runnable action : f.ctx.completionActions()) {
                 try {
                     action.run();
                 }
-                catch (RuntimeException ex) {
+                catch (Throwable ex) { // an Error too: the task fails, the launcher goes on
                     error = add(error, ex);
                 }
             }
@@ -413,13 +418,13 @@ final class DeviceLauncher {
                 f.task.complete(f.result);
             }
             else {
-                if (f.result instanceof DeviceBuffer b && !f.task.inputs().contains(b)) {
-                    b.close(); // the result of a failed attempt reaches nobody (an input passed through is not its)
+                if (f.result instanceof DeviceBuffer b && !f.handedOut && usable && !f.task.inputs().contains(b)) {
+                    b.close(); // reaches nobody (one handed to followers is the run's; an input passed on is not its)
                 }
                 f.task.fail(error);
             }
         }
-        catch (RuntimeException ex) {
+        catch (Throwable ex) {
             log.warn("HTS GPU backend {}: reporting task '{}' failed", backend.name(), f.task.taskName(), ex);
         }
         // Only now may a task following this one (here or on a peer) be seen complete.
@@ -441,32 +446,26 @@ final class DeviceLauncher {
         return first;
     }
 
-    private static @Nullable CudaException sticky(@Nullable Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause()) {
-            if (t instanceof CudaException c && c.kind() == CudaErrorKind.STICKY) {
-                return c;
-            }
-        }
-        return null;
-    }
-
     /**
      * The context is poisoned: the culprit fails first with the error, then every other task in
      * flight, then the queue; every later dispatch is refused with the reason.
      */
     private void deviceDown(CudaException error, String where, @Nullable InFlight culprit) {
-        if (!backend.down(error.errorName() + " in " + where + " poisoned the CUDA context of " + backend.name()
-                + "; the device is DOWN until the application restarts")) {
+        if (poisoned || backend.isDown()) {
             return;
         }
+        poisoned = true; // nothing more is asked of the context: no completion action, no release
         backend.memory().poison(error.errorName());
-        log.error("HTS GPU backend: {}", backend.refusal(), error);
+        // the culprit fails before placements can see the device DOWN, so its error is its run's first
         if (culprit != null && inFlight.remove(culprit)) {
             if (culprit.error == null) {
                 culprit.error = error;
             }
             finish(culprit);
         }
+        backend.down(error.errorName() + " in " + where + " poisoned the CUDA context of " + backend.name()
+                + "; the device is DOWN until the application restarts");
+        log.error("HTS GPU backend: {}", backend.refusal(), error);
         List<InFlight> rest = new ArrayList<>(inFlight);
         inFlight.clear();
         for (InFlight f : rest) {
@@ -486,12 +485,16 @@ final class DeviceLauncher {
         }
     }
 
-    private void failQuietly(DeviceTask task, Throwable error) {
+    /** After a failed event query: waits for the task's stream on the host; false when that fails too. */
+    private boolean streamDrained(InFlight f) {
         try {
-            task.fail(error);
+            api.synchronize(f.lease.stream());
+            return true;
         }
-        catch (RuntimeException ex) {
-            log.warn("HTS GPU backend {}: reporting task '{}' failed", backend.name(), task.taskName(), ex);
+        catch (CudaException ex) {
+            log.warn("HTS GPU backend {}: the work of task '{}' cannot be followed ({}); its stream and memory are"
+                    + " kept, not reused", backend.name(), f.task.taskName(), ex.toString());
+            return false;
         }
     }
 }

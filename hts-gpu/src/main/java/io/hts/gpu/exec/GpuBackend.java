@@ -66,6 +66,7 @@ public final class GpuBackend implements DeviceBackend {
 
     private static final Logger log = LoggerFactory.getLogger(GpuBackend.class);
     private static final long CLOSE_WAIT_SECONDS = 30;
+    private static final long DEVICE_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final CudaApi api;
     private final DeviceInfo info;
@@ -80,6 +81,8 @@ public final class GpuBackend implements DeviceBackend {
     private volatile List<GpuBackend> peers = List.of();
     private volatile DeviceHealth health;
     private volatile String detail;
+    /** When housekeeping last asked the driver for free memory; the driving thread's only. */
+    private long lastDeviceCheck;
 
     /**
      * Starts a backend on a device: streams, memory pool, staging memory, kernels and (when
@@ -155,7 +158,7 @@ public final class GpuBackend implements DeviceBackend {
 
     /** How long before expected ends the launcher stops sleeping and spins, for this host's timers. */
     public Duration spinLead() {
-        return Duration.ofNanos(launcher.spinLeadNanos());
+        return Duration.ofNanos(launcher.times().spinLead);
     }
 
     // ------------------------------------------------------------------ DeviceBackend
@@ -174,7 +177,7 @@ public final class GpuBackend implements DeviceBackend {
     public DeviceStatus status() {
         int q = launcher.queued.get();
         int r = launcher.running.get();
-        long backlog = (long) (q + r) * launcher.meanTaskNanos();
+        long backlog = (long) (q + r) * launcher.times().meanTaskNanos();
         boolean down = health == DeviceHealth.DOWN;
         return new DeviceStatus(Device.GPU, health, down ? 0 : streams.size(), q, r, backlog,
                 down ? 0 : memory.availableBytes(), detail);
@@ -320,19 +323,27 @@ public final class GpuBackend implements DeviceBackend {
     // ------------------------------------------------------------------ lifecycle
 
     /**
-     * The launcher has nothing in flight (timed-out tasks whose device work still runs count as in
-     * flight): kernel modules evicted from the cache are unloaded now, when no kernel of theirs can
-     * be running. One volatile read when none was evicted.
+     * The launcher has nothing to launch or finish. Every 10 ms it asks the driver for the device's
+     * free memory, which bounds what {@code status()} reports (another process or pool may have
+     * taken some). With nothing in flight (timed-out tasks whose device work still runs count as in
+     * flight), kernel modules evicted from the cache are unloaded, when no kernel of theirs can be
+     * running: one volatile read when none was evicted.
      */
-    void idle() {
+    void housekeeping(boolean nothingInFlight, long now) {
         if (health == DeviceHealth.DOWN) {
             return;
         }
         try {
-            kernels.unloadEvicted();
+            if (now - lastDeviceCheck > DEVICE_CHECK_NANOS) {
+                lastDeviceCheck = now;
+                memory.refreshDeviceFree();
+            }
+            if (nothingInFlight) {
+                kernels.unloadEvicted();
+            }
         }
         catch (RuntimeException ex) {
-            log.warn("HTS GPU backend {}: unloading evicted kernel modules failed", name(), ex);
+            log.warn("HTS GPU backend {}: housekeeping failed", name(), ex);
         }
     }
 

@@ -17,6 +17,7 @@ import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.memory.DeviceMemoryPool;
 import io.hts.gpu.memory.PinnedStagingPool;
 import io.hts.gpu.stream.StreamLease;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a GPU body works with: its device, its stream, the device memory pool, copies, kernels and
@@ -35,6 +36,7 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
     private final DeviceTask task;
     private final StreamLease lease;
     private final List<Runnable> onDeviceDone = new ArrayList<>();
+    private final List<DeviceBuffer> scratch = new ArrayList<>(2);
 
     GpuContext(GpuBackend backend, DeviceTask task, StreamLease lease) {
         super(task.context());
@@ -94,7 +96,27 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
     public DeviceBuffer scratch(long bytes) {
         DeviceBuffer b = allocate(bytes);
         onDeviceDone.add(b::close);
+        scratch.add(b);
         return b;
+    }
+
+    /**
+     * Refuses a result that cannot be handed on: a buffer already given back, or this task's
+     * scratch memory (released when its work completes, under any reader).
+     */
+    void checkResult(@Nullable Object result) {
+        if (result instanceof DeviceBuffer b) {
+            if (b.isReleased()) {
+                throw new IllegalStateException("task '" + task.taskName() + "' returned " + b + ", which was given"
+                        + " back already; return a buffer from allocate(...) and do not release it");
+            }
+            for (DeviceBuffer s : scratch) {
+                if (s == b) {
+                    throw new IllegalStateException("task '" + task.taskName() + "' returned its scratch memory " + b
+                            + ", which is released when its work completes; return a buffer from allocate(...)");
+                }
+            }
+        }
     }
 
     /**
@@ -320,8 +342,9 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
     }
 
     /**
-     * Runs an action on the launcher thread once this task's device work has completed, before the
-     * task completes (or after it timed out).
+     * Runs an action once this task's device work has completed, before the task completes (or
+     * after it timed out), on the thread that drives the device. An action that throws (an
+     * {@code Error} too) fails the task; the others still run.
      *
      * @param action the action
      */

@@ -25,6 +25,10 @@ final class InFlight {
     final boolean callback;
     /** Whether successors were told its work is enqueued, so that they may follow it on the device. */
     final boolean followable;
+    /** Whether the scheduler took its result for followers: then the run, not the backend, releases it. */
+    boolean handedOut;
+    /** Whether its device work could not be followed to its end: its stream and memory are never reused. */
+    boolean keepResources;
 
     InFlight(DeviceTask task, GpuContext ctx, StreamLease lease, CudaApi.@Nullable Event event,
             @Nullable Object result, @Nullable Throwable error, long startNanos, long[] times, boolean callback,

@@ -188,7 +188,9 @@ public final class DeviceMemoryPool implements AutoCloseable {
                     + " processes hold the rest), within the pool's limit of "
                     + MemoryStatistics.bytes(settings.maximumBytes()) + " (hts.gpu.memory-pool.maximum)";
         }
-        return " within its limit of " + MemoryStatistics.bytes(settings.maximumBytes()) + " (hts.gpu.memory-pool.maximum)";
+        return " within its limit of " + MemoryStatistics.bytes(settings.maximumBytes()) + " (hts.gpu.memory-pool.maximum)"
+                + (block > bytes ? "; it takes a block of " + MemoryStatistics.bytes(block) + " (sizes round up to a power"
+                        + " of two)" : "");
     }
 
     private void checkUsable() {
@@ -270,7 +272,12 @@ public final class DeviceMemoryPool implements AutoCloseable {
         refreshDeviceFree();
     }
 
-    private void refreshDeviceFree() {
+    /**
+     * Asks the driver for the device's free memory now (a driver call: the device's context must be
+     * current), which bounds what {@link #availableBytes()} reports. The GPU backend's launcher calls
+     * it every 10 ms; the pool itself whenever it grows or fails to.
+     */
+    public void refreshDeviceFree() {
         try {
             deviceFree = api.memoryInfo()[0];
         }

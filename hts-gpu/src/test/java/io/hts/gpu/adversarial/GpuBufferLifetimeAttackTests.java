@@ -61,7 +61,7 @@ class GpuBufferLifetimeAttackTests {
      * whose memory the pool already hands out again.
      */
     @Test
-    void aBodyReturningItsInputBufferHandsTheCallerAReleasedBuffer() throws Exception {
+    void aBodyReturningItsInputBufferHandsTheCallerALiveBuffer() throws Exception {
         GpuBackend gpu = backend();
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
             TaskGraph g = TaskGraph.named("in-place");
@@ -88,7 +88,7 @@ class GpuBufferLifetimeAttackTests {
      * allocation, which fills it with 7).
      */
     @Test
-    void aBufferPassedOnByABodyIsReusedBeforeItsNextReaderReadsIt() throws Exception {
+    void aBufferPassedOnByABodyIsNotReusedBeforeItsNextReaderReadsIt() throws Exception {
         GpuBackend gpu = backend();
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
             TaskGraph g = TaskGraph.named("pass-on");
@@ -113,7 +113,7 @@ class GpuBufferLifetimeAttackTests {
      * read it.
      */
     @Test
-    void cancellingARunReleasesABufferADeviceOrderedFollowerStillReads() throws Exception {
+    void cancellingARunKeepsABufferADeviceOrderedFollowerStillReads() throws Exception {
         GpuBackend gpu = backend();
         AtomicReference<DeviceBuffer> x = new AtomicReference<>();
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
@@ -149,7 +149,7 @@ class GpuBufferLifetimeAttackTests {
      * while B's kernel is still to read it.
      */
     @Test
-    void aPredecessorFailingAtCompletionFreesItsBufferUnderADeviceOrderedFollower() throws Exception {
+    void aPredecessorFailingAtCompletionKeepsItsBufferForItsDeviceOrderedFollower() throws Exception {
         GpuBackend gpu = backend();
         AtomicReference<DeviceBuffer> x = new AtomicReference<>();
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
@@ -185,10 +185,10 @@ class GpuBufferLifetimeAttackTests {
     /**
      * A body that returns its scratch buffer (scratch is released when the task's device work has
      * completed): the successor follows it on the device, and the scratch memory is back in the
-     * pool while the successor's kernel is still to read it. Misuse, but nothing refuses it.
+     * pool while the successor's kernel is still to read it. Misuse: the body's return is refused.
      */
     @Test
-    void aReturnedScratchBufferIsFreedUnderItsDeviceOrderedFollower() throws Exception {
+    void aReturnedScratchBufferIsRefusedBeforeAFollowerReadsIt() throws Exception {
         GpuBackend gpu = backend();
         AtomicReference<DeviceBuffer> x = new AtomicReference<>();
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
@@ -206,8 +206,10 @@ class GpuBufferLifetimeAttackTests {
             });
             GraphRun run = s.submit(g);
             try {
-                await().atMost(Duration.ofSeconds(5)).until(() -> cuda.holding() && run.state(a) != TaskState.RUNNING);
+                // refused when the body returns it: the follower never starts on it
+                await().atMost(Duration.ofSeconds(5)).until(() -> run.state(a) != TaskState.RUNNING);
                 assertThat(run.state(a)).as("a returned a buffer it does not own").isEqualTo(TaskState.FAILED);
+                assertThat(run.error(a)).hasValueSatisfying(e -> assertThat(e).hasStackTraceContaining("returned its scratch memory"));
             }
             finally {
                 cuda.open();
@@ -217,11 +219,11 @@ class GpuBufferLifetimeAttackTests {
     }
 
     /**
-     * A body that returns a buffer it already closed: the task succeeds, and its successor reads
-     * memory the pool hands out again (here: to the successor's own scratch, filled with 7).
+     * A body that returns a buffer it already closed would have its successor read memory the pool
+     * hands out again (here: to the successor's own scratch, filled with 7): the return is refused.
      */
     @Test
-    void aBodyReturningAClosedBufferIsNotRefused() throws Exception {
+    void aBodyReturningAClosedBufferIsRefused() throws Exception {
         GpuBackend gpu = backend();
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
             TaskGraph g = TaskGraph.named("closed-result");

@@ -104,8 +104,11 @@ class GpuRunEndingAttackTests {
                 await().atMost(Duration.ofSeconds(5)).until(() -> cuda.queuedWork() > 0);
                 cuda.failNext("cuEventQuery", 400); // CUDA_ERROR_INVALID_HANDLE, not sticky (999 is sticky)
                 await().atMost(Duration.ofSeconds(5)).until(() -> run.state(t) != TaskState.RUNNING);
-                assertThat(cuda.queuedWork()).as("the task's fill kernel has not run").isPositive();
-                assertThat(scratch.get().isReleased()).as("its scratch memory, which that kernel writes").isFalse();
+                // the backend waits for the stream on the host before it releases anything the work
+                // uses; the scratch memory is never back while the fill kernel is still queued
+                assertThat(cuda.queuedWork() == 0 || !scratch.get().isReleased())
+                        .as("scratch released while its kernel is still queued").isTrue();
+                assertThat(run.state(t)).isEqualTo(TaskState.FAILED);
             }
             finally {
                 cuda.autoRun(true);

@@ -1,9 +1,14 @@
 package io.hts.gpu.adversarial;
 
+import java.time.Duration;
+
+import io.hts.gpu.exec.GpuBackend;
+import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.memory.DeviceMemoryPool;
 import io.hts.gpu.memory.PoolSettings;
 import io.hts.gpu.support.SimulatedCuda;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,20 +21,26 @@ class GpuStatusAttackTests {
     /**
      * Another user of the device (a second pool here; another process, cuBLAS workspaces or a body
      * calling ctx.cuda().allocate in real life) takes memory after the pool last asked the driver:
-     * availableBytes keeps promising growth from the stale figure (DeviceMemoryPool.deviceFree is
-     * refreshed only when this pool grows or fails to).
+     * the backend's launcher asks again every 10 ms, so status() soon stops promising growth from
+     * the stale figure; a pool on its own is told with refreshDeviceFree().
      */
     @Test
     void availableBytesNeverExceedsWhatTheDeviceCanStillGive() {
         SimulatedCuda cuda = new SimulatedCuda(256 * MIB);
         PoolSettings settings = new PoolSettings(4 * MIB, 200 * MIB, 4 * MIB, 256);
-        try (DeviceMemoryPool mine = new DeviceMemoryPool(cuda, 0, settings);
-                DeviceMemoryPool other = new DeviceMemoryPool(cuda, 0, settings)) {
+        GpuBackend gpu = new GpuBackend(cuda, cuda.deviceInfo(0), GpuSettings.defaults(200 * MIB).withMemory(settings),
+                false);
+        try (gpu; DeviceMemoryPool other = new DeviceMemoryPool(cuda, 0, settings)) {
             DeviceBuffer taken = other.allocate(128 * MIB);
-            long deviceFree = cuda.memoryInfo()[0];
             long freeInArenas = 4 * MIB;
-            assertThat(mine.availableBytes()).as("device free %d MiB", deviceFree / MIB)
-                    .isLessThanOrEqualTo(freeInArenas + deviceFree);
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(
+                    () -> gpu.status().freeMemoryBytes() <= freeInArenas + cuda.memoryInfo()[0]);
+            try (DeviceMemoryPool alone = new DeviceMemoryPool(cuda, 0, new PoolSettings(4 * MIB, 100 * MIB, 4 * MIB, 256))) {
+                DeviceBuffer more = other.allocate(64 * MIB);
+                alone.refreshDeviceFree();
+                assertThat(alone.availableBytes()).isLessThanOrEqualTo(freeInArenas + cuda.memoryInfo()[0]);
+                more.close();
+            }
             taken.close();
         }
     }
