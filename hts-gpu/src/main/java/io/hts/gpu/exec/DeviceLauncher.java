@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * <p><b>Never a result before its completion.</b> A task's successors learn that its work is
  * enqueued (and may then be dispatched to follow it on the device) only when its result is
  * device-resident, a {@link DeviceBuffer} that work ordered after this task's on the device reads
- * correctly. A host array, a direct buffer or any other value may be filled by the task's
+ * correctly, or null (nothing to read: its work reaches them through device memory). A host array, a direct buffer or any other value may be filled by the task's
  * completion actions (a download), so such tasks' successors start only once they completed.
  *
  * <p><b>Completion order across devices</b> is {@link FollowedWork}'s: a followed task leaves
@@ -351,9 +351,9 @@ final class DeviceLauncher {
         catch (CudaException ex) {
             error = add(error, ex);
         }
-        // Only a device-resident result may be read before the task completes, by work ordered
-        // after this task's on the device; anything else may be filled by a completion action.
-        boolean onDevice = error == null && event != null && result instanceof DeviceBuffer b && !b.isReleased();
+        // Only a device buffer (or no result) may be read before the task completes, by work ordered
+        // after it on the device; anything else may be filled by a completion action.
+        boolean onDevice = error == null && event != null && (result == null || result instanceof DeviceBuffer);
         InFlight f = new InFlight(task, ctx, lease, event, result, error, t0, cell, callback, onDevice);
         inFlight.add(f);
         CudaException sticky = CudaException.stickyIn(error);

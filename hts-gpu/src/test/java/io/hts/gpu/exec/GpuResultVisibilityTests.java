@@ -43,7 +43,9 @@ class GpuResultVisibilityTests {
         /** A plain immutable value. */
         PLAIN_VALUE,
         /** A device buffer: the successor may follow it on the device, before it completed. */
-        DEVICE_BUFFER
+        DEVICE_BUFFER,
+        /** No result (work on device memory the tasks share): followed on the device too. */
+        NONE
     }
 
     private GpuBackend backend() {
@@ -52,8 +54,12 @@ class GpuResultVisibilityTests {
         return new GpuBackend(cuda, cuda.deviceInfo(0), settings, false);
     }
 
-    private static Object produce(GpuContext c, ResultKind kind) {
-        DeviceBuffer filled = kind == ResultKind.DEVICE_BUFFER ? c.allocate(4 * N) : c.scratch(4 * N);
+    /** Where a producer of {@link ResultKind#NONE} leaves its buffer for the consumer. */
+    private final AtomicReference<DeviceBuffer> shared = new AtomicReference<>();
+
+    private Object produce(GpuContext c, ResultKind kind) {
+        DeviceBuffer filled = kind == ResultKind.DEVICE_BUFFER || kind == ResultKind.NONE ? c.allocate(4 * N)
+                : c.scratch(4 * N);
         c.kernels().fill(N, 3f, filled);
         return switch (kind) {
             case HOST_ARRAY -> c.download(filled, new float[N]);
@@ -69,6 +75,10 @@ class GpuResultVisibilityTests {
             }
             case PLAIN_VALUE -> 3f;
             case DEVICE_BUFFER -> filled;
+            case NONE -> {
+                shared.set(filled);
+                yield null;
+            }
         };
     }
 
@@ -97,19 +107,23 @@ class GpuResultVisibilityTests {
             AtomicReference<Float> seenByBody = new AtomicReference<>();
             Task<float[]> consumer = g.task("consume").after(producer).gpu(ctx -> {
                 GpuContext c = ctx.unwrap(GpuContext.class);
-                Object input = ctx.input(producer);
+                Object input = kind == ResultKind.NONE ? shared.get() : ctx.input(producer);
                 seenByBody.set(observe(c, input));
                 DeviceBuffer in = input instanceof DeviceBuffer b ? b : c.upload(new float[] {observe(c, input)});
                 if (!(input instanceof DeviceBuffer)) {
                     c.release(in);
                 }
-                return c.download(in, new float[1]);
+                float[] out = c.download(in, new float[1]);
+                if (kind == ResultKind.NONE) {
+                    c.release(in);
+                }
+                return out;
             });
             GraphRun run;
             try {
                 run = s.submit(g);
                 await().atMost(Duration.ofSeconds(5)).until(() -> cuda.queuedWork() > 0);
-                if (kind == ResultKind.DEVICE_BUFFER) {
+                if (kind == ResultKind.DEVICE_BUFFER || kind == ResultKind.NONE) {
                     // device-resident: the successor is dispatched ahead and waits on the device
                     await().atMost(Duration.ofSeconds(5)).until(() -> gpu.status().running() == 2);
                     assertThat(run.state(producer)).isEqualTo(TaskState.RUNNING);
@@ -125,7 +139,7 @@ class GpuResultVisibilityTests {
             }
             run.await(Duration.ofSeconds(10));
             assertThat(run.result(consumer)).as("the value the successor computed with").containsExactly(3f);
-            if (kind != ResultKind.DEVICE_BUFFER) {
+            if (kind != ResultKind.DEVICE_BUFFER && kind != ResultKind.NONE) {
                 assertThat(seenByBody.get()).as("the value the successor's body read").isEqualTo(3f);
             }
             assertThat(run.states().values()).containsOnly(TaskState.SUCCEEDED);
