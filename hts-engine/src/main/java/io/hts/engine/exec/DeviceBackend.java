@@ -70,6 +70,17 @@ public interface DeviceBackend extends AutoCloseable {
         return false;
     }
 
+    /**
+     * Whether the calling thread is doing this backend's device work now (its own thread, or a
+     * waiter inside {@link #assist}): running a GPU body or a completion. Such a thread must not
+     * block for device work (a run's end, the scheduler's termination): it would wait for itself.
+     *
+     * @return {@code false} by default
+     */
+    default boolean isDeviceThread() {
+        return false;
+    }
+
     /** Releases the backend's resources. The scheduler closes the backends it was given. */
     @Override
     default void close() {

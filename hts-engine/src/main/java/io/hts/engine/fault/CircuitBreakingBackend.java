@@ -225,6 +225,11 @@ public final class CircuitBreakingBackend implements DeviceBackend {
     }
 
     @Override
+    public boolean isDeviceThread() {
+        return delegate.isDeviceThread();
+    }
+
+    @Override
     public void onRunCancelled(long runId) {
         for (Iterator<DeviceTask> it = waiting.iterator(); it.hasNext(); ) {
             DeviceTask t = it.next();

@@ -105,8 +105,11 @@ final class RunCompletion {
     // ================================================================== waiting
 
     private static final long ASSIST_SPIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** The most a waiter keeps the device company before it blocks: its CPU cost per wait is bounded. */
+    private static final long ASSIST_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     GraphRun await() {
+        refuseDeviceThread();
         awaitHelping(Long.MAX_VALUE);
         try {
             return future.join();
@@ -117,6 +120,7 @@ final class RunCompletion {
     }
 
     GraphRun await(Duration timeout) throws TimeoutException, InterruptedException {
+        refuseDeviceThread();
         long nanos = Math.max(0, saturatedNanos(timeout));
         long now = System.nanoTime();
         long deadline = now + nanos;
@@ -188,11 +192,12 @@ final class RunCompletion {
         if (gpu == null || !run.graph.hasGpuBodies()) {
             return;
         }
-        long spinUntil = System.nanoTime() + ASSIST_SPIN_NANOS;
+        long start = System.nanoTime();
+        long spinUntil = start + ASSIST_SPIN_NANOS;
         while (!future.isDone() && !Thread.currentThread().isInterrupted() && gpu.assist()) {
             long now = System.nanoTime();
-            if (now - deadlineNanos >= 0) {
-                return;
+            if (now - deadlineNanos >= 0 || now - start > ASSIST_MAX_NANOS) {
+                return; // past the caller's deadline, or long device work (maybe other runs'): block instead
             }
             if (now - spinUntil < 0) {
                 Thread.onSpinWait();
@@ -200,6 +205,19 @@ final class RunCompletion {
             else {
                 Thread.yield();
             }
+        }
+    }
+
+    /**
+     * A wait for a run with GPU bodies on the thread that drives the device (a GPU body, a
+     * completion action) would wait for itself: refused at once, naming what to do instead.
+     */
+    private void refuseDeviceThread() {
+        DeviceBackend gpu = run.scheduler.gpu().orElse(null);
+        if (gpu != null && !future.isDone() && run.graph.hasGpuBodies() && gpu.isDeviceThread()) {
+            throw new IllegalStateException("run " + run.id() + " of graph '" + run.graph.name() + "' is awaited on the"
+                    + " thread that drives " + gpu.name() + " (in a GPU body or a completion action), which would wait"
+                    + " for itself; enqueue the work in the body, or let successor tasks do it");
         }
     }
 

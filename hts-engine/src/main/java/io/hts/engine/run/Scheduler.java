@@ -389,8 +389,9 @@ public final class Scheduler implements AutoCloseable {
     public void close() {
         shutdown();
         Thread current = Thread.currentThread();
-        if ((current instanceof Worker w && w.pool() == pool) || current == timerThread || UserCode.running(this)) {
-            return;
+        if ((current instanceof Worker w && w.pool() == pool) || current == timerThread || UserCode.running(this)
+                || gpu != null && gpu.isDeviceThread()) {
+            return; // (a GPU body or completion on the thread that drives the device, too)
         }
         boolean interrupted = false;
         while (true) {

@@ -124,10 +124,10 @@ final class DeviceLauncher {
     }
 
     /**
-     * A caller waiting for a run drives the device for one step when nobody else does: it launches
-     * what is queued (so a one-task run needs no hand-off to the launcher) and sees completions (so
-     * it needs no wake-up). It wakes the launcher when it launched something, so that the work is
-     * followed after it leaves.
+     * A caller waiting for a run drives the device for one step when nobody else does: it sees
+     * completions and reports them (so its run's end needs no wake-up of the launcher nor of the
+     * caller). Bodies stay on the launcher thread, so a waiter's interrupt or deadline never
+     * reaches a body; completion actions may run on the waiter (its interrupt is kept from them).
      *
      * @return whether the device is busy and this caller may keep assisting: {@code false} when it
      *     is idle, closing, or driven by another waiter
@@ -141,13 +141,13 @@ final class DeviceLauncher {
             // the launcher is awake and drives it: keep spinning while the device is busy
             return driver.get() == thread && running.get() + queued.get() > 0;
         }
-        boolean launched = false;
         boolean busy = false;
+        // the waiter's interrupt is its own: kept out of the bodies and completions it runs, given back after
+        boolean interrupted = Thread.interrupted();
         try {
             if (!closing) {
                 api.makeCurrent(backend.deviceInfo().ordinal());
-                pollInFlight();
-                launched = launchReady();
+                pollInFlight(); // bodies stay on the launcher: a waiter's interrupt or deadline never reaches one
                 busy = !inFlight.isEmpty() || !queue.isEmpty();
             }
         }
@@ -156,9 +156,9 @@ final class DeviceLauncher {
         }
         finally {
             driver.set(null);
-        }
-        if (launched) {
-            LockSupport.unpark(thread);
+            if (interrupted) {
+                me.interrupt();
+            }
         }
         return busy;
     }
@@ -338,6 +338,9 @@ final class DeviceLauncher {
         catch (Throwable ex) {
             error = ex;
         }
+        finally {
+            Thread.interrupted(); // a flag the body set is not the launcher's nor a waiter's (see assist)
+        }
         long[] cell = times.cellFor(task.taskName());
         boolean callback = !settings.spinWhileBusy() && times.needsCallback(cell);
         CudaApi.Event event = null;
@@ -349,7 +352,7 @@ final class DeviceLauncher {
             }
         }
         catch (CudaException ex) {
-            error = add(error, ex);
+            error = InFlight.merge(error, ex);
         }
         // Only a device buffer (or no result) may be read before the task completes, by work ordered
         // after it on the device; anything else may be filled by a completion action.
@@ -376,7 +379,7 @@ final class DeviceLauncher {
                 done = (f.event == null || api.isComplete(f.event)) && backend.predecessorsDone(f.task);
             }
             catch (CudaException ex) {
-                f.error = add(f.error, ex);
+                f.error = InFlight.merge(f.error, ex);
                 if (ex.kind() == CudaErrorKind.STICKY) {
                     deviceDown(ex, "task '" + f.task.taskName() + "'", f);
                     return true; // everything in flight is finished
@@ -405,7 +408,7 @@ final class DeviceLauncher {
                     action.run();
                 }
                 catch (Throwable ex) { // an Error too: the task fails, the launcher goes on
-                    error = add(error, ex);
+                    error = InFlight.merge(error, ex);
                 }
             }
             streams.release(f.lease); // its work has completed: the stream is free for the next task
@@ -434,16 +437,6 @@ final class DeviceLauncher {
         if (usable && f.event != null) {
             streams.events().recycle(f.event);
         }
-    }
-
-    private static Throwable add(@Nullable Throwable first, Throwable next) {
-        if (first == null) {
-            return next;
-        }
-        if (first != next) {
-            first.addSuppressed(next);
-        }
-        return first;
     }
 
     /**

@@ -184,13 +184,18 @@ public final class GpuBackend implements DeviceBackend {
     }
 
     /**
-     * A caller waiting for a run drives this device while it is busy, when the launcher does not:
-     * it runs queued bodies and sees completions on its own thread (the device's context is made
-     * current on it), so a one-task run costs no thread hand-off.
+     * A caller waiting for a run polls this device's completions while it is busy, when the
+     * launcher does not: it sees its run's end without a wake-up (the device's context is made
+     * current on its thread). Bodies always run on the launcher.
      */
     @Override
     public boolean assist() {
         return health != DeviceHealth.DOWN && launcher.assist();
+    }
+
+    @Override
+    public boolean isDeviceThread() {
+        return launcher.drivingHere();
     }
 
     @Override

@@ -44,4 +44,15 @@ final class InFlight {
         this.callback = callback;
         this.followable = followable;
     }
+
+    /** {@code first} with {@code next} added as suppressed, or {@code next} when there is no first. */
+    static Throwable merge(@Nullable Throwable first, Throwable next) {
+        if (first == null) {
+            return next;
+        }
+        if (first != next) {
+            first.addSuppressed(next);
+        }
+        return first;
+    }
 }

@@ -239,6 +239,16 @@ public final class MultiGpuBackend implements DeviceBackend {
     }
 
     @Override
+    public boolean isDeviceThread() {
+        for (GpuBackend d : devices) {
+            if (d.isDeviceThread()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
     public void onRunCancelled(long runId) {
         devices.forEach(d -> d.onRunCancelled(runId));
     }

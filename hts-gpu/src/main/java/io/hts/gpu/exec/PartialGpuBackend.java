@@ -94,6 +94,12 @@ public final class PartialGpuBackend implements DeviceBackend {
     }
 
     @Override
+    public boolean isDeviceThread() {
+        MultiGpuBackend gpus = running;
+        return gpus != null && gpus.isDeviceThread();
+    }
+
+    @Override
     public void dispatch(DeviceTask task) {
         int pinned = task.gpuOrdinal();
         for (UnusableGpuBackend d : failed) {

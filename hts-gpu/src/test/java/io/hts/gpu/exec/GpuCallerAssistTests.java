@@ -26,15 +26,16 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A caller waiting for a run drives the device meanwhile ({@code DeviceBackend.assist}): bodies may
- * run on the caller's thread, and whoever drives, every run ends with the right results, under
- * concurrent callers, cancels and time-outs.
+ * A caller waiting for a run polls the device meanwhile ({@code DeviceBackend.assist}): it sees
+ * completions on its own thread, bodies stay on the launcher, and whoever drives, every run ends
+ * with the right results, under concurrent callers, cancels and time-outs.
  */
 class GpuCallerAssistTests {
 
     private static final long MIB = 1L << 20;
 
     private final SimulatedCuda cuda = new SimulatedCuda(256 * MIB);
+    private final Set<Thread> completionThreads = ConcurrentHashMap.newKeySet();
 
     private GpuBackend backend() {
         GpuSettings settings = GpuSettings.defaults(64 * MIB).withStreams(2)
@@ -43,7 +44,7 @@ class GpuCallerAssistTests {
     }
 
     /** A chain of GPU tasks (a buffer filled, doubled, read back) and a CPU task reading it. */
-    private static TaskGraph chain(String name, float fill, Task<?>[] read, Set<Thread> bodyThreads) {
+    private TaskGraph chain(String name, float fill, Task<?>[] read, Set<Thread> bodyThreads) {
         TaskGraph g = TaskGraph.named(name);
         Task<DeviceBuffer> start = g.task("start").gpu(ctx -> {
             bodyThreads.add(Thread.currentThread());
@@ -59,7 +60,9 @@ class GpuCallerAssistTests {
         });
         Task<float[]> back = g.task("back").after(twice).gpu(ctx -> {
             bodyThreads.add(Thread.currentThread());
-            return ctx.unwrap(GpuContext.class).download(ctx.input(twice), new float[64]);
+            GpuContext c = ctx.unwrap(GpuContext.class);
+            c.onDeviceDone(() -> completionThreads.add(Thread.currentThread()));
+            return c.download(ctx.input(twice), new float[64]);
         });
         read[0] = g.task("sum").after(back).cpu(ctx -> {
             float sum = 0;
@@ -72,7 +75,7 @@ class GpuCallerAssistTests {
     }
 
     @Test
-    void aWaitingCallerRunsGpuBodiesOnItsOwnThreadAndGetsTheRightResult() {
+    void aWaitingCallerSeesCompletionsOnItsOwnThreadWhileBodiesStayOnTheLauncher() {
         GpuBackend gpu = backend();
         Set<Thread> bodyThreads = ConcurrentHashMap.newKeySet();
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
@@ -81,8 +84,10 @@ class GpuCallerAssistTests {
                 GraphRun run = s.execute(chain("assist-" + i, 1f + i, read, bodyThreads));
                 assertThat(run.result(read[0])).isEqualTo(64 * 2f * (1f + i));
             }
-            assertThat(bodyThreads).as("the waiting caller drove the device at least once")
-                    .contains(Thread.currentThread());
+            assertThat(bodyThreads).as("bodies run on the device's launcher only")
+                    .doesNotContain(Thread.currentThread()).allSatisfy(t -> assertThat(t.getName()).startsWith("hts-gpu-"));
+            assertThat(completionThreads).as("completions seen by the launcher or the waiting caller")
+                    .allSatisfy(t -> assertThat(t == Thread.currentThread() || t.getName().startsWith("hts-gpu-")).isTrue());
         }
         assertThat(cuda.allocatedBytes()).isZero();
     }
