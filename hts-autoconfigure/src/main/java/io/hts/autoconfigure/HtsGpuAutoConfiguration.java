@@ -13,6 +13,7 @@ import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.exec.MultiGpuBackend;
 import io.hts.gpu.exec.PartialGpuBackend;
 import io.hts.gpu.exec.UnusableGpuBackend;
+import io.hts.gpu.memory.MemoryStatistics;
 import io.hts.gpu.memory.PoolSettings;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -119,6 +120,12 @@ public final class HtsGpuAutoConfiguration {
     private static GpuSettings settings(HtsProperties.Gpu gpu, DeviceInfo device) {
         HtsProperties.MemoryPool pool = gpu.getMemoryPool();
         long maximum = pool.getMaximum() != null ? pool.getMaximum().toBytes() : device.totalMemory() / 10 * 9;
+        if (maximum > device.totalMemory()) {
+            // a configuration error, not a GPU fault: fails start-up with auto too
+            throw new InvalidHtsPropertyException("hts.gpu.memory-pool.maximum", MemoryStatistics.bytes(maximum), "at most the "
+                    + MemoryStatistics.bytes(device.totalMemory()) + " of memory of " + device + ", such as "
+                    + MemoryStatistics.bytes(device.totalMemory() / 10 * 9) + " (90 %, the default when unset)");
+        }
         PoolSettings memory;
         try {
             memory = new PoolSettings(Math.min(pool.getInitial().toBytes(), maximum), maximum,

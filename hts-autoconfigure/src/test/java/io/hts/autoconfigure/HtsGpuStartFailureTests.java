@@ -206,6 +206,19 @@ class HtsGpuStartFailureTests {
         });
     }
 
+    /** A pool maximum above the device's memory is a configuration error: start-up fails, with auto too. */
+    @Test
+    void aPoolMaximumAboveTheDevicesMemoryFailsStartUpNamingTheDevicesMemory() {
+        run(runner.withPropertyValues("hts.gpu.memory-pool.maximum=1GB"), context -> {
+            assertThat(context).hasFailed();
+            FailureAnalysis report = new HtsFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(report).isNotNull();
+            assertThat(report.getDescription()).isEqualTo("Invalid value '1.0 GiB' for property 'hts.gpu.memory-pool.maximum'.");
+            assertThat(report.getAction()).contains("at most the 256.0 MiB of memory of cuda:0 Simulated GPU")
+                    .contains("such as 230.4 MiB");
+        });
+    }
+
     @Test
     void aGpuThatStartsIsUsedAsBefore() {
         run(runner, context -> {
