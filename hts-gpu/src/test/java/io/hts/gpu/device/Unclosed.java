@@ -29,6 +29,16 @@ record Unclosed(DeviceBackend backend) implements DeviceBackend {
     }
 
     @Override
+    public boolean assist() {
+        return backend.assist();
+    }
+
+    @Override
+    public boolean isDeviceThread() {
+        return backend.isDeviceThread();
+    }
+
+    @Override
     public void close() {
     }
 }
