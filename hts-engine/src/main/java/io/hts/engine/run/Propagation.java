@@ -91,8 +91,9 @@ final class Propagation {
             cancelledByCaller(i, cause);
             return true;
         }
+        boolean live = !deps.state(i).isTerminal(); // looked at before the interrupt can end it
         run.attempts.interrupt(i);
-        return !deps.state(i).isTerminal();
+        return live;
     }
 
     /** Records that task {@code i} should stop; before anything reads its state or its attempt's phase. */
