@@ -382,21 +382,26 @@ final class Attempts {
     }
 
     private void timedOut(TaskExecution e) {
+        int i = e.index;
+        ResultLifetimes lifetimes = run.lifetimes;
+        // Taken before the claim: a body returning right after it must find itself abandoned.
+        abandoned.add(e);
+        if (lifetimes != null) {
+            lifetimes.readerAbandoned(i); // the body may still read its inputs
+        }
         if (!e.claimTimeout()) {
+            abandoned.remove(e); // it returned first
+            if (lifetimes != null) {
+                lifetimes.readerReturned(i);
+            }
             return;
         }
-        int i = e.index;
         TimeLimiter limiter = e.limiter();
         TimeoutException error = new TimeoutException("task '" + run.topology.name(i) + "' (attempt " + e.attempt
                 + ") exceeded its time limit of " + ResilienceOutcomes.duration(limiter)
                 + "; its body is abandoned until it returns");
         if (limiter != null) {
             ResilienceOutcomes.limiterFailed(limiter, error, run.topology.name(i));
-        }
-        abandoned.add(e);
-        ResultLifetimes lifetimes = run.lifetimes;
-        if (lifetimes != null) {
-            lifetimes.readerAbandoned(i); // the body may still read its inputs
         }
         if (ResilienceOutcomes.interruptsOnTimeOut(limiter)) {
             e.interrupt();
