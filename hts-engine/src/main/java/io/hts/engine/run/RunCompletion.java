@@ -188,8 +188,8 @@ final class RunCompletion {
      * (the device idle, another waiter helping), or when interrupted.
      */
     private void assistDevice(long deadlineNanos) {
-        DeviceBackend gpu = run.scheduler.gpu().orElse(null);
-        if (gpu == null || !run.graph.hasGpuBodies()) {
+        DeviceBackend gpu = gpuOfThisRun();
+        if (gpu == null) {
             return;
         }
         long start = System.nanoTime();
@@ -213,12 +213,17 @@ final class RunCompletion {
      * completion action) would wait for itself: refused at once, naming what to do instead.
      */
     private void refuseDeviceThread() {
-        DeviceBackend gpu = run.scheduler.gpu().orElse(null);
-        if (gpu != null && !future.isDone() && run.graph.hasGpuBodies() && gpu.isDeviceThread()) {
+        DeviceBackend gpu = gpuOfThisRun();
+        if (gpu != null && !future.isDone() && gpu.isDeviceThread()) {
             throw new IllegalStateException("run " + run.id() + " of graph '" + run.graph.name() + "' is awaited on the"
                     + " thread that drives " + gpu.name() + " (in a GPU body or a completion action), which would wait"
                     + " for itself; enqueue the work in the body, or let successor tasks do it");
         }
+    }
+
+    /** The scheduler's device backend when this run has GPU bodies, else null. */
+    private @Nullable DeviceBackend gpuOfThisRun() {
+        return run.graph.hasGpuBodies() ? run.scheduler.gpu().orElse(null) : null;
     }
 
     private static long saturatedNanos(Duration d) {

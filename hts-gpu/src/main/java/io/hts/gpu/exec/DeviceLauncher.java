@@ -25,9 +25,9 @@ import org.slf4j.LoggerFactory;
  * device work complete, reports them, and at the end releases the device's resources.
  *
  * <p><b>Ownership.</b> Only the thread that holds {@code driver} (the launcher, or a caller waiting
- * for a run: {@link #assist}) runs GPU bodies, polls events, finishes tasks and touches
- * {@code inFlight}; the token is taken by compare-and-set and given back by a volatile write, so
- * each holder sees what the previous one did. The launcher alone releases the backend's resources,
+ * for a run: {@link #assist}) polls events, finishes tasks and touches {@code inFlight}; only the
+ * launcher runs GPU bodies. The token is taken by compare-and-set and given back by a volatile
+ * write, so each holder sees what the previous one did. The launcher alone releases the backend's resources,
  * when it exits (keeping the token for good), so a {@link #close} from any thread, a completion
  * included, never waits for itself. Other threads only {@link #submit} (a lock-free queue) and look
  * up a task's completion event to follow it ({@link #orderAfter}, {@link #isInFlight}).
@@ -139,16 +139,14 @@ final class DeviceLauncher {
         }
         if (!driver.compareAndSet(null, me)) {
             // the launcher is awake and drives it: keep spinning while the device is busy
-            return driver.get() == thread && running.get() + queued.get() > 0;
+            return driver.get() == thread && busy();
         }
-        boolean busy = false;
-        // the waiter's interrupt is its own: kept out of the bodies and completions it runs, given back after
+        // the waiter's interrupt is its own: kept out of the completions it runs, given back after
         boolean interrupted = Thread.interrupted();
         try {
             if (!closing) {
                 api.makeCurrent(backend.deviceInfo().ordinal());
                 pollInFlight(); // bodies stay on the launcher: a waiter's interrupt or deadline never reaches one
-                busy = !inFlight.isEmpty() || !queue.isEmpty();
             }
         }
         catch (RuntimeException ex) {
@@ -160,7 +158,12 @@ final class DeviceLauncher {
                 me.interrupt();
             }
         }
-        return busy;
+        return !closing && busy();
+    }
+
+    /** Whether tasks are queued or in flight here (counters any thread may read). */
+    private boolean busy() {
+        return running.get() + queued.get() > 0;
     }
 
     /**
@@ -239,7 +242,6 @@ final class DeviceLauncher {
 
     private void loop() {
         Thread me = Thread.currentThread();
-        long spinDeadline = 0;
         long idleSince = 0;
         while (true) {
             if (!driver.compareAndSet(null, me)) {
@@ -254,7 +256,7 @@ final class DeviceLauncher {
                 progress |= launchReady();
                 long now = System.nanoTime();
                 if (progress) {
-                    spinDeadline = 0;
+                    times.progress();
                     idleSince = 0;
                     park = -1;
                 }
@@ -274,11 +276,7 @@ final class DeviceLauncher {
                 else {
                     idleSince = 0;
                     backend.housekeeping(false, now);
-                    park = settings.spinWhileBusy() ? 0 : times.busyWait(inFlight, now, spinDeadline);
-                    if (park == 0 && spinDeadline == 0 && !settings.spinWhileBusy()) {
-                        spinDeadline = Math.max(now, times.earliestExpectedEnd(inFlight)) + times.spinWindow(inFlight)
-                                + settings.pollSpin().toNanos();
-                    }
+                    park = settings.spinWhileBusy() ? 0 : times.busyWait(inFlight, now, settings.pollSpin().toNanos());
                 }
             }
             finally {

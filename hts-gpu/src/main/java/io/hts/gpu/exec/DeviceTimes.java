@@ -11,8 +11,10 @@ import java.util.concurrent.locks.LockSupport;
  * name (group members under their group's name) and of all tasks, from which the launcher decides
  * when to sleep, when to spin and which tasks get a completion callback.
  *
- * <p><b>Threads.</b> Read and written by the device's launcher thread only, except
- * {@link #meanTaskNanos()}, published through a volatile for {@code status()} on any thread.
+ * <p><b>Threads.</b> Read and written only by the thread that drives the device (its launcher, or
+ * a waiting caller that holds the launcher's token, which orders one holder's writes before the
+ * next one's reads), except {@link #meanTaskNanos()}, published through a volatile for
+ * {@code status()} on any thread.
  * Estimates only decide when to look: a wrong one costs latency or CPU, never a missed completion.
  */
 final class DeviceTimes {
@@ -28,6 +30,8 @@ final class DeviceTimes {
     /** Device time of all tasks: {mean, mean absolute deviation}, for names without a history. */
     private final long[] all = new long[2];
     private final Map<String, long[]> byName = new HashMap<>();
+    /** When the current spin window ends, 0 while none has started. */
+    private long spinDeadline;
     /** {@code all[0]}, published for {@code status()}. */
     private volatile long meanTaskNanos = 100_000;
     /**
@@ -124,28 +128,36 @@ final class DeviceTimes {
 
     // ------------------------------------------------------------------ when the launcher looks again
 
+    /** The launcher made progress: the next wait for work in flight starts a new spin window. */
+    void progress() {
+        spinDeadline = 0;
+    }
+
     /**
      * With work in flight and nothing to do: sleep until shortly before the earliest expected end
      * (parking oversleeps, by up to a millisecond on some hosts, so wake early and spin for the
-     * end), spin through the window where it should end (until {@code spinDeadline}, 0 when not
-     * set yet), then park until a completion callback (long tasks) or for a short poll (short
-     * ones, which have none: it costs about 10 µs a launch).
+     * end), spin through the window where it should end (six mean deviations plus
+     * {@code pollSpinNanos} past it), then park until a completion callback (long tasks) or for a
+     * short poll (short ones, which have none: it costs about 10 µs a launch).
      *
      * @return how long to park, 0 to spin
      */
-    long busyWait(List<InFlight> inFlight, long now, long spinDeadline) {
+    long busyWait(List<InFlight> inFlight, long now, long pollSpinNanos) {
         long expectedEnd = earliestExpectedEnd(inFlight);
         if (now < expectedEnd - spinLead) {
             return Math.min(expectedEnd - spinLead - now, MAX_SLEEP);
         }
-        if (spinDeadline == 0 || now < spinDeadline) {
+        if (spinDeadline == 0) {
+            spinDeadline = Math.max(now, expectedEnd) + spinWindow(inFlight) + pollSpinNanos;
+        }
+        if (now < spinDeadline) {
             return 0;
         }
         return allHaveCallbacks(inFlight) ? MAX_SLEEP : SHORT_POLL;
     }
 
     /** When the earliest of the tasks in flight may end. */
-    long earliestExpectedEnd(List<InFlight> inFlight) {
+    private long earliestExpectedEnd(List<InFlight> inFlight) {
         long earliest = Long.MAX_VALUE;
         for (InFlight f : inFlight) {
             earliest = Math.min(earliest, earliestEnd(f.startNanos, f.times));
@@ -154,7 +166,7 @@ final class DeviceTimes {
     }
 
     /** How long past the expected end the poller keeps spinning: six mean deviations of the widest. */
-    long spinWindow(List<InFlight> inFlight) {
+    private long spinWindow(List<InFlight> inFlight) {
         long window = 0;
         for (InFlight f : inFlight) {
             window = Math.max(window, spread(f.times));

@@ -1,6 +1,7 @@
 package io.hts.gpu.exec;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -77,8 +78,8 @@ public final class GpuBackend implements DeviceBackend {
     private final @Nullable CublasLibrary cublas;
     private final @Nullable String cublasProblem;
     private final DeviceLauncher launcher;
-    /** The other GPUs of this host ({@link MultiGpuBackend}), whose in-flight work a task here may follow. */
-    private volatile List<GpuBackend> peers = List.of();
+    /** This GPU and the others of its host ({@link MultiGpuBackend}), whose in-flight work a task here may follow. */
+    private volatile List<GpuBackend> onHost = List.of(this);
     private volatile DeviceHealth health;
     private volatile String detail;
     /** When housekeeping last asked the driver for free memory; the driving thread's only. */
@@ -229,13 +230,11 @@ public final class GpuBackend implements DeviceBackend {
     }
 
     /** Takes the device DOWN with a reason; only the first call counts. */
-    synchronized boolean down(String reason) {
-        if (health == DeviceHealth.DOWN) {
-            return false;
+    synchronized void down(String reason) {
+        if (health != DeviceHealth.DOWN) {
+            detail = reason;
+            health = DeviceHealth.DOWN;
         }
-        detail = reason;
-        health = DeviceHealth.DOWN;
-        return true;
     }
 
     // ------------------------------------------------------------------ accessors for GpuContext
@@ -295,16 +294,16 @@ public final class GpuBackend implements DeviceBackend {
 
     /** Called by {@link MultiGpuBackend}: the other GPUs of the host. */
     void peers(List<GpuBackend> others) {
-        this.peers = List.copyOf(others);
+        List<GpuBackend> all = new ArrayList<>(others.size() + 1);
+        all.add(this);
+        all.addAll(others);
+        this.onHost = List.copyOf(all);
     }
 
     /** Orders {@code stream}'s work after a predecessor's, wherever on this host it is in flight. */
     void orderAfterAnywhere(DeviceTask predecessor, CudaApi.Stream stream) {
-        if (launcher.orderAfter(predecessor, stream)) {
-            return;
-        }
-        for (GpuBackend peer : peers) {
-            if (peer.launcher.orderAfter(predecessor, stream)) {
+        for (GpuBackend gpu : onHost) {
+            if (gpu.launcher.orderAfter(predecessor, stream)) {
                 return;
             }
         }
@@ -313,11 +312,8 @@ public final class GpuBackend implements DeviceBackend {
     /** Whether every task {@code task} follows on the device has been reported complete, here or on a peer. */
     boolean predecessorsDone(DeviceTask task) {
         for (DeviceTask p : task.awaitOnDevice()) {
-            if (launcher.isInFlight(p)) {
-                return false;
-            }
-            for (GpuBackend peer : peers) {
-                if (peer.launcher.isInFlight(p)) {
+            for (GpuBackend gpu : onHost) {
+                if (gpu.launcher.isInFlight(p)) {
                     return false;
                 }
             }

@@ -103,9 +103,11 @@ public final class DeviceBuffer implements AutoCloseable, Releasable {
 
     /**
      * Gives the memory back after the work enqueued on {@code stream} so far has completed.
-     * Idempotent.
+     * Idempotent. The stream must be one of this buffer's device (its event is recorded there);
+     * for a buffer read on another GPU, {@code GpuContext.release} gives it back once that GPU's
+     * work is done.
      *
-     * @param stream the stream whose work may still use the buffer
+     * @param stream the stream of this buffer's device whose work may still use the buffer
      */
     public void closeAfter(CudaApi.Stream stream) {
         pool.release(this, stream);

@@ -12,9 +12,7 @@ import io.hts.gpu.cuda.Dim3;
 import io.hts.gpu.cuda.KernelArguments;
 import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuContext;
-import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.memory.DeviceBuffer;
-import io.hts.gpu.memory.PoolSettings;
 import io.hts.gpu.support.SimulatedCuda;
 import org.junit.jupiter.api.Test;
 
@@ -37,9 +35,7 @@ class GpuBufferLifetimeAttackTests {
     }
 
     private GpuBackend backend() {
-        GpuSettings settings = GpuSettings.defaults(64 * MIB).withStreams(4)
-                .withMemory(new PoolSettings(4 * MIB, 64 * MIB, 4 * MIB, 256));
-        return new GpuBackend(cuda, sim.deviceInfo(0), settings, false);
+        return new GpuBackend(cuda, sim.deviceInfo(0), SimulatedCuda.testSettings(4), false);
     }
 
     private static DeviceBuffer filled(GpuContext c, float value) {

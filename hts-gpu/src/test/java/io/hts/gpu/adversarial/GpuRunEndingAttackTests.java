@@ -20,10 +20,8 @@ import io.hts.engine.run.TaskFailure;
 import io.hts.gpu.cuda.CudaException;
 import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuContext;
-import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.exec.GpuUnavailableException;
 import io.hts.gpu.memory.DeviceBuffer;
-import io.hts.gpu.memory.PoolSettings;
 import io.hts.gpu.support.SimulatedCuda;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,9 +38,7 @@ class GpuRunEndingAttackTests {
     private final SimulatedCuda cuda = new SimulatedCuda(256 * MIB);
 
     private GpuBackend backend(int streams) {
-        GpuSettings settings = GpuSettings.defaults(64 * MIB).withStreams(streams)
-                .withMemory(new PoolSettings(4 * MIB, 64 * MIB, 4 * MIB, 256));
-        return new GpuBackend(cuda, cuda.deviceInfo(0), settings, false);
+        return cuda.backend(streams);
     }
 
     private static GraphRun ended(GraphRun run) throws Exception {

@@ -32,7 +32,6 @@ import io.hts.gpu.exec.GpuContext;
 import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.exec.MultiGpuBackend;
 import io.hts.gpu.memory.DeviceBuffer;
-import io.hts.gpu.memory.PoolSettings;
 import io.hts.gpu.support.SimulatedCuda;
 import org.junit.jupiter.api.Test;
 
@@ -55,7 +54,7 @@ class GpuWaiterAssistAttackTests {
     }
 
     private static GpuSettings settings() {
-        return GpuSettings.defaults(64 * MIB).withStreams(4).withMemory(new PoolSettings(4 * MIB, 64 * MIB, 4 * MIB, 256));
+        return SimulatedCuda.testSettings(4);
     }
 
     private GpuBackend backend() {

@@ -16,7 +16,6 @@ import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
 import io.hts.gpu.cuda.CudaException;
 import io.hts.gpu.memory.DeviceBuffer;
-import io.hts.gpu.memory.PoolSettings;
 import io.hts.gpu.support.SimulatedCuda;
 import org.junit.jupiter.api.Test;
 
@@ -32,9 +31,18 @@ class GpuBackendFaultTests {
     private final SimulatedCuda cuda = new SimulatedCuda(256 * MIB);
 
     private GpuBackend backend(int streams) {
-        GpuSettings settings = GpuSettings.defaults(64 * MIB).withStreams(streams)
-                .withMemory(new PoolSettings(4 * MIB, 64 * MIB, 4 * MIB, 256));
-        return new GpuBackend(cuda, cuda.deviceInfo(0), settings, false);
+        return cuda.backend(streams);
+    }
+
+    /** A task filling a 1 MiB device buffer it returns, kept in {@code produced} for the test to watch. */
+    private static Task<DeviceBuffer> producing(TaskGraph g, AtomicReference<DeviceBuffer> produced) {
+        return g.task("produce").gpu(ctx -> {
+            GpuContext c = ctx.unwrap(GpuContext.class);
+            DeviceBuffer b = c.allocate(MIB);
+            c.kernels().fill(1024, 1f, b);
+            produced.set(b);
+            return b;
+        });
     }
 
     /** Closed before the scheduler: lets held device work run, so a failed assertion never leaves the run hanging. */
@@ -199,13 +207,7 @@ class GpuBackendFaultTests {
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build(); HeldWork work = letWorkRun()) {
             AtomicReference<DeviceBuffer> produced = new AtomicReference<>();
             TaskGraph g = TaskGraph.named("abandoned-reader");
-            Task<DeviceBuffer> producer = g.task("produce").gpu(ctx -> {
-                GpuContext c = ctx.unwrap(GpuContext.class);
-                DeviceBuffer b = c.allocate(MIB);
-                c.kernels().fill(1024, 1f, b);
-                produced.set(b);
-                return b;
-            });
+            Task<DeviceBuffer> producer = producing(g, produced);
             g.task("slow-reader").after(producer).timeout(Duration.ofMillis(100)).gpu(ctx -> {
                 GpuContext c = ctx.unwrap(GpuContext.class);
                 c.kernels().scale(1024, 2f, ctx.input(producer)); // runs only when the test lets it
@@ -233,13 +235,7 @@ class GpuBackendFaultTests {
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build(); HeldWork work = letWorkRun()) {
             AtomicReference<DeviceBuffer> produced = new AtomicReference<>();
             TaskGraph g = TaskGraph.named("cancelled-reader");
-            Task<DeviceBuffer> producer = g.task("produce").gpu(ctx -> {
-                GpuContext c = ctx.unwrap(GpuContext.class);
-                DeviceBuffer b = c.allocate(MIB);
-                c.kernels().fill(1024, 1f, b);
-                produced.set(b);
-                return b;
-            });
+            Task<DeviceBuffer> producer = producing(g, produced);
             g.task("reader").after(producer).gpu(ctx -> {
                 ctx.unwrap(GpuContext.class).kernels().scale(1024, 2f, ctx.input(producer));
                 return 0f;

@@ -21,7 +21,6 @@ import io.hts.engine.run.Scheduler;
 import io.hts.gpu.cuda.CudaException;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.memory.MemoryExhaustedException;
-import io.hts.gpu.memory.PoolSettings;
 import io.hts.gpu.support.SimulatedCuda;
 import org.junit.jupiter.api.Test;
 
@@ -37,9 +36,7 @@ class GpuBackendTests {
     private final SimulatedCuda cuda = new SimulatedCuda(256 * MIB);
 
     private GpuBackend backend(int streams) {
-        GpuSettings settings = GpuSettings.defaults(64 * MIB).withStreams(streams)
-                .withMemory(new PoolSettings(4 * MIB, 64 * MIB, 4 * MIB, 256));
-        return new GpuBackend(cuda, cuda.deviceInfo(0), settings, false);
+        return cuda.backend(streams);
     }
 
     private static float[] ramp(int n) {

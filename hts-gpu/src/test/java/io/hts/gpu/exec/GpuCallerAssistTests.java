@@ -19,7 +19,6 @@ import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
 import io.hts.gpu.memory.DeviceBuffer;
-import io.hts.gpu.memory.PoolSettings;
 import io.hts.gpu.support.SimulatedCuda;
 import org.junit.jupiter.api.Test;
 
@@ -38,9 +37,7 @@ class GpuCallerAssistTests {
     private final Set<Thread> completionThreads = ConcurrentHashMap.newKeySet();
 
     private GpuBackend backend() {
-        GpuSettings settings = GpuSettings.defaults(64 * MIB).withStreams(2)
-                .withMemory(new PoolSettings(4 * MIB, 64 * MIB, 4 * MIB, 256));
-        return new GpuBackend(cuda, cuda.deviceInfo(0), settings, false);
+        return cuda.backend(2);
     }
 
     /** A chain of GPU tasks (a buffer filled, doubled, read back) and a CPU task reading it. */

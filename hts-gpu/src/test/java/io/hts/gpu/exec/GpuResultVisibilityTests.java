@@ -11,7 +11,6 @@ import io.hts.engine.graph.TaskState;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
 import io.hts.gpu.memory.DeviceBuffer;
-import io.hts.gpu.memory.PoolSettings;
 import io.hts.gpu.support.SimulatedCuda;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -49,9 +48,7 @@ class GpuResultVisibilityTests {
     }
 
     private GpuBackend backend() {
-        GpuSettings settings = GpuSettings.defaults(64 * MIB).withStreams(4)
-                .withMemory(new PoolSettings(4 * MIB, 64 * MIB, 4 * MIB, 256));
-        return new GpuBackend(cuda, cuda.deviceInfo(0), settings, false);
+        return cuda.backend(4);
     }
 
     /** Where a producer of {@link ResultKind#NONE} leaves its buffer for the consumer. */

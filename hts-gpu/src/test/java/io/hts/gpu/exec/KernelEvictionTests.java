@@ -10,7 +10,6 @@ import io.hts.gpu.cuda.Dim3;
 import io.hts.gpu.cuda.KernelArguments;
 import io.hts.gpu.kernel.Kernel;
 import io.hts.gpu.kernel.KernelCache;
-import io.hts.gpu.memory.PoolSettings;
 import io.hts.gpu.support.SimulatedCuda;
 import org.junit.jupiter.api.Test;
 
@@ -37,9 +36,7 @@ class KernelEvictionTests {
 
     @Test
     void aKernelKeptAcrossTasksFailsClearlyOnceItsModuleWasUnloaded() {
-        GpuSettings settings = GpuSettings.defaults(64 * MIB).withStreams(2)
-                .withMemory(new PoolSettings(4 * MIB, 64 * MIB, 4 * MIB, 256));
-        GpuBackend gpu = new GpuBackend(cuda, cuda.deviceInfo(0), settings, false);
+        GpuBackend gpu = cuda.backend(2);
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
             AtomicReference<Kernel> kept = new AtomicReference<>();
             TaskGraph first = TaskGraph.named("keep");

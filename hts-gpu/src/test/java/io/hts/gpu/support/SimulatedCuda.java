@@ -15,6 +15,9 @@ import io.hts.gpu.cuda.CudaException;
 import io.hts.gpu.cuda.DeviceInfo;
 import io.hts.gpu.cuda.Dim3;
 import io.hts.gpu.cuda.KernelArguments;
+import io.hts.gpu.exec.GpuBackend;
+import io.hts.gpu.exec.GpuSettings;
+import io.hts.gpu.memory.PoolSettings;
 
 /**
  * A test-only CUDA device in plain Java: device memory is host memory, streams are FIFO queues of
@@ -130,6 +133,19 @@ public final class SimulatedCuda implements CudaApi {
             ByteBuffer out = l.memory(2);
             out.putFloat(0, out.getFloat(0) + sum);
         });
+    }
+
+    // ------------------------------------------------------------------ backends on it
+
+    /** The settings backend tests use: {@code streams} streams, a pool of 4 MiB arenas up to 64 MiB. */
+    public static GpuSettings testSettings(int streams) {
+        return GpuSettings.defaults(64L << 20).withStreams(streams)
+                .withMemory(new PoolSettings(4L << 20, 64L << 20, 4L << 20, 256));
+    }
+
+    /** A GPU backend on simulated device 0 with {@link #testSettings}, without cuBLAS. */
+    public GpuBackend backend(int streams) {
+        return new GpuBackend(this, deviceInfo(0), testSettings(streams), false);
     }
 
     // ------------------------------------------------------------------ test controls
