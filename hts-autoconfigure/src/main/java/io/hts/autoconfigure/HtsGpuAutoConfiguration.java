@@ -117,7 +117,7 @@ public final class HtsGpuAutoConfiguration {
         return out;
     }
 
-    private static GpuSettings settings(HtsProperties.Gpu gpu, DeviceInfo device) {
+    static GpuSettings settings(HtsProperties.Gpu gpu, DeviceInfo device) {
         HtsProperties.MemoryPool pool = gpu.getMemoryPool();
         long maximum = pool.getMaximum() != null ? pool.getMaximum().toBytes() : device.totalMemory() / 10 * 9;
         if (maximum > device.totalMemory()) {
@@ -135,7 +135,11 @@ public final class HtsGpuAutoConfiguration {
             throw new InvalidHtsPropertyException("hts.gpu.memory-pool", ex.getMessage(),
                     "sizes as the message says (initial <= maximum, powers of two for arena-size and minimum-block)");
         }
+        if (gpu.getPollSpin().isNegative()) {
+            throw new InvalidHtsPropertyException("hts.gpu.poll-spin", gpu.getPollSpin(), "a duration of 0 or more,"
+                    + " such as 50us (the default) or 20ms");
+        }
         return GpuSettings.defaults(maximum).withStreams(gpu.getStreamsPerDevice()).withMemory(memory)
-                .withSpinWhileBusy(gpu.isSpinWhileBusy());
+                .withSpinWhileBusy(gpu.isSpinWhileBusy()).withPollSpin(gpu.getPollSpin());
     }
 }

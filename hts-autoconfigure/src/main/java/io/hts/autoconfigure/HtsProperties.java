@@ -83,6 +83,14 @@ public class HtsProperties {
         /** Whether the launcher spins while device work is in flight (one core per busy device). */
         private boolean spinWhileBusy;
 
+        /**
+         * How long a device's launcher spins looking for work before it sleeps: when idle, for the
+         * next task; when device work is due, past its expected end. Raise it (to 20ms, say) when each
+         * request runs one GPU operation and must not pay a thread wake-up (tens of microseconds on
+         * virtual machines), at the cost of one busy core per device while it spins.
+         */
+        private Duration pollSpin = Duration.ofNanos(50_000);
+
         private final MemoryPool memoryPool = new MemoryPool();
 
         private final CircuitBreaker circuitBreaker = new CircuitBreaker();
@@ -117,6 +125,14 @@ public class HtsProperties {
 
         public void setSpinWhileBusy(boolean spinWhileBusy) {
             this.spinWhileBusy = spinWhileBusy;
+        }
+
+        public Duration getPollSpin() {
+            return this.pollSpin;
+        }
+
+        public void setPollSpin(Duration pollSpin) {
+            this.pollSpin = pollSpin;
         }
 
         public MemoryPool getMemoryPool() {

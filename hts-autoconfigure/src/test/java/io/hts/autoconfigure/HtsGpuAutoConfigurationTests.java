@@ -1,5 +1,7 @@
 package io.hts.autoconfigure;
 
+import java.time.Duration;
+
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.fault.CircuitBreakingBackend;
 import io.hts.engine.exec.DeviceTask;
@@ -7,15 +9,19 @@ import io.hts.engine.graph.Device;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
 import io.hts.engine.run.Scheduler;
+import io.hts.gpu.cuda.DeviceInfo;
 import io.hts.gpu.exec.GpuBackend;
+import io.hts.gpu.exec.GpuSettings;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class HtsGpuAutoConfigurationTests {
 
@@ -67,6 +73,31 @@ class HtsGpuAutoConfigurationTests {
                     .hasMessageContaining("hts.gpu.enabled").hasMessageContaining("without a usable GPU")
                     .hasMessageContaining(OnUsableGpuCondition.discovery().reason());
         });
+    }
+
+    /** The settings each device gets come from the hts.gpu.* properties as a user writes them. */
+    @Test
+    void pollSpinAndSpinWhileBusyReachTheDevicesSettings() {
+        DeviceInfo h200 = new DeviceInfo(0, "NVIDIA H200", 140L << 30, 9, 0, 132);
+        new ApplicationContextRunner().withUserConfiguration(PropertiesOnly.class)
+                .withPropertyValues("hts.gpu.poll-spin=20ms", "hts.gpu.spin-while-busy=true").run(context -> {
+                    GpuSettings s = HtsGpuAutoConfiguration.settings(context.getBean(HtsProperties.class).getGpu(), h200);
+                    assertThat(s.pollSpin()).isEqualTo(Duration.ofMillis(20));
+                    assertThat(s.spinWhileBusy()).isTrue();
+                });
+        new ApplicationContextRunner().withUserConfiguration(PropertiesOnly.class).run(context -> assertThat(
+                HtsGpuAutoConfiguration.settings(context.getBean(HtsProperties.class).getGpu(), h200).pollSpin())
+                .isEqualTo(Duration.ofNanos(50_000)));
+        new ApplicationContextRunner().withUserConfiguration(PropertiesOnly.class)
+                .withPropertyValues("hts.gpu.poll-spin=-1ms").run(context -> assertThatThrownBy(
+                        () -> HtsGpuAutoConfiguration.settings(context.getBean(HtsProperties.class).getGpu(), h200))
+                        .isInstanceOf(InvalidHtsPropertyException.class).hasMessageContaining("hts.gpu.poll-spin")
+                        .hasMessageContaining("0 or more"));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableConfigurationProperties(HtsProperties.class)
+    static class PropertiesOnly {
     }
 
     @Test

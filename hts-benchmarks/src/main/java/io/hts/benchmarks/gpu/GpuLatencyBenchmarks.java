@@ -2,6 +2,7 @@ package io.hts.benchmarks.gpu;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.util.Arrays;
 
@@ -34,7 +35,9 @@ import static io.hts.benchmarks.gpu.GpuBenchmarks.f;
  * and an 8192² FP32 GEMM. The HTS time is split with the run's profile: from the call to the
  * body's start (the hand-off to the device's launcher), from the body's start to the task's end
  * (the body, the device work and seeing it complete), and from the task's end to the caller's
- * return (waking the caller).
+ * return (waking the caller). Measured twice: with the default settings, and with the launcher
+ * kept hot between calls (spinning 25 ms when idle and while work is in flight), which spares a
+ * thread wake-up per call at the cost of one core per device.
  *
  * <p>Run on the GPU machine: {@code bash .device/run.sh main io.hts.benchmarks.gpu.GpuLatencyBenchmarks [runs]};
  * writes {@code $OUT/gpu-latency.md} when {@code OUT} is set. Also part of {@link GpuBenchmarks}.
@@ -73,7 +76,15 @@ public final class GpuLatencyBenchmarks {
     }
 
     void run() {
-        GpuBackend gpu = new GpuBackend(api, device, GpuSettings.defaults(4L << 30), true);
+        GpuSettings defaults = GpuSettings.defaults(4L << 30);
+        run(defaults, "");
+        // a launcher kept hot between calls: no thread wake-up on a dispatch, one core per device
+        run(new GpuSettings(defaults.streams(), defaults.memory(), defaults.stagingBytes(), Duration.ofMillis(25), true),
+                " [launcher spinning 25 ms when idle and while busy]");
+    }
+
+    private void run(GpuSettings settings, String variant) {
+        GpuBackend gpu = new GpuBackend(api, device, settings, true);
         if (gpu.cublasProblem().isPresent()) {
             rows.row("one-task GPU run latency", "cuBLAS unavailable: " + gpu.cublasProblem().get(), "", "");
             gpu.close();
@@ -86,8 +97,9 @@ public final class GpuLatencyBenchmarks {
         JCublas2.cublasCreate(handle);
         JCublas2.cublasSetStream(handle, new cudaStream_t(stream));
         try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(gpu).build()) {
+            warmUp(s, gpu);
             for (int n : new int[] {256, 8192}) {
-                measure(s, gpu, handle, stream, n);
+                measure(s, gpu, handle, stream, n, variant);
             }
         }
         finally {
@@ -96,7 +108,27 @@ public final class GpuLatencyBenchmarks {
         }
     }
 
-    private void measure(Scheduler s, GpuBackend gpu, cublasHandle handle, CUstream stream, int n) {
+    /**
+     * Compiles the run path (submission, placement, launch, completion, waiting) as a service's
+     * steady state has it: 20,000 one-task runs of a small GEMM, a couple of seconds. Without it,
+     * 1,000 measured runs would time partly interpreted code.
+     */
+    private static void warmUp(Scheduler s, GpuBackend gpu) {
+        int n = 64;
+        try (DeviceBuffer a = gpu.memory().allocate(4L * n * n); DeviceBuffer b = gpu.memory().allocate(4L * n * n);
+                DeviceBuffer c = gpu.memory().allocate(4L * n * n)) {
+            TaskGraph small = TaskGraph.named("gemm-latency-warm-up");
+            small.task("gemm").gpu(ctx -> {
+                ctx.unwrap(GpuContext.class).blas().gemm(Blas.Precision.FP32, n, n, n, 1f, a, b, 0f, c);
+                return null;
+            });
+            for (int i = 0; i < 20_000; i++) {
+                s.execute(small);
+            }
+        }
+    }
+
+    private void measure(Scheduler s, GpuBackend gpu, cublasHandle handle, CUstream stream, int n, String variant) {
         long bytes = 4L * n * n;
         DeviceBuffer a = gpu.memory().allocate(bytes);
         DeviceBuffer b = gpu.memory().allocate(bytes);
@@ -140,7 +172,8 @@ public final class GpuLatencyBenchmarks {
                 }
             }
             long overhead = median(hts) - median(direct);
-            rows.row(f("GEMM %d² FP32, one-task run (scheduler.execute) vs one cuBLAS call + cuStreamSynchronize", n),
+            rows.row(f("GEMM %d² FP32, one-task run (scheduler.execute) vs one cuBLAS call + cuStreamSynchronize%s", n,
+                    variant),
                     f("%s µs", medianAndP90(hts)), f("%s µs", medianAndP90(direct)),
                     f("%+.1f µs a run (goal ≤ 30 µs: %s)", overhead / 1e3, overhead <= 30_000 ? "met" : "missed"));
             rows.row(f("diagnosis %d²: task ready to body start (hand-off) / body start to task end (body, device,"

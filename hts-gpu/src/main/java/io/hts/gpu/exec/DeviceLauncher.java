@@ -52,7 +52,6 @@ import org.slf4j.LoggerFactory;
 final class DeviceLauncher {
 
     private static final Logger log = LoggerFactory.getLogger(DeviceLauncher.class);
-    private static final long IDLE_PARK = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final GpuBackend backend;
     private final CudaApi api;
@@ -128,6 +127,9 @@ final class DeviceLauncher {
      * completions and reports them (so its run's end needs no wake-up of the launcher nor of the
      * caller). Bodies stay on the launcher thread, so a waiter's interrupt or deadline never
      * reaches a body; completion actions may run on the waiter (its interrupt is kept from them).
+     * It takes the token only while work is in flight and none is queued, so it never keeps the
+     * launcher from launching; the launcher counts a task as running until it has been reported,
+     * so the waiter keeps assisting until its run has ended and needs no wake-up.
      *
      * @return whether the device is busy and this caller may keep assisting: {@code false} when it
      *     is idle, closing, or driven by another waiter
@@ -137,8 +139,16 @@ final class DeviceLauncher {
         if (closing || me == thread) {
             return false;
         }
+        Thread holder = driver.get();
+        if (holder != null && holder != thread) {
+            return false; // another waiter assists: this one blocks
+        }
+        if (holder == thread || running.get() == 0 || !queue.isEmpty()) {
+            // the launcher is awake, or has tasks to launch, or nothing is in flight to poll: leave
+            // it the token (taking it would make the launcher wait) and keep spinning while busy
+            return busy();
+        }
         if (!driver.compareAndSet(null, me)) {
-            // the launcher is awake and drives it: keep spinning while the device is busy
             return driver.get() == thread && busy();
         }
         // the waiter's interrupt is its own: kept out of the completions it runs, given back after
@@ -242,13 +252,13 @@ final class DeviceLauncher {
 
     private void loop() {
         Thread me = Thread.currentThread();
-        long idleSince = 0;
+        int refused = 0;
         while (true) {
             if (!driver.compareAndSet(null, me)) {
-                // a waiting caller drives the device now; look again shortly
-                LockSupport.parkNanos(this, DeviceTimes.SHORT_POLL);
+                DeviceTimes.waitForToken(++refused); // a waiter polls for one step (microseconds)
                 continue;
             }
+            refused = 0;
             boolean exit = false;
             long park; // < 0: look again at once; 0: spin once; > 0: park that long
             try {
@@ -257,7 +267,6 @@ final class DeviceLauncher {
                 long now = System.nanoTime();
                 if (progress) {
                     times.progress();
-                    idleSince = 0;
                     park = -1;
                 }
                 else if (inFlight.isEmpty()) {
@@ -266,17 +275,13 @@ final class DeviceLauncher {
                         return;
                     }
                     backend.housekeeping(true, now);
-                    // just idle: the next task of a waiting caller's loop often follows within tens of
-                    // microseconds; spin that long before parking (a futex wake-up costs about as much)
-                    if (idleSince == 0) {
-                        idleSince = now;
-                    }
-                    park = now - idleSince < settings.pollSpin().toNanos() ? 0 : IDLE_PARK;
+                    park = times.idleWait(now, settings.pollSpin().toNanos());
                 }
                 else {
-                    idleSince = 0;
-                    backend.housekeeping(false, now);
                     park = settings.spinWhileBusy() ? 0 : times.busyWait(inFlight, now, settings.pollSpin().toNanos());
+                    if (park > 0) {
+                        backend.housekeeping(false, now); // while sleeping through long work, never near an end
+                    }
                 }
             }
             finally {
@@ -309,6 +314,7 @@ final class DeviceLauncher {
                 streams.release(lease);
                 return any;
             }
+            running.incrementAndGet(); // before the queued count drops: busy() never reads 0 between
             queued.decrementAndGet();
             any = true;
             launch(task, lease);
@@ -319,9 +325,9 @@ final class DeviceLauncher {
     private void launch(DeviceTask task, StreamLease lease) {
         if (!task.start(lease.lane())) {
             streams.release(lease);
+            running.decrementAndGet();
             return;
         }
-        running.incrementAndGet();
         long t0 = System.nanoTime();
         GpuContext ctx = new GpuContext(backend, task, lease);
         Object result = null;
@@ -411,7 +417,6 @@ final class DeviceLauncher {
             }
             streams.release(f.lease); // its work has completed: the stream is free for the next task
         }
-        running.decrementAndGet();
         times.record(f.times, System.nanoTime() - f.startNanos);
         completed++;
         try {
@@ -428,6 +433,8 @@ final class DeviceLauncher {
         catch (Throwable ex) {
             log.warn("HTS GPU backend {}: reporting task '{}' failed", backend.name(), f.task.taskName(), ex);
         }
+        // only after the report: a caller waiting for this task's run keeps assisting until it ended
+        running.decrementAndGet();
         // Only now may a task following this one (here or on a peer) be seen complete.
         if (f.followable) {
             followable.remove(f.task);

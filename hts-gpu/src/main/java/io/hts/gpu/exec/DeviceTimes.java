@@ -26,12 +26,17 @@ final class DeviceTimes {
     static final long SHORT_POLL = 50_000;
     private static final long CALLBACK_THRESHOLD = TimeUnit.MILLISECONDS.toNanos(1);
     private static final int MAX_NAMES = 10_000;
+    private static final long IDLE_PARK = TimeUnit.MILLISECONDS.toNanos(100);
+    /** How often the launcher retries for the token a waiter holds before it parks. */
+    private static final int TOKEN_SPINS = 1 << 14;
 
     /** Device time of all tasks: {mean, mean absolute deviation}, for names without a history. */
     private final long[] all = new long[2];
     private final Map<String, long[]> byName = new HashMap<>();
     /** When the current spin window ends, 0 while none has started. */
     private long spinDeadline;
+    /** Since when the launcher has had nothing to do, 0 while it has. */
+    private long idleSince;
     /** {@code all[0]}, published for {@code status()}. */
     private volatile long meanTaskNanos = 100_000;
     /**
@@ -131,6 +136,35 @@ final class DeviceTimes {
     /** The launcher made progress: the next wait for work in flight starts a new spin window. */
     void progress() {
         spinDeadline = 0;
+        idleSince = 0;
+    }
+
+    /**
+     * With nothing in flight nor queued: the next task of a waiting caller's loop often follows
+     * within tens of microseconds, so spin that long ({@code pollSpinNanos}) before parking (a
+     * wake-up costs as much, and far more on some virtual machines).
+     *
+     * @return how long to park, 0 to spin
+     */
+    long idleWait(long now, long pollSpinNanos) {
+        if (idleSince == 0) {
+            idleSince = now;
+        }
+        return now - idleSince < pollSpinNanos ? 0 : IDLE_PARK;
+    }
+
+    /**
+     * The launcher found a waiting caller holding the token for the {@code refused}th time in a
+     * row: a waiter polls for one step (microseconds), so spin for it, and park (which oversleeps
+     * by up to a millisecond on some hosts) only when it keeps the token long.
+     */
+    static void waitForToken(int refused) {
+        if (refused < TOKEN_SPINS) {
+            Thread.onSpinWait();
+        }
+        else {
+            LockSupport.parkNanos(SHORT_POLL);
+        }
     }
 
     /**
@@ -143,6 +177,7 @@ final class DeviceTimes {
      * @return how long to park, 0 to spin
      */
     long busyWait(List<InFlight> inFlight, long now, long pollSpinNanos) {
+        idleSince = 0;
         long expectedEnd = earliestExpectedEnd(inFlight);
         if (now < expectedEnd - spinLead) {
             return Math.min(expectedEnd - spinLead - now, MAX_SLEEP);

@@ -29,7 +29,7 @@ public record GpuSettings(int streams, PoolSettings memory, long stagingBytes, D
                     + " was " + stagingBytes);
         }
         if (pollSpin.isNegative()) {
-            throw new IllegalArgumentException("the poll spin must be 0 or more, was " + pollSpin);
+            throw new IllegalArgumentException("hts.gpu.poll-spin must be 0 or more, was " + pollSpin);
         }
     }
 
@@ -64,6 +64,16 @@ public record GpuSettings(int streams, PoolSettings memory, long stagingBytes, D
      */
     public GpuSettings withSpinWhileBusy(boolean spin) {
         return new GpuSettings(streams, memory, stagingBytes, pollSpin, spin);
+    }
+
+    /**
+     * These settings with another poll spin ({@code hts.gpu.poll-spin}).
+     *
+     * @param spin how long the launcher spins for work before it sleeps
+     * @return the settings
+     */
+    public GpuSettings withPollSpin(Duration spin) {
+        return new GpuSettings(streams, memory, stagingBytes, spin, spinWhileBusy);
     }
 
     /**

@@ -32,7 +32,7 @@ class GpuSettingsTests {
         assertThatIllegalArgumentException().isThrownBy(() -> new GpuSettings(1, s.memory(), 1000, Duration.ZERO, false))
                 .withMessageContaining("power of two of at least 4096 bytes, was 1000");
         assertThatIllegalArgumentException().isThrownBy(() -> new GpuSettings(1, s.memory(), 4096,
-                Duration.ofNanos(-1), false)).withMessageContaining("poll spin must be 0 or more");
+                Duration.ofNanos(-1), false)).withMessageContaining("hts.gpu.poll-spin must be 0 or more");
     }
 
     @Test
