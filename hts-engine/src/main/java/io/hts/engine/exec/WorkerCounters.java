@@ -6,7 +6,8 @@ import java.lang.invoke.VarHandle;
 /**
  * Per-worker counters, written only by their worker and read by anyone for statistics.
  *
- * <p>Each instance is padded to occupy cache lines of its own: counters of different workers
+ * <p>Each instance is padded (128 bytes each side, as the JDK's {@code @Contended}: x86 cores
+ * prefetch lines in adjacent pairs) to occupy cache lines of its own: counters of different workers
  * written on every task would otherwise share lines and every increment would invalidate the
  * neighbour's cache (false sharing). Writes are plain (single writer); reads from other threads
  * are opaque, so a reader sees a recent value without any fence on the writer's path.
@@ -96,7 +97,7 @@ final class WorkerCounters extends WorkerCountersFields {
 
 /** Padding before the counters. */
 abstract class WorkerCountersPadBefore {
-    long p00, p01, p02, p03, p04, p05, p06, p07;
+    long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f;
 }
 
 /** The counters themselves, followed by padding. */
@@ -108,5 +109,5 @@ abstract class WorkerCountersFields extends WorkerCountersPadBefore {
     long busyNanos;
     /** {@code System.nanoTime()} when the current busy period began; 0 while idle. */
     long activeSince;
-    long p10, p11, p12, p13, p14, p15, p16, p17;
+    long p10, p11, p12, p13, p14, p15, p16, p17, p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
 }

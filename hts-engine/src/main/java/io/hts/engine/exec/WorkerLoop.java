@@ -28,6 +28,12 @@ final class WorkerLoop {
 
     private final WorkStealingPool pool;
     private final Worker[] workers;
+    /**
+     * The workers' deques by index, for thieves: read here, not through the victim's
+     * {@link Worker}, whose fields its thread writes on every task (a steal attempt would miss
+     * on that cache line each time).
+     */
+    private final WorkStealingDeque<PoolTask>[] deques;
     private final IdleWorkers idle;
     private final PriorityLane lane;
     private final ConcurrentLinkedQueue<PoolTask> shared;
@@ -40,6 +46,12 @@ final class WorkerLoop {
             ConcurrentLinkedQueue<PoolTask> shared, int spinsBeforePark) {
         this.pool = pool;
         this.workers = workers;
+        @SuppressWarnings("unchecked")
+        WorkStealingDeque<PoolTask>[] ds = new WorkStealingDeque[workers.length];
+        for (int i = 0; i < workers.length; i++) {
+            ds[i] = workers[i].deque;
+        }
+        this.deques = ds;
         this.idle = idle;
         this.lane = lane;
         this.shared = shared;
@@ -223,8 +235,8 @@ final class WorkerLoop {
     }
 
     private @Nullable PoolTask steal(Worker w) {
-        Worker[] ws = workers;
-        int n = ws.length;
+        WorkStealingDeque<PoolTask>[] ds = deques;
+        int n = ds.length;
         if (n == 1 && !w.spare) {
             return null;
         }
@@ -234,15 +246,16 @@ final class WorkerLoop {
         r ^= r << 5;
         w.victimSeed = r;
         int start = (r & Integer.MAX_VALUE) % n;
+        WorkStealingDeque<PoolTask> own = w.deque;
         for (int i = 0; i < n; i++) {
-            Worker victim = ws[(start + i) % n];
-            if (victim == w) {
+            WorkStealingDeque<PoolTask> victim = ds[(start + i) % n];
+            if (victim == own) {
                 continue;
             }
-            PoolTask t = victim.deque.steal();
+            PoolTask t = victim.steal();
             if (t != null) {
                 w.counters.stole();
-                if (!victim.deque.isEmpty()) {
+                if (!victim.isEmpty()) {
                     pool.signalWork();
                 }
                 return t;
