@@ -89,6 +89,10 @@ class HtsGpuAutoConfigurationTests {
                 HtsGpuAutoConfiguration.settings(context.getBean(HtsProperties.class).getGpu(), h200).pollSpin())
                 .isEqualTo(Duration.ofNanos(50_000)));
         new ApplicationContextRunner().withUserConfiguration(PropertiesOnly.class)
+                .withPropertyValues("hts.gpu.poll-spin=3650000d").run(context -> assertThat(
+                        HtsGpuAutoConfiguration.settings(context.getBean(HtsProperties.class).getGpu(), h200)
+                                .pollSpinNanos()).isEqualTo(GpuSettings.MAX_POLL_SPIN.toNanos()));
+        new ApplicationContextRunner().withUserConfiguration(PropertiesOnly.class)
                 .withPropertyValues("hts.gpu.poll-spin=-1ms").run(context -> assertThatThrownBy(
                         () -> HtsGpuAutoConfiguration.settings(context.getBean(HtsProperties.class).getGpu(), h200))
                         .isInstanceOf(InvalidHtsPropertyException.class).hasMessageContaining("hts.gpu.poll-spin")

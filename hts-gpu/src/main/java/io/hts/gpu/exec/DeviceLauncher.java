@@ -1,7 +1,5 @@
 package io.hts.gpu.exec;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -11,7 +9,6 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.hts.engine.exec.DeviceTask;
 import io.hts.gpu.cuda.CudaApi;
-import io.hts.gpu.cuda.CudaErrorKind;
 import io.hts.gpu.cuda.CudaException;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.stream.StreamLease;
@@ -25,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * device work complete, reports them, and at the end releases the device's resources.
  *
  * <p><b>Ownership.</b> Only the thread that holds {@code driver} (the launcher, or a caller waiting
- * for a run: {@link #assist}) polls events, finishes tasks and touches {@code inFlight}; only the
- * launcher runs GPU bodies. The token is taken by compare-and-set and given back by a volatile
+ * for a run: {@link #assist}) polls events and finishes tasks ({@link DeviceCompletions}); only the
+ * launcher runs GPU bodies and users' completion actions. The token is taken by compare-and-set and given back by a volatile
  * write, so each holder sees what the previous one did. The launcher alone releases the backend's resources,
  * when it exits (keeping the token for good), so a {@link #close} from any thread, a completion
  * included, never waits for itself. Other threads only {@link #submit} (a lock-free queue) and look
@@ -35,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Never a result before its completion.</b> A task's successors learn that its work is
  * enqueued (and may then be dispatched to follow it on the device) only when its result is
  * device-resident, a {@link DeviceBuffer} that work ordered after this task's on the device reads
- * correctly, or null (nothing to read: its work reaches them through device memory). A host array, a direct buffer or any other value may be filled by the task's
- * completion actions (a download), so such tasks' successors start only once they completed.
+ * correctly, or null (nothing to read: its work reaches them through device memory). A host array,
+ * a direct buffer or any other value may be filled by the task's completion actions (a download), so such tasks' successors start only once they completed.
  *
  * <p><b>Completion order across devices</b> is {@link FollowedWork}'s: a followed task leaves
  * it only after it was reported, so a follower here or on a peer is never reported before it.
@@ -45,9 +42,11 @@ import org.slf4j.LoggerFactory;
  * flight are empty and sets {@code exited}; a dispatch racing the exit sees {@code exited} after its
  * add, or the launcher sees the task after setting it, and whoever polls it hands it back.
  *
- * <p><b>A sticky error</b> ({@link CudaErrorKind#STICKY}) poisons the context: the task whose work
- * raised it fails first and with it (so it is its run's first failure), then the rest in flight,
- * then the queued tasks move to the CPU or fail, each with the error as cause.
+ * <p><b>A sticky error</b> ({@link io.hts.gpu.cuda.CudaErrorKind#STICKY}) poisons the context: the
+ * task whose work raised it fails first and with it (so it is its run's first failure), then the
+ * rest in flight, then the queued tasks move to the CPU or fail, each with the error as cause; the
+ * context's resources are then never released through it. An unexpected error that stops the
+ * launcher fails the tasks in flight once their streams' work ended, and the resources are released.
  */
 final class DeviceLauncher {
 
@@ -61,7 +60,7 @@ final class DeviceLauncher {
     private final ConcurrentLinkedQueue<DeviceTask> queue = new ConcurrentLinkedQueue<>();
     final AtomicInteger queued = new AtomicInteger();
     final AtomicInteger running = new AtomicInteger();
-    private final List<InFlight> inFlight = new ArrayList<>();
+    private final DeviceCompletions completions;
     /** The completion events of in-flight tasks that others may follow; see the class comment. */
     private final FollowedWork followable;
     private final Thread thread;
@@ -70,11 +69,10 @@ final class DeviceLauncher {
     private final CountDownLatch exitedLatch = new CountDownLatch(1);
     /** Who drives the device now (see the class comment), or null. */
     private final AtomicReference<@Nullable Thread> driver = new AtomicReference<>();
+    /** {@code hts.gpu.poll-spin} in nanoseconds. */
+    private final long pollSpinNanos;
     private volatile boolean closing;
-    /** Set by the driver that saw a sticky error, before the device is marked DOWN. */
-    private boolean poisoned;
     private volatile boolean exited;
-    private volatile long completed;
 
     DeviceLauncher(GpuBackend backend, CudaApi api, GpuSettings settings, StreamManager streams) {
         this.backend = backend;
@@ -86,6 +84,9 @@ final class DeviceLauncher {
         Thread t = thread;
         this.wake = () -> LockSupport.unpark(t);
         thread.setDaemon(true);
+        this.completions = new DeviceCompletions(backend, api, streams, times, followable, running, thread,
+                cause -> drainQueue(backend.refusal(), cause));
+        this.pollSpinNanos = settings.pollSpinNanos();
     }
 
     void start() {
@@ -97,7 +98,7 @@ final class DeviceLauncher {
     }
 
     long completed() {
-        return completed;
+        return completions.completed();
     }
 
     boolean isClosing() {
@@ -125,8 +126,10 @@ final class DeviceLauncher {
     /**
      * A caller waiting for a run drives the device for one step when nobody else does: it sees
      * completions and reports them (so its run's end needs no wake-up of the launcher nor of the
-     * caller). Bodies stay on the launcher thread, so a waiter's interrupt or deadline never
-     * reaches a body; completion actions may run on the waiter (its interrupt is kept from them).
+     * caller). Bodies, users' completion actions and large copies stay on the launcher thread
+     * ({@link DeviceCompletions}), so a waiter's interrupt or deadline never reaches user code; the
+     * engine's own short actions (releases, small copies) may run on the waiter, its interrupt kept
+     * from them.
      * It takes the token only while work is in flight and none is queued, so it never keeps the
      * launcher from launching; the launcher counts a task as running until it has been reported,
      * so the waiter keeps assisting until its run has ended and needs no wake-up.
@@ -156,7 +159,7 @@ final class DeviceLauncher {
         try {
             if (!closing) {
                 api.makeCurrent(backend.deviceInfo().ordinal());
-                pollInFlight(); // bodies stay on the launcher: a waiter's interrupt or deadline never reaches one
+                completions.poll(); // bodies and user actions stay on the launcher: no waiter's interrupt or deadline reaches one
             }
         }
         catch (RuntimeException ex) {
@@ -211,11 +214,12 @@ final class DeviceLauncher {
     // ------------------------------------------------------------------ the launcher thread
 
     private void run() {
+        boolean releasable = true; // false when a stream's work could not be followed to its end
         try {
             api.makeCurrent(backend.deviceInfo().ordinal());
         }
         catch (CudaException ex) {
-            deviceDown(ex, "making the context current", null);
+            completions.deviceDown(ex, "making the context current", null);
         }
         try {
             loop();
@@ -226,22 +230,15 @@ final class DeviceLauncher {
             }
             log.error("HTS GPU launcher of {} stopped by an unexpected error; its tasks fail", backend.name(), ex);
             backend.down("the launcher of " + backend.name() + " stopped: " + ex);
-            for (InFlight f : inFlight) {
-                try {
-                    f.task.fail(new GpuUnavailableException("the launcher of " + backend.name() + " stopped while"
-                            + " task '" + f.task.taskName() + "' ran", ex));
-                }
-                catch (Throwable report) {
-                    ex.addSuppressed(report);
-                }
-            }
-            inFlight.clear();
+            releasable = completions.launcherStopped(ex);
         }
         finally {
             exited = true;
             drainQueue(backend.refusal(), null);
             try {
-                backend.releaseResources();
+                if (releasable && !completions.poisoned()) {
+                    backend.releaseResources(); // a poisoned context releases nothing through it
+                }
             }
             catch (RuntimeException ex) {
                 log.warn("HTS GPU backend {}: releasing its resources failed", backend.name(), ex);
@@ -262,23 +259,23 @@ final class DeviceLauncher {
             boolean exit = false;
             long park; // < 0: look again at once; 0: spin once; > 0: park that long
             try {
-                boolean progress = pollInFlight();
+                boolean progress = completions.poll();
                 progress |= launchReady();
                 long now = System.nanoTime();
                 if (progress) {
                     times.progress();
                     park = -1;
                 }
-                else if (inFlight.isEmpty()) {
+                else if (completions.isEmpty()) {
                     if (closing && queue.isEmpty()) {
                         exit = true; // the launcher keeps the token: no waiter drives a closed device
                         return;
                     }
                     backend.housekeeping(true, now);
-                    park = times.idleWait(now, settings.pollSpin().toNanos());
+                    park = times.idleWait(now, pollSpinNanos);
                 }
                 else {
-                    park = settings.spinWhileBusy() ? 0 : times.busyWait(inFlight, now, settings.pollSpin().toNanos());
+                    park = settings.spinWhileBusy() ? 0 : times.busyWait(completions.inFlight(), now, pollSpinNanos);
                     if (park > 0) {
                         backend.housekeeping(false, now); // while sleeping through long work, never near an end
                     }
@@ -362,10 +359,10 @@ final class DeviceLauncher {
         // after it on the device; anything else may be filled by a completion action.
         boolean onDevice = error == null && event != null && (result == null || result instanceof DeviceBuffer);
         InFlight f = new InFlight(task, ctx, lease, event, result, error, t0, cell, callback, onDevice);
-        inFlight.add(f);
+        completions.add(f);
         CudaException sticky = CudaException.stickyIn(error);
         if (sticky != null) {
-            deviceDown(sticky, "task '" + task.taskName() + "'", f);
+            completions.deviceDown(sticky, "task '" + task.taskName() + "'", f);
         }
         else if (onDevice) {
             followable.add(task, event);
@@ -373,126 +370,10 @@ final class DeviceLauncher {
         }
     }
 
-    private boolean pollInFlight() {
-        boolean any = false;
-        for (int k = 0; k < inFlight.size(); ) {
-            InFlight f = inFlight.get(k);
-            boolean done;
-            try {
-                // a task that follows others on the device completes after them, never before
-                done = (f.event == null || api.isComplete(f.event)) && backend.predecessorsDone(f.task);
-            }
-            catch (CudaException ex) {
-                f.error = InFlight.merge(f.error, ex);
-                if (ex.kind() == CudaErrorKind.STICKY) {
-                    deviceDown(ex, "task '" + f.task.taskName() + "'", f);
-                    return true; // everything in flight is finished
-                }
-                f.keepResources = !streamDrained(f); // its work may still run: release nothing it uses
-                done = true;
-            }
-            if (done) {
-                inFlight.remove(k);
-                finish(f);
-                any = true;
-            }
-            else {
-                k++;
-            }
-        }
-        return any;
-    }
-
-    private void finish(InFlight f) {
-        boolean usable = !poisoned && !f.keepResources;
-        Throwable error = f.error;
-        if (usable) {
-            for (Runnable action : f.ctx.completionActions()) {
-                try {
-                    action.run();
-                }
-                catch (Throwable ex) { // an Error too: the task fails, the launcher goes on
-                    error = InFlight.merge(error, ex);
-                }
-            }
-            streams.release(f.lease); // its work has completed: the stream is free for the next task
-        }
-        times.record(f.times, System.nanoTime() - f.startNanos);
-        completed++;
-        try {
-            if (error == null) {
-                f.task.complete(f.result);
-            }
-            else {
-                if (f.result instanceof DeviceBuffer b && !f.handedOut && usable && !f.task.inputs().contains(b)) {
-                    b.close(); // reaches nobody (one handed to followers is the run's; an input passed on is not its)
-                }
-                f.task.fail(error);
-            }
-        }
-        catch (Throwable ex) {
-            log.warn("HTS GPU backend {}: reporting task '{}' failed", backend.name(), f.task.taskName(), ex);
-        }
-        // only after the report: a caller waiting for this task's run keeps assisting until it ended
-        running.decrementAndGet();
-        // Only now may a task following this one (here or on a peer) be seen complete.
-        if (f.followable) {
-            followable.remove(f.task);
-        }
-        if (usable && f.event != null) {
-            streams.events().recycle(f.event);
-        }
-    }
-
-    /**
-     * The context is poisoned: the culprit fails first with the error, then every other task in
-     * flight, then the queue; every later dispatch is refused with the reason.
-     */
-    private void deviceDown(CudaException error, String where, @Nullable InFlight culprit) {
-        if (poisoned || backend.isDown()) {
-            return;
-        }
-        poisoned = true; // nothing more is asked of the context: no completion action, no release
-        backend.memory().poison(error.errorName());
-        // the culprit fails before placements can see the device DOWN, so its error is its run's first
-        if (culprit != null && inFlight.remove(culprit)) {
-            if (culprit.error == null) {
-                culprit.error = error;
-            }
-            finish(culprit);
-        }
-        backend.down(error.errorName() + " in " + where + " poisoned the CUDA context of " + backend.name()
-                + "; the device is DOWN until the application restarts");
-        log.error("HTS GPU backend: {}", backend.refusal(), error);
-        List<InFlight> rest = new ArrayList<>(inFlight);
-        inFlight.clear();
-        for (InFlight f : rest) {
-            if (f.error == null) {
-                f.error = new GpuUnavailableException("the device failed while task '" + f.task.taskName() + "' ran: "
-                        + backend.refusal(), error);
-            }
-            finish(f);
-        }
-        drainQueue(backend.refusal(), error);
-    }
-
     private void drainQueue(String reason, @Nullable Throwable cause) {
         for (DeviceTask t; (t = queue.poll()) != null; ) {
             queued.decrementAndGet();
             backend.refuse(t, reason, cause);
-        }
-    }
-
-    /** After a failed event query: waits for the task's stream on the host; false when that fails too. */
-    private boolean streamDrained(InFlight f) {
-        try {
-            api.synchronize(f.lease.stream());
-            return true;
-        }
-        catch (CudaException ex) {
-            log.warn("HTS GPU backend {}: the work of task '{}' cannot be followed ({}); its stream and memory are"
-                    + " kept, not reused", backend.name(), f.task.taskName(), ex.toString());
-            return false;
         }
     }
 }

@@ -364,11 +364,11 @@ public final class GpuBackend implements DeviceBackend {
         }
     }
 
-    /** Called once, by the launcher as it exits: gives the device's resources back. */
+    /**
+     * Called once, by the launcher as it exits, unless the context is poisoned or a stream's work
+     * could not be followed to its end: gives the device's resources back.
+     */
     void releaseResources() {
-        if (health == DeviceHealth.DOWN) {
-            return; // nothing of a poisoned context can be released through it
-        }
         CublasLibrary c = cublas;
         if (c != null) {
             c.close();

@@ -32,11 +32,16 @@ import org.jspecify.annotations.Nullable;
  */
 public final class GpuContext extends ForwardingTaskContext implements GpuTaskContext {
 
+    /** The largest completion copy a waiting caller runs (about 0.1 ms of memcpy); larger ones are the launcher's. */
+    static final long WAITER_COPY_BYTES = 1L << 20;
+
     private final GpuBackend backend;
     private final DeviceTask task;
     private final StreamLease lease;
     private final List<Runnable> onDeviceDone = new ArrayList<>();
     private final List<DeviceBuffer> scratch = new ArrayList<>(2);
+    /** Whether a completion action is user code or a large copy: then only the launcher finishes the task. */
+    private boolean finishesOnLauncher;
 
     GpuContext(GpuBackend backend, DeviceTask task, StreamLease lease) {
         super(task.context());
@@ -207,6 +212,7 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
         PinnedStagingPool.Staging s = staging(bytes);
         backend.cuda().copyToHost(s.buffer(), source.address(), bytes, lease.stream());
         onDeviceDone.add(0, () -> s.buffer().asFloatBuffer().get(target)); // before the staging is released
+        finishesOnLauncher |= bytes > WAITER_COPY_BYTES;
         return target;
     }
 
@@ -343,17 +349,29 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
 
     /**
      * Runs an action once this task's device work has completed, before the task completes (or
-     * after it timed out), on the thread that drives the device. An action that throws (an
-     * {@code Error} too) fails the task; the others still run.
+     * after it timed out), on the device's launcher thread (never on a caller waiting for a run, so
+     * a slow action delays no caller's deadline and no interrupt passes between an action and a
+     * caller). An action that throws (an {@code Error} too) fails the task; the others still run.
+     * An interrupt flag an action leaves set is cleared after the task's actions.
      *
      * @param action the action
      */
     public void onDeviceDone(Runnable action) {
         onDeviceDone.add(action);
+        finishesOnLauncher = true;
     }
 
     List<Runnable> completionActions() {
         return onDeviceDone;
+    }
+
+    /**
+     * Whether only the launcher may finish this task: it has a user's completion action, or copies
+     * more than {@link #WAITER_COPY_BYTES} from staging memory on completion. A waiting caller
+     * finishes the others (engine actions of microseconds: releases and small copies).
+     */
+    boolean finishesOnLauncher() {
+        return finishesOnLauncher;
     }
 
     // ------------------------------------------------------------------ engine context

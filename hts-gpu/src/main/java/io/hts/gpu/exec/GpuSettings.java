@@ -11,13 +11,17 @@ import io.hts.gpu.memory.PoolSettings;
  * @param memory the device memory pool's sizes ({@code hts.gpu.memory-pool.*})
  * @param stagingBytes the pinned host staging arena for uploads and downloads: a power of two
  * @param pollSpin how long the completion poller spins past a task's expected end (and an idle
- *     launcher before it parks); beyond that it parks until the task's completion callback
+ *     launcher before it parks); beyond that it parks until the task's completion callback. Any
+ *     duration of 0 or more is accepted; one over a day spins a day ({@link #MAX_POLL_SPIN})
  * @param spinWhileBusy whether the launcher spins the whole time device work is in flight (one core
  *     per busy device, completions seen within microseconds, like CUDA's default synchronize)
  *     instead of sleeping until shortly before the work's expected end
  */
 public record GpuSettings(int streams, PoolSettings memory, long stagingBytes, Duration pollSpin,
         boolean spinWhileBusy) {
+
+    /** The longest spin: a longer {@code pollSpin} spins this long, practically for ever. */
+    public static final Duration MAX_POLL_SPIN = Duration.ofDays(1);
 
     /** Validates the settings. */
     public GpuSettings {
@@ -44,6 +48,16 @@ public record GpuSettings(int streams, PoolSettings memory, long stagingBytes, D
         return new GpuSettings(4, new PoolSettings(Math.min(PoolSettings.DEFAULT_ARENA, maximumMemory), maximumMemory,
                 PoolSettings.DEFAULT_ARENA, PoolSettings.DEFAULT_MINIMUM_BLOCK), 64L << 20, Duration.ofNanos(50_000),
                 false);
+    }
+
+    /**
+     * The poll spin in nanoseconds, at most {@link #MAX_POLL_SPIN}'s (a larger {@link Duration}
+     * would overflow a count of nanoseconds).
+     *
+     * @return nanoseconds
+     */
+    public long pollSpinNanos() {
+        return pollSpin.compareTo(MAX_POLL_SPIN) > 0 ? MAX_POLL_SPIN.toNanos() : pollSpin.toNanos();
     }
 
     /**

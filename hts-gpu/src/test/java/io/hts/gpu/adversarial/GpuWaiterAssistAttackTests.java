@@ -76,6 +76,41 @@ class GpuWaiterAssistAttackTests {
         }
     }
 
+    /** Over half a second of an idle device, {@code launcher} uses under a fifth of a core. */
+    static void assertIdleLauncherSleeps(Thread launcher) {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        long cpu0 = mx.getThreadCpuTime(launcher.getId());
+        long wall0 = System.nanoTime();
+        await().pollDelay(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> true);
+        long cpu = mx.getThreadCpuTime(launcher.getId()) - cpu0;
+        long wall = System.nanoTime() - wall0;
+        assertThat(cpu).as("launcher CPU ns over %d ms of an idle device", wall / 1_000_000).isLessThan(wall / 5);
+    }
+
+    /**
+     * Starts a caller that waits for {@code run} (up to 20 s), interrupts it while it waits, and
+     * returns how its wait ended: the exception it threw, or "returned".
+     */
+    static Object interruptedWaiter(GraphRun run) throws InterruptedException {
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        CountDownLatch waiting = new CountDownLatch(1);
+        Thread waiter = new Thread(() -> {
+            waiting.countDown();
+            try {
+                run.await(Duration.ofSeconds(20));
+                outcome.set("returned");
+            }
+            catch (Exception ex) {
+                outcome.set(ex);
+            }
+        }, "caller-interrupted");
+        waiter.start();
+        assertThat(waiting.await(5, TimeUnit.SECONDS)).isTrue();
+        waiter.interrupt();
+        waiter.join(10_000);
+        return outcome.get();
+    }
+
     static String dump() {
         StringBuilder sb = new StringBuilder();
         for (ThreadInfo i : ManagementFactory.getThreadMXBean().dumpAllThreads(true, true)) {
@@ -270,23 +305,7 @@ class GpuWaiterAssistAttackTests {
             GraphRun run = s.submit(g);
             assertThat(inBody.await(5, TimeUnit.SECONDS)).isTrue();
             assertThatThrownBy(() -> run.await(Duration.ofMillis(20))).isInstanceOf(java.util.concurrent.TimeoutException.class);
-            AtomicReference<Object> outcome = new AtomicReference<>();
-            CountDownLatch waiting = new CountDownLatch(1);
-            Thread waiter = new Thread(() -> {
-                waiting.countDown();
-                try {
-                    run.await(Duration.ofSeconds(10));
-                    outcome.set("returned");
-                }
-                catch (Exception ex) {
-                    outcome.set(ex);
-                }
-            }, "caller-interrupted");
-            waiter.start();
-            assertThat(waiting.await(5, TimeUnit.SECONDS)).isTrue();
-            waiter.interrupt();
-            waiter.join(5000);
-            assertThat(outcome.get()).as("the interrupted waiter's outcome").isInstanceOf(InterruptedException.class);
+            assertThat(interruptedWaiter(run)).as("the interrupted waiter's outcome").isInstanceOf(InterruptedException.class);
             release.countDown();
             assertThat(run.await(Duration.ofSeconds(10)).result(t)).isEqualTo(7f);
             assertThat(bodyThread.get()).startsWith("hts-gpu-");
@@ -329,7 +348,6 @@ class GpuWaiterAssistAttackTests {
     @Test
     void aBodysInterruptDoesNotMakeTheLauncherSpin() throws Exception {
         GpuBackend gpu = backend();
-        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
             AtomicReference<Thread> launcher = new AtomicReference<>();
             for (int i = 0; i < 200 && launcher.get() == null; i++) {
@@ -344,14 +362,7 @@ class GpuWaiterAssistAttackTests {
                 s.submit(g).future().get(5, TimeUnit.SECONDS); // a pool-less wait: the launcher drives
             }
             assertThat(launcher.get()).isNotNull();
-            long id = launcher.get().getId();
-            long cpu0 = mx.getThreadCpuTime(id);
-            long wall0 = System.nanoTime();
-            await().pollDelay(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> true);
-            long cpu = mx.getThreadCpuTime(id) - cpu0;
-            long wall = System.nanoTime() - wall0;
-            assertThat(cpu).as("launcher CPU ns over %d ms of an idle device", wall / 1_000_000)
-                    .isLessThan(wall / 5);
+            assertIdleLauncherSleeps(launcher.get());
         }
     }
 

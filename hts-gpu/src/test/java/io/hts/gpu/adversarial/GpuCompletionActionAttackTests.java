@@ -1,0 +1,294 @@
+package io.hts.gpu.adversarial;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.policy.DeviceHealth;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.GraphRunException;
+import io.hts.engine.run.Scheduler;
+import io.hts.gpu.cuda.CudaApi;
+import io.hts.gpu.exec.GpuBackend;
+import io.hts.gpu.exec.GpuContext;
+import io.hts.gpu.exec.GpuSettings;
+import io.hts.gpu.exec.GpuUnavailableException;
+import io.hts.gpu.memory.DeviceBuffer;
+import io.hts.gpu.support.SimulatedCuda;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Attacks on completion actions ({@link GpuContext#onDeviceDone}) while callers wait for their
+ * runs and drive the device, on the launcher's time settings, and on a launcher stopped by an
+ * error that is not the device's.
+ */
+class GpuCompletionActionAttackTests {
+
+    private static final long MIB = 1L << 20;
+    private static final int N = 64;
+
+    private final SimulatedCuda sim = new SimulatedCuda(256 * MIB);
+    /** Events a waiter has seen complete since they were recorded. */
+    private final Set<Object> seen = ConcurrentHashMap.newKeySet();
+    /** When the launcher first found an event complete that no waiter had seen yet. */
+    private final Map<Object, Long> launcherFirst = new ConcurrentHashMap<>();
+
+    /**
+     * The simulated device, where the launcher sees an event complete only after a waiting caller
+     * (any thread but the launcher) has seen it, or 100 ms after the launcher first found it so (a
+     * waiter assists for a bounded time and then blocks, leaving the rest to the launcher): so a
+     * waiter, not the launcher, is nearly always the first to find a task's work done, as when the
+     * launcher sleeps through a long task on a real GPU.
+     */
+    private final CudaApi waiterSeesFirst = proxy((method, args) -> {
+        if (method.getName().equals("record")) {
+            this.seen.remove(args[0]);
+            this.launcherFirst.remove(args[0]);
+        }
+        Object r = invoke(method, args);
+        if (method.getName().equals("isComplete") && Boolean.TRUE.equals(r)) {
+            if (!Thread.currentThread().getName().startsWith("hts-gpu-")) {
+                seen.add(args[0]);
+                return true;
+            }
+            long first = launcherFirst.computeIfAbsent(args[0], e -> System.nanoTime());
+            return seen.contains(args[0]) || System.nanoTime() - first > TimeUnit.MILLISECONDS.toNanos(100);
+        }
+        return r;
+    });
+
+    private interface Handler {
+        Object handle(java.lang.reflect.Method method, Object[] args) throws Throwable;
+    }
+
+    private CudaApi proxy(Handler handler) {
+        return (CudaApi) Proxy.newProxyInstance(CudaApi.class.getClassLoader(), new Class<?>[] {CudaApi.class},
+                (p, method, args) -> handler.handle(method, args));
+    }
+
+    private Object invoke(java.lang.reflect.Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(sim, args);
+        }
+        catch (InvocationTargetException ex) {
+            throw ex.getCause();
+        }
+    }
+
+    private GpuBackend waiterFirstBackend() {
+        return new GpuBackend(waiterSeesFirst, sim.deviceInfo(0), SimulatedCuda.testSettings(4), false);
+    }
+
+    /** One GPU task whose device work fills a buffer, with {@code action} run when it completed. */
+    private static TaskGraph withAction(String name, Runnable action, Task<?>[] out) {
+        TaskGraph g = TaskGraph.named(name);
+        out[0] = g.task("t").gpu(ctx -> {
+            GpuContext c = ctx.unwrap(GpuContext.class);
+            c.kernels().fill(N, 1f, c.scratch(4 * N));
+            c.onDeviceDone(action);
+            return 7f;
+        });
+        return g;
+    }
+
+    private static <T> T onCaller(String name, java.util.concurrent.Callable<T> body) throws Exception {
+        FutureTask<T> f = new FutureTask<>(body);
+        Thread t = new Thread(f, name);
+        t.setDaemon(true);
+        t.start();
+        try {
+            return f.get(10, TimeUnit.SECONDS);
+        }
+        catch (TimeoutException ex) {
+            throw new AssertionError("hang of " + name + ":\n" + GpuWaiterAssistAttackTests.dump(), ex);
+        }
+    }
+
+    /**
+     * Callers that wait with execute() drive the device between their runs' steps; an action is
+     * user code and runs on the launcher only, whoever sees the work complete.
+     */
+    @Test
+    void completionActionsRunOnTheLauncherNeverOnAWaitingCaller() throws Exception {
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).build()) {
+            Set<String> threads = ConcurrentHashMap.newKeySet();
+            onCaller("caller-actions", () -> {
+                for (int i = 0; i < 300; i++) {
+                    Task<?>[] out = new Task<?>[1];
+                    GraphRun run = s.execute(withAction("where-" + i, () -> threads.add(Thread.currentThread().getName()),
+                            out));
+                    assertThat(run.result(out[0])).isEqualTo(7f);
+                }
+                return null;
+            });
+            assertThat(threads).isNotEmpty().allSatisfy(n -> assertThat(n).startsWith("hts-gpu-"));
+        }
+        assertThat(sim.allocatedBytes()).isZero();
+    }
+
+    /**
+     * A slow action, of the caller's run or of another, must not hold a waiting caller past its
+     * deadline: await(Duration) times out while the action still runs, and the runs end once it
+     * returns.
+     */
+    @Test
+    void aSlowActionNeverHoldsAWaitersDeadline() throws Exception {
+        for (boolean ownRun : new boolean[] {true, false}) {
+            try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).build()) {
+                CountDownLatch release = new CountDownLatch(1);
+                Task<?>[] slow = new Task<?>[1];
+                GraphRun slowRun = s.submit(withAction("slow", () -> awaitQuietly(release), slow));
+                Task<?>[] other = new Task<?>[1];
+                GraphRun otherRun = s.submit(withAction("other", () -> { }, other));
+                GraphRun awaited = ownRun ? slowRun : otherRun;
+                Object outcome;
+                try {
+                    outcome = onCaller("caller-deadline", () -> {
+                        try {
+                            awaited.await(Duration.ofMillis(300));
+                            return "ended";
+                        }
+                        catch (TimeoutException ex) {
+                            return ex;
+                        }
+                    });
+                }
+                finally {
+                    release.countDown();
+                }
+                if (ownRun) {
+                    assertThat(outcome).isInstanceOf(TimeoutException.class);
+                }
+                assertThat(slowRun.await(Duration.ofSeconds(10)).result(slow[0])).isEqualTo(7f);
+                assertThat(otherRun.await(Duration.ofSeconds(10)).result(other[0])).isEqualTo(7f);
+            }
+        }
+    }
+
+    /** An interrupt sent to a waiting caller while an action runs is the caller's, not the action's. */
+    @Test
+    void aWaitersInterruptNeverReachesAnActionAndIsNotLost() throws Exception {
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).build()) {
+            CountDownLatch inAction = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            AtomicBoolean actionInterrupted = new AtomicBoolean();
+            Task<?>[] out = new Task<?>[1];
+            GraphRun run = s.submit(withAction("interrupt-waiter", () -> {
+                inAction.countDown();
+                try {
+                    release.await();
+                }
+                catch (InterruptedException ex) {
+                    actionInterrupted.set(true);
+                }
+            }, out));
+            assertThat(inAction.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(GpuWaiterAssistAttackTests.interruptedWaiter(run)).isInstanceOf(InterruptedException.class);
+            release.countDown();
+            assertThat(run.await(Duration.ofSeconds(10)).result(out[0])).isEqualTo(7f);
+            assertThat(actionInterrupted).isFalse();
+        }
+    }
+
+    /** An action that sets its thread's interrupt flag leaks it neither to a caller nor to the launcher. */
+    @Test
+    void anActionsInterruptLeaksNeitherToCallersNorToTheLauncher() throws Exception {
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).build()) {
+            AtomicReference<Thread> launcher = new AtomicReference<>();
+            Object leaked = onCaller("caller-leak", () -> {
+                for (int i = 0; i < 300; i++) {
+                    Task<?>[] out = new Task<?>[1];
+                    s.execute(withAction("leak-" + i, () -> {
+                        launcher.set(Thread.currentThread());
+                        Thread.currentThread().interrupt();
+                    }, out));
+                    if (Thread.interrupted()) {
+                        return "caller interrupted after run " + i;
+                    }
+                }
+                return "never";
+            });
+            assertThat(leaked).isEqualTo("never");
+            GpuWaiterAssistAttackTests.assertIdleLauncherSleeps(launcher.get());
+        }
+    }
+
+    /** A poll spin too long for a count of nanoseconds (FOREVER) is a day: the device keeps working. */
+    @Test
+    void aPollSpinBeyondNanosecondsKeepsTheDeviceWorking() throws Exception {
+        for (Duration spin : new Duration[] {ChronoUnit.FOREVER.getDuration(), Duration.ofDays(300 * 365)}) {
+            GpuSettings settings = SimulatedCuda.testSettings(4).withPollSpin(spin);
+            assertThat(settings.pollSpinNanos()).isEqualTo(GpuSettings.MAX_POLL_SPIN.toNanos());
+            GpuBackend gpu = new GpuBackend(sim, sim.deviceInfo(0), settings, false);
+            try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
+                for (int i = 0; i < 20; i++) {
+                    Task<?>[] out = new Task<?>[1];
+                    assertThat(s.execute(withAction("spin-" + i, () -> { }, out)).result(out[0])).isEqualTo(7f);
+                }
+                assertThat(gpu.status().health()).isEqualTo(DeviceHealth.UP);
+            }
+            assertThat(sim.allocatedBytes()).isZero();
+        }
+    }
+
+    /**
+     * A launcher stopped by an error that is not the device's (here the event query throws an
+     * IllegalStateException): its task fails, the device goes DOWN, and closing gives every byte of
+     * device and pinned memory back (a poisoned context is the only one whose memory stays).
+     */
+    @Test
+    void aLauncherStoppedByANonCudaErrorReleasesTheDevicesMemory() throws Exception {
+        AtomicBoolean broken = new AtomicBoolean();
+        CudaApi api = proxy((method, args) -> {
+            if (broken.get() && method.getName().equals("isComplete")) {
+                throw new IllegalStateException("test: a bug outside CUDA");
+            }
+            return invoke(method, args);
+        });
+        sim.autoRun(false);
+        GpuBackend gpu = new GpuBackend(api, sim.deviceInfo(0), SimulatedCuda.testSettings(4), false);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
+            TaskGraph g = TaskGraph.named("stopped");
+            g.task("t").gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                DeviceBuffer b = c.scratch(4 * N);
+                c.kernels().fill(N, 1f, b);
+                return c.download(b, new float[N]);
+            });
+            GraphRun run = s.submit(g);
+            await().atMost(Duration.ofSeconds(10)).until(() -> sim.queuedWork() > 0);
+            broken.set(true);
+            assertThatThrownBy(() -> run.await(Duration.ofSeconds(10))).isInstanceOf(GraphRunException.class)
+                    .hasRootCauseMessage("test: a bug outside CUDA")
+                    .satisfies(ex -> assertThat(ex.getCause()).isInstanceOf(GpuUnavailableException.class));
+            assertThat(gpu.status().health()).isEqualTo(DeviceHealth.DOWN);
+        }
+        assertThat(sim.allocatedBytes()).isZero();
+        assertThat(sim.pinnedBuffers()).isZero();
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
