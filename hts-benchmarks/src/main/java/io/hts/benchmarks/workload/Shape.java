@@ -123,12 +123,45 @@ public final class Shape {
         return new Shape("dag-" + levels + "x" + width, n, start, preds);
     }
 
+    /**
+     * A shape given by the predecessors of each task, as {@link ShapeFile} stores it.
+     *
+     * @param name the shape's name (ShapeFile writes only names of one word)
+     * @param predecessors {@code predecessors[i]} lists the tasks task {@code i} depends on, each
+     *     smaller than {@code i}
+     * @return the shape
+     * @throws IllegalArgumentException when a predecessor is negative or not before its task
+     */
+    public static Shape fromPredecessors(String name, int[][] predecessors) {
+        int n = predecessors.length;
+        int[] start = new int[n + 1];
+        for (int i = 0; i < n; i++) {
+            start[i + 1] = start[i] + predecessors[i].length;
+        }
+        int[] preds = new int[start[n]];
+        for (int i = 0; i < n; i++) {
+            for (int k = 0; k < predecessors[i].length; k++) {
+                int p = predecessors[i][k];
+                if (p < 0 || p >= i) {
+                    throw new IllegalArgumentException("dependency " + p + " of " + i + " is not before it");
+                }
+                preds[start[i] + k] = p;
+            }
+        }
+        return new Shape(name, n, start, preds);
+    }
+
     public String name() {
         return name;
     }
 
     public int size() {
         return size;
+    }
+
+    /** The number of dependencies (edges), counted once per task and predecessor. */
+    public int edgeCount() {
+        return preds.length;
     }
 
     public int rootCount() {
