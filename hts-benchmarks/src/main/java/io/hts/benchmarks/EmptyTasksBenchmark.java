@@ -32,6 +32,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <ul>
  *   <li>{@code hts}: the graph built and compiled once, run repeatedly, default settings;
  *   <li>{@code htsNoProfiling}: the same with per-task timings off;
+ *   <li>{@code htsProfilesNotKept}: timings on, but the profiler keeps no run's profile
+ *       ({@code retainedRuns(0)}): what keeping the last runs' timing arrays costs, against {@code hts};
  *   <li>{@code htsBuildAndRun}: building, validating and compiling the graph every time as well;
  *   <li>{@code completableFuture}: baseline (a), hand-written {@code CompletableFuture}s on a
  *       {@code ForkJoinPool} of the same parallelism;
@@ -50,6 +52,7 @@ public abstract class EmptyTasksBenchmark {
     private TaskGraph graph;
     private Scheduler scheduler;
     private Scheduler schedulerNoProfiling;
+    private Scheduler schedulerNotKept;
     private ForkJoinPool forkJoinPool;
     private final LongAdder done = new LongAdder();
 
@@ -62,6 +65,7 @@ public abstract class EmptyTasksBenchmark {
         int cores = Runtime.getRuntime().availableProcessors();
         scheduler = Scheduler.builder().threads(cores).build();
         schedulerNoProfiling = Scheduler.builder().threads(cores).profiling(false).build();
+        schedulerNotKept = Scheduler.builder().threads(cores).retainedRuns(0).build();
         forkJoinPool = new ForkJoinPool(cores);
         graph = shape.toGraph(this::count);
         graph.compile();
@@ -71,6 +75,7 @@ public abstract class EmptyTasksBenchmark {
     public void tearDown() {
         scheduler.close();
         schedulerNoProfiling.close();
+        schedulerNotKept.close();
         forkJoinPool.shutdown();
     }
 
@@ -95,6 +100,13 @@ public abstract class EmptyTasksBenchmark {
     @Benchmark
     public GraphRun htsNoProfiling() {
         GraphRun run = schedulerNoProfiling.execute(graph);
+        verify();
+        return run;
+    }
+
+    @Benchmark
+    public GraphRun htsProfilesNotKept() {
+        GraphRun run = schedulerNotKept.execute(graph);
         verify();
         return run;
     }
