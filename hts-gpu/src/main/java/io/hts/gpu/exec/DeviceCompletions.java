@@ -135,9 +135,10 @@ final class DeviceCompletions {
         boolean usable = !poisoned && !f.keepResources;
         Throwable error = f.error;
         if (usable) {
-            for (Runnable action : f.ctx.completionActions()) {
+            List<Runnable> actions = f.ctx.completionActions(); // no more can be registered
+            for (int k = 0, n = actions.size(); k < n; k++) {
                 try {
-                    action.run();
+                    actions.get(k).run();
                 }
                 catch (Throwable ex) { // an Error too: the task fails, the launcher goes on
                     error = InFlight.merge(error, ex);

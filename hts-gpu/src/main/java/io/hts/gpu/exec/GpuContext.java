@@ -42,6 +42,8 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
     private final List<DeviceBuffer> scratch = new ArrayList<>(2);
     /** Whether a completion action is user code or a large copy: then only the launcher finishes the task. */
     private boolean finishesOnLauncher;
+    /** Set when the completion actions start running (on the thread finishing the task). */
+    private boolean completing;
 
     GpuContext(GpuBackend backend, DeviceTask task, StreamLease lease) {
         super(task.context());
@@ -99,8 +101,9 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
      * @return the buffer
      */
     public DeviceBuffer scratch(long bytes) {
+        List<Runnable> actions = actions(); // refused before anything is allocated
         DeviceBuffer b = allocate(bytes);
-        onDeviceDone.add(b::close);
+        actions.add(b::close);
         scratch.add(b);
         return b;
     }
@@ -134,7 +137,7 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
      */
     public void release(DeviceBuffer buffer) {
         if (buffer.device() != deviceOrdinal()) {
-            onDeviceDone.add(buffer::close);
+            actions().add(buffer::close);
             return;
         }
         buffer.closeAfter(lease.stream());
@@ -147,8 +150,9 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
      * @param producer the other stream
      */
     public void waitFor(CudaApi.Stream producer) {
+        List<Runnable> actions = actions();
         CudaApi.Event e = backend.streams().order(lease.stream(), producer);
-        onDeviceDone.add(() -> backend.streams().events().recycle(e));
+        actions.add(() -> backend.streams().events().recycle(e));
     }
 
     // ------------------------------------------------------------------ copies
@@ -192,7 +196,7 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
     public void upload(ByteBuffer source, DeviceBuffer target) {
         requireSize(target, source.remaining());
         backend.cuda().copyToDevice(target.address(), source, source.remaining(), lease.stream());
-        onDeviceDone.add(() -> Reference.reachabilityFence(source)); // its memory must outlive the copy
+        actions().add(() -> Reference.reachabilityFence(source)); // its memory must outlive the copy
     }
 
     /**
@@ -211,7 +215,7 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
         }
         PinnedStagingPool.Staging s = staging(bytes);
         backend.cuda().copyToHost(s.buffer(), source.address(), bytes, lease.stream());
-        onDeviceDone.add(0, () -> s.buffer().asFloatBuffer().get(target)); // before the staging is released
+        actions().add(0, () -> s.buffer().asFloatBuffer().get(target)); // before the staging is released
         finishesOnLauncher |= bytes > WAITER_COPY_BYTES;
         return target;
     }
@@ -231,7 +235,7 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
             return;
         }
         backend.cuda().copyToHost(target, source.address(), target.remaining(), lease.stream());
-        onDeviceDone.add(() -> Reference.reachabilityFence(target));
+        actions().add(() -> Reference.reachabilityFence(target));
     }
 
     /**
@@ -268,8 +272,9 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
     }
 
     private PinnedStagingPool.Staging staging(long bytes) {
+        List<Runnable> actions = actions();
         PinnedStagingPool.Staging s = backend.pinnedStaging().acquire(bytes);
-        onDeviceDone.add(() -> backend.pinnedStaging().release(s));
+        actions.add(() -> backend.pinnedStaging().release(s));
         return s;
     }
 
@@ -352,16 +357,34 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
      * after it timed out), on the device's launcher thread (never on a caller waiting for a run, so
      * a slow action delays no caller's deadline and no interrupt passes between an action and a
      * caller). An action that throws (an {@code Error} too) fails the task; the others still run.
-     * An interrupt flag an action leaves set is cleared after the task's actions.
+     * An interrupt flag an action leaves set is cleared after the task's actions. An action may
+     * not register another action nor use this context's device operations: that throws an
+     * {@link IllegalStateException}, which fails the task.
      *
      * @param action the action
+     * @throws IllegalStateException when called from a completion action
      */
     public void onDeviceDone(Runnable action) {
-        onDeviceDone.add(action);
+        actions().add(action);
         finishesOnLauncher = true;
     }
 
+    /**
+     * The completion actions, once, as the task's device work has completed: from here on nothing
+     * more may be registered (an action that registers one, or calls a device operation, fails its task).
+     */
     List<Runnable> completionActions() {
+        completing = true;
+        return onDeviceDone;
+    }
+
+    /** Where device operations and {@link #onDeviceDone} register their actions; refused once completing. */
+    private List<Runnable> actions() {
+        if (completing) {
+            throw new IllegalStateException("task '" + task.taskName() + "': its device work has completed and its"
+                    + " completion actions are running; a completion action cannot register another action nor"
+                    + " enqueue device work (do the follow-up in the action itself, or in a successor task)");
+        }
         return onDeviceDone;
     }
 

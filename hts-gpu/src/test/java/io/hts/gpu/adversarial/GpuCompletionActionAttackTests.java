@@ -291,4 +291,38 @@ class GpuCompletionActionAttackTests {
             Thread.currentThread().interrupt();
         }
     }
+    /**
+     * An action that registers another action, or asks for device memory, once the task's work has
+     * completed: refused, so its task fails naming it; the run ends, the device keeps working and
+     * nothing leaks (it stopped the launcher, leaving the run unfinished for ever).
+     */
+    @Test
+    void anActionRegisteringMoreFailsItsTaskAndTheDeviceGoesOn() throws Exception {
+        GpuBackend gpu = new GpuBackend(sim, sim.deviceInfo(0), SimulatedCuda.testSettings(2), false);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
+            for (boolean memory : new boolean[] {false, true}) {
+                TaskGraph g = TaskGraph.named("nested-" + memory);
+                Task<Float> t = g.task("t").gpu(ctx -> {
+                    GpuContext c = ctx.unwrap(GpuContext.class);
+                    c.kernels().fill(N, 1f, c.scratch(4 * N));
+                    c.onDeviceDone(() -> {
+                        if (memory) {
+                            c.scratch(4 * N);
+                        }
+                        else {
+                            c.onDeviceDone(() -> { });
+                        }
+                    });
+                    return 1f;
+                });
+                GraphRun run = s.submit(g);
+                assertThatThrownBy(() -> run.await(Duration.ofSeconds(10))).isInstanceOf(GraphRunException.class)
+                        .hasStackTraceContaining("task 't': its device work has completed");
+                Task<?>[] out = new Task<?>[1];
+                assertThat(s.execute(withAction("after-" + memory, () -> { }, out)).result(out[0])).isEqualTo(7f);
+            }
+            assertThat(gpu.status().health()).isEqualTo(DeviceHealth.UP);
+        }
+        assertThat(sim.allocatedBytes()).isZero();
+    }
 }
