@@ -65,6 +65,7 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
 
     /** The stream this task's work goes on. */
     public CudaApi.Stream stream() {
+        requireRunning();
         return lease.stream();
     }
 
@@ -101,9 +102,9 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
      * @return the buffer
      */
     public DeviceBuffer scratch(long bytes) {
-        List<Runnable> actions = actions(); // refused before anything is allocated
+        requireRunning(); // refused before anything is allocated
         DeviceBuffer b = allocate(bytes);
-        actions.add(b::close);
+        onDeviceDone.add(b::close);
         scratch.add(b);
         return b;
     }
@@ -140,7 +141,7 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
             actions().add(buffer::close);
             return;
         }
-        buffer.closeAfter(lease.stream());
+        buffer.closeAfter(stream());
     }
 
     /**
@@ -150,9 +151,8 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
      * @param producer the other stream
      */
     public void waitFor(CudaApi.Stream producer) {
-        List<Runnable> actions = actions();
-        CudaApi.Event e = backend.streams().order(lease.stream(), producer);
-        actions.add(() -> backend.streams().events().recycle(e));
+        CudaApi.Event e = backend.streams().order(stream(), producer);
+        onDeviceDone.add(() -> backend.streams().events().recycle(e));
     }
 
     // ------------------------------------------------------------------ copies
@@ -183,7 +183,7 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
         }
         PinnedStagingPool.Staging s = staging(bytes);
         s.buffer().asFloatBuffer().put(data);
-        backend.cuda().copyToDevice(target.address(), s.buffer(), bytes, lease.stream());
+        backend.cuda().copyToDevice(target.address(), s.buffer(), bytes, stream());
     }
 
     /**
@@ -195,8 +195,8 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
      */
     public void upload(ByteBuffer source, DeviceBuffer target) {
         requireSize(target, source.remaining());
-        backend.cuda().copyToDevice(target.address(), source, source.remaining(), lease.stream());
-        actions().add(() -> Reference.reachabilityFence(source)); // its memory must outlive the copy
+        backend.cuda().copyToDevice(target.address(), source, source.remaining(), stream());
+        onDeviceDone.add(() -> Reference.reachabilityFence(source)); // its memory must outlive the copy
     }
 
     /**
@@ -214,8 +214,8 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
             return target;
         }
         PinnedStagingPool.Staging s = staging(bytes);
-        backend.cuda().copyToHost(s.buffer(), source.address(), bytes, lease.stream());
-        actions().add(0, () -> s.buffer().asFloatBuffer().get(target)); // before the staging is released
+        backend.cuda().copyToHost(s.buffer(), source.address(), bytes, stream());
+        onDeviceDone.add(0, () -> s.buffer().asFloatBuffer().get(target)); // before the staging is released
         finishesOnLauncher |= bytes > WAITER_COPY_BYTES;
         return target;
     }
@@ -234,8 +234,8 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
         if (target.remaining() == 0) {
             return;
         }
-        backend.cuda().copyToHost(target, source.address(), target.remaining(), lease.stream());
-        actions().add(() -> Reference.reachabilityFence(target));
+        backend.cuda().copyToHost(target, source.address(), target.remaining(), stream());
+        onDeviceDone.add(() -> Reference.reachabilityFence(target));
     }
 
     /**
@@ -248,7 +248,7 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
     public void copy(DeviceBuffer source, DeviceBuffer target, long bytes) {
         requireSize(source, bytes);
         requireSize(target, bytes);
-        backend.cuda().copyOnDevice(target.address(), source.address(), bytes, lease.stream());
+        backend.cuda().copyOnDevice(target.address(), source.address(), bytes, stream());
     }
 
     /**
@@ -267,14 +267,14 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
         }
         DeviceBuffer local = scratch(buffer.bytes());
         backend.cuda().copyPeer(local.address(), here, buffer.address(), buffer.device(), buffer.bytes(),
-                lease.stream());
+                stream());
         return local;
     }
 
     private PinnedStagingPool.Staging staging(long bytes) {
-        List<Runnable> actions = actions();
+        requireRunning(); // refused before anything is acquired
         PinnedStagingPool.Staging s = backend.pinnedStaging().acquire(bytes);
-        actions.add(() -> backend.pinnedStaging().release(s));
+        onDeviceDone.add(() -> backend.pinnedStaging().release(s));
         return s;
     }
 
@@ -312,7 +312,7 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
      * @throws IllegalStateException when the kernel's module has been unloaded ({@link #kernel})
      */
     public void launch(Kernel kernel, Dim3 grid, Dim3 block, int sharedBytes, KernelArguments arguments) {
-        backend.cuda().launch(kernel.function(), grid, block, sharedBytes, lease.stream(), arguments);
+        backend.cuda().launch(kernel.function(), grid, block, sharedBytes, stream(), arguments);
     }
 
     /** HTS's built-in kernels (AXPY, scale, fill, sum), loaded on this device once. */
@@ -349,6 +349,7 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
 
     /** cuBLAS bound to this task's stream. */
     public io.hts.gpu.blas.Blas blas() {
+        requireRunning();
         return backend.blas(lease);
     }
 
@@ -380,12 +381,17 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
 
     /** Where device operations and {@link #onDeviceDone} register their actions; refused once completing. */
     private List<Runnable> actions() {
+        requireRunning();
+        return onDeviceDone;
+    }
+
+    /** Device work and actions may be added only until the task's completion actions start. */
+    private void requireRunning() {
         if (completing) {
             throw new IllegalStateException("task '" + task.taskName() + "': its device work has completed and its"
                     + " completion actions are running; a completion action cannot register another action nor"
                     + " enqueue device work (do the follow-up in the action itself, or in a successor task)");
         }
-        return onDeviceDone;
     }
 
     /**
