@@ -28,7 +28,15 @@ import org.jspecify.annotations.Nullable;
 final class RunCompletion {
 
     private final GraphRun run;
+    /** The users' future: {@link GraphRun#future()} hangs their stages on it. */
     private final CompletableFuture<GraphRun> future = new CompletableFuture<>();
+    /**
+     * The waits' future, completed just before {@link #future}, with the same outcome. Nothing
+     * but the waits depends on it, so a waiter blocked in its {@code get} (which helps fire the
+     * dependents of the future it waits on) never runs a user's stage on its own thread, where
+     * nothing would keep the stage's interrupts to itself.
+     */
+    private final CompletableFuture<GraphRun> ended = new CompletableFuture<>();
     private volatile @Nullable RunProfile finalProfile;
 
     RunCompletion(GraphRun run) {
@@ -73,22 +81,26 @@ final class RunCompletion {
         finally {
             Throwable end = broken != null ? broken : failure;
             try {
-                UserCode.run(run.scheduler, () -> complete(end)); // the future's dependent stages run here
+                complete(ended, end);
+                UserCode.run(run.scheduler, () -> complete(future, end)); // the future's dependent stages run here
             }
             finally {
+                if (!ended.isDone()) {
+                    complete(ended, end); // the guard itself failed (out of memory, say): the run still ends
+                }
                 if (!future.isDone()) {
-                    complete(end); // the guard itself failed (out of memory, say): the run still ends
+                    complete(future, end);
                 }
             }
         }
     }
 
-    private void complete(@Nullable Throwable end) {
+    private void complete(CompletableFuture<GraphRun> f, @Nullable Throwable end) {
         if (end == null) {
-            future.complete(run);
+            f.complete(run);
         }
         else {
-            future.completeExceptionally(end);
+            f.completeExceptionally(end);
         }
     }
 
@@ -112,7 +124,7 @@ final class RunCompletion {
         refuseDeviceThread();
         awaitHelping(Long.MAX_VALUE);
         try {
-            return future.join();
+            return ended.join();
         }
         catch (CompletionException ex) {
             throw rethrow(ex.getCause());
@@ -130,7 +142,7 @@ final class RunCompletion {
         awaitHelping(deadline);
         try {
             long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, deadline - System.nanoTime());
-            return future.get(left, TimeUnit.NANOSECONDS);
+            return ended.get(left, TimeUnit.NANOSECONDS);
         }
         catch (ExecutionException ex) {
             throw rethrow(ex.getCause());
@@ -151,14 +163,14 @@ final class RunCompletion {
      * delivered to a task run inside the wait.
      */
     private void awaitHelping(long deadlineNanos) {
-        if (future.isDone()) {
+        if (ended.isDone()) {
             return;
         }
         if (!(Thread.currentThread() instanceof Worker w)) {
             assistDevice(deadlineNanos);
             return;
         }
-        future.whenComplete((r, ex) -> LockSupport.unpark(w));
+        ended.whenComplete((r, ex) -> LockSupport.unpark(w));
         PoolTask current = w.current();
         TaskExecution outer = current instanceof TaskExecution e && e.bodyRunning() ? e : null;
         // A wait inside a callback (a listener that awaits) keeps the callback's flag to itself:
@@ -168,7 +180,7 @@ final class RunCompletion {
             outer.suspend();
         }
         try {
-            w.pool().helpUntil(w, future::isDone, deadlineNanos);
+            w.pool().helpUntil(w, ended::isDone, deadlineNanos);
         }
         finally {
             if (outer != null) {
@@ -194,7 +206,7 @@ final class RunCompletion {
         }
         long start = System.nanoTime();
         long spinUntil = start + ASSIST_SPIN_NANOS;
-        while (!future.isDone() && !Thread.currentThread().isInterrupted() && gpu.assist()) {
+        while (!ended.isDone() && !Thread.currentThread().isInterrupted() && gpu.assist()) {
             long now = System.nanoTime();
             if (now - deadlineNanos >= 0 || now - start > ASSIST_MAX_NANOS) {
                 return; // past the caller's deadline, or long device work (maybe other runs'): block instead
@@ -214,7 +226,7 @@ final class RunCompletion {
      */
     private void refuseDeviceThread() {
         DeviceBackend gpu = gpuOfThisRun();
-        if (gpu != null && !future.isDone() && gpu.isDeviceThread()) {
+        if (gpu != null && !ended.isDone() && gpu.isDeviceThread()) {
             throw new IllegalStateException("run " + run.id() + " of graph '" + run.graph.name() + "' is awaited on the"
                     + " thread that drives " + gpu.name() + " (in a GPU body or a completion action), which would wait"
                     + " for itself; enqueue the work in the body, or let successor tasks do it");

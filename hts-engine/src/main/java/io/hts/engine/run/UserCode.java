@@ -11,24 +11,31 @@ import org.jspecify.annotations.Nullable;
  * {@code whenDone} stages, releases of results, policies), so that they cannot disturb that thread:
  *
  * <ul>
- *   <li><b>Interrupts.</b> A flag the callback sets on one of the scheduler's workers is its own
- *       and is cleared when it returns; a flag it clears that was set before is set again; an
- *       interrupt the engine sent meanwhile to the body running on this thread (a cancel or a
- *       time-out, counted by {@link InterruptibleBody#interruptsSent()} before the thread is
- *       interrupted) is kept. On other threads (a caller's, the timer, a backend's) a flag is never
- *       cleared: it may be someone else's. Without this, a listener running on a body's thread (an
- *       event the body caused, a nested run's events inside a wait) could fail that body, or
- *       swallow its cancellation.
+ *   <li><b>Interrupts.</b> A flag the callback sets is its own and is cleared when it returns; a
+ *       flag it clears that was set before is set again. An interrupt meant for the thread, sent
+ *       while the callback ran, is kept: on one of the scheduler's workers, one the engine sent to
+ *       the body running on it (a cancel or a time-out, counted by
+ *       {@link InterruptibleBody#interruptsSent()} before the thread is interrupted); on any other
+ *       thread (a caller's, the timer, a backend's), one that another thread sent, told apart from
+ *       the callback's own by {@link OutsideInterrupts}. Without this, a listener running on a
+ *       body's thread (an event the body caused, a nested run's events inside a wait) could fail
+ *       that body or swallow its cancellation, and one running on a caller's thread (a root made
+ *       ready by {@code submit}, a GPU completion a waiting caller reports, a {@code whenDone}
+ *       stage it completes) could make that caller's wait throw, or swallow the caller's own
+ *       interrupt.
  *   <li><b>Waiting for the scheduler.</b> While a callback of a scheduler runs,
  *       {@link #running(Scheduler)} is true on its thread, so that that scheduler's
  *       {@link Scheduler#close()} called from it shuts down without waiting for the run it is part
  *       of (the thread that called it may be finishing that run).
  * </ul>
  *
- * <p><b>Ordering.</b> Thread confinement, except the count: it is read before the flag on the way
- * in, and after the flag is cleared on the way out. The engine raises the count before it
- * interrupts, and an interrupt happens-before its detection, so an interrupt the engine sends at
- * any moment is either seen with its count (and set again) or lands after the clearing.
+ * <p><b>Ordering.</b> Thread confinement, except the count and the interrupts of other threads.
+ * The count is read before the flag on the way in, and after the flag is cleared on the way out.
+ * The engine raises the count before it interrupts, and an interrupt happens-before its detection,
+ * so an interrupt the engine sends at any moment is either seen with its count (and set again) or
+ * lands after the clearing. Off the workers, the flag is read and cleared while
+ * {@link OutsideInterrupts} still watches, and only then does it stop watching, so an interrupt
+ * from another thread is either reported by it (and set again) or lands after the clearing.
  */
 final class UserCode {
 
@@ -42,6 +49,20 @@ final class UserCode {
         @Nullable TaskExecution[] body = new TaskExecution[4];
         int[] sent = new int[4];
         boolean[] before = new boolean[4];
+        /** Whether the frame watches for other threads' interrupts (off the workers, flag clear). */
+        boolean[] watched = new boolean[4];
+        /** Watches this thread for other threads' interrupts; made when first needed (never on a
+         *  worker), replaced once it reported one. */
+        @Nullable OutsideInterrupts outside;
+
+        OutsideInterrupts outside() {
+            OutsideInterrupts o = outside;
+            if (o == null) {
+                o = new OutsideInterrupts();
+                outside = o;
+            }
+            return o;
+        }
         int depth;
 
         void grow() {
@@ -50,6 +71,7 @@ final class UserCode {
             body = Arrays.copyOf(body, n);
             sent = Arrays.copyOf(sent, n);
             before = Arrays.copyOf(before, n);
+            watched = Arrays.copyOf(watched, n);
         }
     }
 
@@ -96,7 +118,13 @@ final class UserCode {
         f.of[k] = scheduler;
         f.body[k] = body;
         f.sent[k] = body == null ? 0 : body.interruptsSent();
-        f.before[k] = thread.isInterrupted();
+        boolean before = thread.isInterrupted();
+        f.before[k] = before;
+        boolean watch = !before && !(thread instanceof Worker);
+        f.watched[k] = watch;
+        if (watch) {
+            f.outside().arm(); // an interrupt from another thread between the read above and here: reported
+        }
     }
 
     /** The innermost callback on this thread ended: its thread's interrupt status is settled. */
@@ -107,6 +135,7 @@ final class UserCode {
         TaskExecution body = f.body[k];
         int sent = f.sent[k];
         boolean before = f.before[k];
+        boolean watched = f.watched[k];
         f.of[k] = null;
         f.body[k] = null;
         if (before) {
@@ -114,8 +143,30 @@ final class UserCode {
                 thread.interrupt(); // not the callback's to clear
             }
         }
+        else if (watched) {
+            Thread.interrupted(); // the callback's own flag, cleared while still watched
+            if (f.outside().disarm()) {
+                f.outside = null; // spent
+                thread.interrupt(); // another thread's, sent while the callback ran: kept
+            }
+            rewatchOuter(f);
+        }
         else if (thread instanceof Worker && Thread.interrupted() && body != null && body.interruptsSent() != sent) {
             thread.interrupt(); // the engine's, sent while the callback ran: kept
+        }
+    }
+
+    /**
+     * Disarming removed the thread's one blocker, which an enclosing watched callback needs too:
+     * install it again (reporting at once if the flag is now set, which after the clearing above
+     * can only be another thread's interrupt).
+     */
+    private static void rewatchOuter(Frames f) {
+        for (int j = f.depth - 1; j >= 0; j--) {
+            if (f.watched[j]) {
+                f.outside().arm();
+                return;
+            }
         }
     }
 

@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.observe.EventType;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
@@ -324,5 +325,106 @@ class GpuCompletionActionAttackTests {
             assertThat(gpu.status().health()).isEqualTo(DeviceHealth.UP);
         }
         assertThat(sim.allocatedBytes()).isZero();
+    }
+
+    // ------------------------------------------------------------------ callbacks on callers' threads
+
+    /**
+     * A listener that interrupts its own thread on {@code type}, with GPU runs submitted and
+     * awaited by one caller: submit() makes the root READY on the caller's thread, and the waiting
+     * caller nearly always finds the work done and reports it (TASK_SUCCEEDED) itself. The
+     * listener's flag is its own: the caller's await never throws InterruptedException for it and
+     * the caller is never left interrupted.
+     */
+    private String listenerInterruptOutcome(EventType type, Set<String> onCaller) throws Exception {
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).listener(e -> {
+            if (e.type() == type) {
+                if (Thread.currentThread().getName().startsWith("caller")) {
+                    onCaller.add(e.type().toString());
+                }
+                Thread.currentThread().interrupt();
+            }
+        }).build()) {
+            return onCaller("caller-listener", () -> {
+                for (int i = 0; i < 200; i++) {
+                    TaskGraph g = TaskGraph.named("l-" + i);
+                    Task<float[]> t = filledWithTwos(g);
+                    GraphRun run = s.submit(g);
+                    String wrong = interruptedWaiting(run, i);
+                    if (wrong != null) {
+                        return wrong;
+                    }
+                    assertThat(run.result(t)[0]).isEqualTo(2f);
+                }
+                return "never";
+            });
+        }
+    }
+
+    /** A GPU task that downloads a buffer filled with 2s. */
+    private static Task<float[]> filledWithTwos(TaskGraph g) {
+        return g.task("t").gpu(ctx -> {
+            GpuContext c = ctx.unwrap(GpuContext.class);
+            DeviceBuffer b = c.scratch(4 * N);
+            c.kernels().fill(N, 2f, b);
+            return c.download(b, new float[N]);
+        });
+    }
+
+    /** Awaits {@code run}: what went wrong with the caller's interrupt flag, or null. */
+    private static String interruptedWaiting(GraphRun run, int i) throws Exception {
+        try {
+            run.await(Duration.ofSeconds(10));
+        }
+        catch (InterruptedException ex) {
+            return "await interrupted at run " + i;
+        }
+        return Thread.interrupted() ? "flag set after run " + i : null;
+    }
+
+    @Test
+    void aListenerInterruptingItselfOnTaskReadyNeverInterruptsTheSubmittingCaller() throws Exception {
+        Set<String> onCaller = ConcurrentHashMap.newKeySet();
+        assertThat(listenerInterruptOutcome(EventType.TASK_READY, onCaller)).isEqualTo("never");
+        assertThat(onCaller).as("events the caller's thread published").contains("TASK_READY");
+    }
+
+    @Test
+    void aListenerInterruptingItselfOnCompletionNeverInterruptsTheWaitingCallerThatReportsIt() throws Exception {
+        Set<String> onCaller = ConcurrentHashMap.newKeySet();
+        assertThat(listenerInterruptOutcome(EventType.TASK_SUCCEEDED, onCaller)).isEqualTo("never");
+        assertThat(onCaller).as("events the caller's thread published").contains("TASK_SUCCEEDED");
+    }
+
+    /**
+     * A whenDone stage and a stage on the run's future that interrupt their own thread: the
+     * waiting caller that reports the task's end (and so the run's) runs them, or they run on the
+     * launcher; either way the caller is not left interrupted.
+     */
+    @Test
+    void stagesInterruptingThemselvesNeverInterruptTheWaitingCaller() throws Exception {
+        Set<String> stageThreads = ConcurrentHashMap.newKeySet();
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).build()) {
+            String outcome = onCaller("caller-stage", () -> {
+                for (int i = 0; i < 200; i++) {
+                    TaskGraph g = TaskGraph.named("st-" + i);
+                    Task<float[]> t = filledWithTwos(g);
+                    GraphRun run = s.submit(g);
+                    Runnable stage = () -> {
+                        stageThreads.add(Thread.currentThread().getName());
+                        Thread.currentThread().interrupt();
+                    };
+                    run.whenDone(t).thenRun(stage);
+                    run.future().thenRun(stage);
+                    String wrong = interruptedWaiting(run, i);
+                    if (wrong != null) {
+                        return wrong;
+                    }
+                }
+                return "never";
+            });
+            assertThat(outcome).as("stages ran on %s", stageThreads).isEqualTo("never");
+            assertThat(stageThreads).as("threads the stages ran on").anySatisfy(n -> assertThat(n).startsWith("caller"));
+        }
     }
 }
