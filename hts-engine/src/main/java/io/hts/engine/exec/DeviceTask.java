@@ -124,4 +124,18 @@ public interface DeviceTask {
      * @param error the cause
      */
     void fail(Throwable error);
+
+    /**
+     * Reports failure with an error that took the device out of service for good (a sticky CUDA
+     * error poisoned its context): the scheduler does not retry the task on this device. A task
+     * with a CPU body whose retry configuration allows another attempt retries on the CPU; any other
+     * ends FAILED with {@code error}, which thus stays the task's cause (and its run's first
+     * failure when it came first) instead of a refusal by the device its retry would meet. Counts
+     * as the one report, like {@link #fail}.
+     *
+     * @param error the cause
+     */
+    default void failDeviceLost(Throwable error) {
+        fail(error);
+    }
 }

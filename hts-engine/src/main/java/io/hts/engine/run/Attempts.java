@@ -45,22 +45,21 @@ import org.jspecify.annotations.Nullable;
  * worker adds its batched count of finished tasks (see {@link RunState}) before it runs a timed
  * body, because the timer may end that task while the worker is still inside the body.
  *
- * <p><b>Retries.</b> The task's {@link Retry.AsyncContext} decides; the retry is queued on the
- * scheduler's timer after the backoff (no worker sleeps), and starts only if the task is still
- * RETRYING then (a cancellation meanwhile wins).
+ * <p><b>Retries</b> are {@link Retries}'s.
  */
 final class Attempts {
 
     private final GraphRun run;
     private final DependencyManager deps;
     private final ExecutionPlan plan;
-    final Map<Integer, Retry.AsyncContext<Object>> retryContexts = new ConcurrentHashMap<>();
+    final Retries retries;
     private final Set<TaskExecution> abandoned = ConcurrentHashMap.newKeySet();
 
     Attempts(GraphRun run) {
         this.run = run;
         this.deps = run.deps;
         this.plan = run.plan;
+        this.retries = new Retries(run);
     }
 
     // ================================================================== CPU
@@ -167,7 +166,7 @@ final class Attempts {
         }
         releaseHeld(e, error == null ? result : null);
         if (error == null && run.propagation.taskCancelRequest(i) == null) {
-            if (plan.anyRetry && retriedOnResult(e, result)) {
+            if (plan.anyRetry && retries.onResult(e, result)) {
                 return null;
             }
             return run.propagation.succeeded(e, result, w);
@@ -192,74 +191,10 @@ final class Attempts {
             run.propagation.endRunning(e, TaskState.CANCELLED, cancel);
             return;
         }
-        if (stop == null) {
-            Retry retry = plan.retry(i, e.device);
-            if (retry != null) {
-                long delay = ResilienceOutcomes.retryDelay(
-                        () -> retryContexts.computeIfAbsent(i, k -> retry.asyncContext()), error, run.topology.name(i));
-                if (delay >= 0 && deps.tryRetry(i)) {
-                    scheduleRetry(e, error, delay, "it failed");
-                    return;
-                }
-                retryContexts.remove(i);
-            }
+        if (stop == null && retries.afterFailure(e, error)) {
+            return;
         }
         run.propagation.endRunning(e, TaskState.FAILED, error);
-    }
-
-    /**
-     * A retry whose configuration retries on some results ({@code RetryConfig.retryOnResult}) is
-     * asked about this one: when it says so (and the run is not stopping), the task goes to
-     * RETRYING as after a failure, and the result reaches nobody.
-     */
-    private boolean retriedOnResult(TaskExecution e, @Nullable Object result) {
-        int i = e.index;
-        Retry retry = plan.retry(i, e.device);
-        if (retry == null || run.state.stopCause() != null) {
-            return false;
-        }
-        long delay = ResilienceOutcomes.retryDelayForResult(
-                () -> retryContexts.computeIfAbsent(i, k -> retry.asyncContext()), result, run.topology.name(i));
-        if (delay < 0 || !deps.tryRetry(i)) {
-            return false;
-        }
-        if (result instanceof Releasable r) {
-            ResultLifetimes.releaseUnread(r, run, i);
-        }
-        scheduleRetry(e, null, delay, "its result is retried on");
-        return true;
-    }
-
-    /** RUNNING to RETRYING was won: the next attempt is queued on the timer after {@code delay} ms. */
-    private void scheduleRetry(TaskExecution e, @Nullable Throwable error, long delay, String why) {
-        int i = e.index;
-        int next = e.attempt + 1;
-        run.recorder.publish(EventType.TASK_RETRYING, i, e.device, e.lane, e.attempt, error, null,
-                why + "; attempt " + next + " in " + delay + " ms");
-        try {
-            run.scheduler.timer().schedule(() -> retryNow(i, next), delay, TimeUnit.MILLISECONDS);
-        }
-        catch (RejectedExecutionException ex) {
-            retryNow(i, next); // the timer is shut down: the retry goes at once
-        }
-    }
-
-    private void retryNow(int i, int attempt) {
-        if (!deps.tryRequeue(i)) {
-            return; // cancelled while it waited
-        }
-        if (run.recorder.wantsRoutine()) {
-            run.recorder.publish(EventType.TASK_READY, i, null, -1, attempt, null, null, null);
-        }
-        try {
-            PoolTask t = run.placement.dispatch(new TaskExecution(run, i, attempt));
-            if (t != null) {
-                run.pool.submit(t);
-            }
-        }
-        catch (Throwable ex) { // the pool refused it (shut down), or a backend threw
-            run.propagation.failUnstarted(i, ex, null, attempt);
-        }
     }
 
     // ================================================================== devices

@@ -64,12 +64,27 @@ final class Placement {
      * @return the attempt when the caller should run it on its CPU worker (or submit it), else null
      */
     @Nullable PoolTask dispatch(TaskExecution e) {
+        return dispatch(e, chooseDevice(e.index, e.attempt));
+    }
+
+    /**
+     * Sends a READY attempt of a task with a CPU body to the CPU, whatever the policy would choose
+     * (its previous attempt cost its device).
+     *
+     * @return the attempt when the caller should run it on its CPU worker (or submit it), else null
+     */
+    @Nullable PoolTask dispatchOnCpu(TaskExecution e, String why) {
+        run.recorder.publish(EventType.TASK_PLACED, e.index, Device.CPU, -1, e.attempt, null, null, why);
+        return dispatch(e, Device.CPU);
+    }
+
+    private @Nullable PoolTask dispatch(TaskExecution e, @Nullable Device device) {
         int i = e.index;
-        Device device = chooseDevice(i, e.attempt);
         if (device == null) {
             return null;
         }
-        ResourceDemand demand = plan.demand(i);
+        ResourceDemand demand = device == Device.CPU && plan.gpuMemoryDemand(i) != null ? plan.cpuDemand(i)
+                : plan.demand(i); // GPU memory is not held by a CPU run
         if (demand != null && device == Device.GPU && run.scheduler.memoryShortage() == MemoryShortage.RUN_ON_CPU
                 && plan.has(i, ExecutionPlan.CPU) && demand.amount(ResourceLimiter.GPU_MEMORY) > 0) {
             if (demand.limiter().tryAcquire(demand)) {

@@ -4,7 +4,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntConsumer;
 
-import io.github.resilience4j.retry.Retry;
 import io.hts.engine.exec.PoolTask;
 import io.hts.engine.exec.Worker;
 import io.hts.engine.graph.Device;
@@ -135,10 +134,7 @@ final class Propagation {
                     + " succeeded; this is a bug in HTS");
         }
         if (run.plan.anyRetry) {
-            Retry.AsyncContext<Object> ctx = run.attempts.retryContexts.remove(i);
-            if (ctx != null) {
-                ResilienceOutcomes.retrySucceeded(ctx, topology.name(i));
-            }
+            run.attempts.retries.succeeded(i);
         }
         RunRecorder recorder = run.recorder;
         if (recorder.wantsRoutine()) {

@@ -209,6 +209,7 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
         volatile @Nullable Future<?> timeout;
         volatile @Nullable GraphRun nested;
         List<DeviceTask> awaitOnDevice = List.of();
+        volatile boolean deviceLost;
     }
 
     // ------------------------------------------------------------------ TaskContext
@@ -356,6 +357,18 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
     @Override
     public void fail(Throwable error) {
         run.attempts.reported(this, null, error);
+    }
+
+    @Override
+    public void failDeviceLost(Throwable error) {
+        extras().deviceLost = true; // read by the same thread, inside the report
+        run.attempts.reported(this, null, error);
+    }
+
+    /** Whether the device reported this attempt with {@link #failDeviceLost}. */
+    boolean deviceLost() {
+        Extras x = extras;
+        return x != null && x.deviceLost;
     }
 
     @Override

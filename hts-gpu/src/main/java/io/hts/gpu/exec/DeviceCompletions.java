@@ -159,7 +159,12 @@ final class DeviceCompletions {
                 if (f.result instanceof DeviceBuffer b && !f.handedOut && usable && !f.task.inputs().contains(b)) {
                     b.close(); // reaches nobody (one handed to followers is the run's; an input passed on is not its)
                 }
-                f.task.fail(error);
+                if (poisoned && !backend.anotherDeviceUsable()) {
+                    f.task.failDeviceLost(error); // a retry would meet the device DOWN: none, or on the CPU
+                }
+                else {
+                    f.task.fail(error);
+                }
             }
         }
         catch (Throwable ex) {

@@ -300,6 +300,16 @@ public final class GpuBackend implements DeviceBackend {
         this.onHost = List.copyOf(all);
     }
 
+    /** Whether another GPU of the host (joined by {@link MultiGpuBackend}) can still take work. */
+    boolean anotherDeviceUsable() {
+        for (GpuBackend gpu : onHost) {
+            if (gpu != this && !gpu.isDown()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Orders {@code stream}'s work after a predecessor's, wherever on this host it is in flight. */
     void orderAfterAnywhere(DeviceTask predecessor, CudaApi.Stream stream) {
         for (GpuBackend gpu : onHost) {

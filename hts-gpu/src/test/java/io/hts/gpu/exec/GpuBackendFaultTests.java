@@ -181,6 +181,85 @@ class GpuBackendFaultTests {
         }
     }
 
+    /**
+     * The task that raised a sticky error allows retries, and three GPU-only tasks (one of them
+     * allowing retries too) are in flight with it. The device is lost: no retry meets it DOWN. The
+     * culprit ends with the CUDA error after one attempt, as the run's first failure; the others
+     * fail with the device's refusal caused by it, each after one attempt.
+     */
+    @org.junit.jupiter.api.RepeatedTest(3)
+    void aStickyErrorOfATaskWithRetriesIsNotRetriedOnTheLostDeviceAndStaysTheRunsFirstFailure() {
+        cuda.autoRun(false);
+        GpuBackend gpu = backend(4);
+        java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> bodies = new java.util.concurrent.ConcurrentHashMap<>();
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).failureMode(FailureMode.CONTINUE).build();
+                HeldWork work = letWorkRun()) {
+            cuda.failKernelAtCompletion("hts_scale_f32", 700);
+            TaskGraph g = TaskGraph.named("sticky-retries");
+            g.task("culprit").retries(2, Duration.ZERO).gpu(ctx -> {
+                bodies.computeIfAbsent("culprit", k -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                DeviceBuffer b = c.scratch(64);
+                c.kernels().scale(16, 2f, b);
+                return c.download(b, new float[16]);
+            });
+            for (int i = 0; i < 3; i++) {
+                String name = "other" + i;
+                g.task(name).retries(i == 0 ? 2 : 0, Duration.ZERO).gpu(ctx -> {
+                    bodies.computeIfAbsent(name, k -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+                    return fillOnGpu(ctx.unwrap(GpuContext.class));
+                });
+            }
+            GraphRun run = s.submit(g);
+            await().atMost(Duration.ofSeconds(5)).until(() -> cuda.queuedWork() >= 4);
+            cuda.runAll();
+            GraphRunException failure = catchRunFailure(run);
+            assertThat(failure.failures()).hasSize(4);
+            assertThat(failure.failures().get(0).task()).as("the run's failures: %s", failure.failures()).isEqualTo("culprit");
+            assertThat(failure.failures().get(0).error()).isInstanceOf(CudaException.class)
+                    .hasMessageContaining("CUDA_ERROR_ILLEGAL_ADDRESS");
+            assertThat(failure.failures().subList(1, 4)).allSatisfy(f -> assertThat(f.error())
+                    .isInstanceOf(GpuUnavailableException.class).hasMessageContaining("task 'culprit'")
+                    .hasCauseInstanceOf(CudaException.class));
+            assertThat(bodies).as("bodies run per task").hasSize(4)
+                    .allSatisfy((task, n) -> assertThat(n.get()).as(task).isEqualTo(1));
+            assertThat(gpu.status().health()).isEqualTo(DeviceHealth.DOWN);
+        }
+    }
+
+    /**
+     * The same with a dual-bodied culprit allowed one retry: the retry runs its CPU body (the GPU
+     * is lost), and succeeds; the tasks in flight with it fail with the refusal naming it.
+     */
+    @org.junit.jupiter.api.RepeatedTest(3)
+    void aStickyErrorOfADualBodiedTaskWithARetryRetriesOnTheCpu() {
+        cuda.autoRun(false);
+        GpuBackend gpu = backend(4);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).failureMode(FailureMode.CONTINUE)
+                .policy(new io.hts.engine.policy.GpuFirstPolicy()).build(); HeldWork work = letWorkRun()) {
+            cuda.failKernelAtCompletion("hts_scale_f32", 700);
+            TaskGraph g = TaskGraph.named("sticky-dual-retry");
+            Task<String> culprit = g.task("culprit").retries(1, Duration.ZERO).bodies(ctx -> "cpu", ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                DeviceBuffer b = c.scratch(64);
+                c.kernels().scale(16, 2f, b);
+                return "gpu";
+            });
+            for (int i = 0; i < 3; i++) {
+                g.task("other" + i).gpu(ctx -> fillOnGpu(ctx.unwrap(GpuContext.class)));
+            }
+            GraphRun run = s.submit(g);
+            await().atMost(Duration.ofSeconds(5)).until(() -> cuda.queuedWork() >= 4);
+            cuda.runAll();
+            GraphRunException failure = catchRunFailure(run);
+            assertThat(run.state(culprit)).isEqualTo(TaskState.SUCCEEDED);
+            assertThat(run.result(culprit)).isEqualTo("cpu");
+            assertThat(failure.failures()).hasSize(3).allSatisfy(f -> assertThat(f.error())
+                    .isInstanceOf(GpuUnavailableException.class).hasMessageContaining("task 'culprit'")
+                    .hasCauseInstanceOf(CudaException.class));
+        }
+    }
+
     private static GraphRunException catchRunFailure(GraphRun run) {
         try {
             run.await(Duration.ofSeconds(10));

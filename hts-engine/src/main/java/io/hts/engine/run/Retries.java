@@ -1,0 +1,136 @@
+package io.hts.engine.run;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import io.github.resilience4j.retry.Retry;
+import io.hts.engine.exec.PoolTask;
+import io.hts.engine.graph.Device;
+import io.hts.engine.graph.Releasable;
+import io.hts.engine.observe.EventType;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Whether and when a task tries again after an attempt failed (or returned a result its retry
+ * configuration retries on): the task's {@link Retry.AsyncContext} decides; the retry is queued on
+ * the scheduler's timer after the backoff (no worker sleeps), and starts only if the task is still
+ * RETRYING then (a cancellation meanwhile wins).
+ *
+ * <p><b>A lost device.</b> An attempt whose device reported it with
+ * {@link io.hts.engine.exec.DeviceTask#failDeviceLost} (its error took the device out of service:
+ * a sticky CUDA error) is not retried there: a task with a CPU body retries on the CPU, one without
+ * ends FAILED with that error at once, so that the error stays the task's and, when it is the
+ * first, its run's first failure (a retry would only meet the device DOWN and end the task with
+ * a refusal instead, after the failures of other tasks the loss ended).
+ *
+ * <p><b>Ownership.</b> Only the owner of a RUNNING attempt's end asks here (see {@link Attempts});
+ * the move to RETRYING is its compare-and-set ({@link DependencyManager#tryRetry}), and the queued
+ * retry starts only by winning RETRYING to READY. The contexts are per task, in a concurrent map
+ * written only by those owners (one attempt of a task at a time).
+ */
+final class Retries {
+
+    private final GraphRun run;
+    private final ExecutionPlan plan;
+    private final Map<Integer, Retry.AsyncContext<Object>> contexts = new ConcurrentHashMap<>();
+
+    Retries(GraphRun run) {
+        this.run = run;
+        this.plan = run.plan;
+    }
+
+    /**
+     * An attempt that ran failed and the run is not stopping: queues a retry when the task's
+     * configuration allows one.
+     *
+     * @return whether a retry was queued (the task is RETRYING); otherwise it is the caller's to end
+     */
+    boolean afterFailure(TaskExecution e, Throwable error) {
+        int i = e.index;
+        boolean cpuOnly = e.device != Device.CPU && e.deviceLost();
+        if (cpuOnly && !plan.has(i, ExecutionPlan.CPU)) {
+            contexts.remove(i);
+            return false; // nowhere else to run: it ends with the error that cost its device
+        }
+        Retry retry = plan.retry(i, e.device);
+        if (retry == null) {
+            return false;
+        }
+        long delay = ResilienceOutcomes.retryDelay(() -> contexts.computeIfAbsent(i, k -> retry.asyncContext()), error,
+                run.topology.name(i));
+        if (delay >= 0 && run.deps.tryRetry(i)) {
+            schedule(e, error, delay, cpuOnly ? "it failed and its device is out of service (the retry runs on the CPU)"
+                    : "it failed", cpuOnly);
+            return true;
+        }
+        contexts.remove(i);
+        return false;
+    }
+
+    /**
+     * A retry whose configuration retries on some results ({@code RetryConfig.retryOnResult}) is
+     * asked about this one: when it says so (and the run is not stopping), the task goes to
+     * RETRYING as after a failure, and the result reaches nobody.
+     */
+    boolean onResult(TaskExecution e, @Nullable Object result) {
+        int i = e.index;
+        Retry retry = plan.retry(i, e.device);
+        if (retry == null || run.state.stopCause() != null) {
+            return false;
+        }
+        long delay = ResilienceOutcomes.retryDelayForResult(() -> contexts.computeIfAbsent(i, k -> retry.asyncContext()),
+                result, run.topology.name(i));
+        if (delay < 0 || !run.deps.tryRetry(i)) {
+            return false;
+        }
+        if (result instanceof Releasable r) {
+            ResultLifetimes.releaseUnread(r, run, i);
+        }
+        schedule(e, null, delay, "its result is retried on", false);
+        return true;
+    }
+
+    /** The task succeeded: its retry context (if it was retried) hears so, and is forgotten. */
+    void succeeded(int i) {
+        Retry.AsyncContext<Object> ctx = contexts.remove(i);
+        if (ctx != null) {
+            ResilienceOutcomes.retrySucceeded(ctx, run.topology.name(i));
+        }
+    }
+
+    /** RUNNING to RETRYING was won: the next attempt is queued on the timer after {@code delay} ms. */
+    private void schedule(TaskExecution e, @Nullable Throwable error, long delay, String why, boolean cpuOnly) {
+        int i = e.index;
+        int next = e.attempt + 1;
+        run.recorder.publish(EventType.TASK_RETRYING, i, e.device, e.lane, e.attempt, error, null,
+                why + "; attempt " + next + " in " + delay + " ms");
+        try {
+            run.scheduler.timer().schedule(() -> retryNow(i, next, cpuOnly), delay, TimeUnit.MILLISECONDS);
+        }
+        catch (RejectedExecutionException ex) {
+            retryNow(i, next, cpuOnly); // the timer is shut down: the retry goes at once
+        }
+    }
+
+    private void retryNow(int i, int attempt, boolean cpuOnly) {
+        if (!run.deps.tryRequeue(i)) {
+            return; // cancelled while it waited
+        }
+        if (run.recorder.wantsRoutine()) {
+            run.recorder.publish(EventType.TASK_READY, i, null, -1, attempt, null, null, null);
+        }
+        try {
+            TaskExecution e = new TaskExecution(run, i, attempt);
+            PoolTask t = cpuOnly ? run.placement.dispatchOnCpu(e, "its previous attempt's device is out of service")
+                    : run.placement.dispatch(e);
+            if (t != null) {
+                run.pool.submit(t);
+            }
+        }
+        catch (Throwable ex) { // the pool refused it (shut down), or a backend threw
+            run.propagation.failUnstarted(i, ex, null, attempt);
+        }
+    }
+}
