@@ -212,9 +212,20 @@ final class Placement {
 
     /** The policy's order of ready CPU tasks; a policy that throws gets the default order. */
     private ReadyOrder readyOrder() {
-        SchedulingPolicy policy = run.scheduler.policy();
+        Scheduler.ActivePolicy active = run.scheduler.activePolicy();
+        SchedulingPolicy policy = active.policy();
+        if (active.builtIn()) {
+            return policy.readyOrder(); // a constant of ours: no user code, no guard on the hot path
+        }
         try {
-            return policy.readyOrder();
+            RunRecorder.userCodeRuns();
+            UserCode.enter(run.scheduler);
+            try {
+                return policy.readyOrder();
+            }
+            finally {
+                UserCode.exit();
+            }
         }
         catch (Throwable ex) {
             run.scheduler.policyFailed(policy, ex);

@@ -1,13 +1,13 @@
 package io.hts.engine.run;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.github.resilience4j.retry.Retry;
 import io.hts.engine.exec.PoolTask;
-import io.hts.engine.graph.Device;
 import io.hts.engine.graph.Releasable;
 import io.hts.engine.observe.EventType;
 import org.jspecify.annotations.Nullable;
@@ -18,10 +18,11 @@ import org.jspecify.annotations.Nullable;
  * the scheduler's timer after the backoff (no worker sleeps), and starts only if the task is still
  * RETRYING then (a cancellation meanwhile wins).
  *
- * <p><b>A lost device.</b> An attempt whose device reported it with
+ * <p><b>A lost device.</b> A task one of whose attempts a device reported with
  * {@link io.hts.engine.exec.DeviceTask#failDeviceLost} (its error took the device out of service:
- * a sticky CUDA error) is not retried there: a task with a CPU body retries on the CPU, one without
- * ends FAILED with that error at once, so that the error stays the task's and, when it is the
+ * a sticky CUDA error) is not sent to a device again, by any later retry, even when the report
+ * came after the attempt had timed out: a task with a CPU body retries on the CPU, one without
+ * ends FAILED with the error of its failing attempt at once, so that the error stays the task's and, when it is the
  * first, its run's first failure (a retry would only meet the device DOWN and end the task with
  * a refusal instead, after the failures of other tasks the loss ended).
  *
@@ -35,6 +36,8 @@ final class Retries {
     private final GraphRun run;
     private final ExecutionPlan plan;
     private final Map<Integer, Retry.AsyncContext<Object>> contexts = new ConcurrentHashMap<>();
+    /** Tasks a device reported lost; made on the first report (rare), published by the volatile store. */
+    private volatile @Nullable Set<Integer> lost;
 
     Retries(GraphRun run) {
         this.run = run;
@@ -49,7 +52,7 @@ final class Retries {
      */
     boolean afterFailure(TaskExecution e, Throwable error) {
         int i = e.index;
-        boolean cpuOnly = e.device != Device.CPU && e.deviceLost();
+        boolean cpuOnly = isDeviceLost(i);
         if (cpuOnly && !plan.has(i, ExecutionPlan.CPU)) {
             contexts.remove(i);
             return false; // nowhere else to run: it ends with the error that cost its device
@@ -62,7 +65,7 @@ final class Retries {
                 run.topology.name(i));
         if (delay >= 0 && run.deps.tryRetry(i)) {
             schedule(e, error, delay, cpuOnly ? "it failed and its device is out of service (the retry runs on the CPU)"
-                    : "it failed", cpuOnly);
+                    : "it failed");
             return true;
         }
         contexts.remove(i);
@@ -88,8 +91,32 @@ final class Retries {
         if (result instanceof Releasable r) {
             ResultLifetimes.releaseUnread(r, run, i);
         }
-        schedule(e, null, delay, "its result is retried on", false);
+        schedule(e, null, delay, "its result is retried on");
         return true;
+    }
+
+    /**
+     * A device reported an attempt of task {@code i} lost ({@link TaskExecution#failDeviceLost}):
+     * from now on the task's retries run on the CPU, or, without a CPU body, there are none. Kept
+     * for the run's life, whichever attempt (a timed-out one included) the report belongs to.
+     */
+    void deviceLost(int i) {
+        Set<Integer> s = lost;
+        if (s == null) {
+            synchronized (this) {
+                s = lost;
+                if (s == null) {
+                    s = ConcurrentHashMap.newKeySet();
+                    lost = s;
+                }
+            }
+        }
+        s.add(i);
+    }
+
+    private boolean isDeviceLost(int i) {
+        Set<Integer> s = lost;
+        return s != null && s.contains(i);
     }
 
     /** The task succeeded: its retry context (if it was retried) hears so, and is forgotten. */
@@ -101,20 +128,20 @@ final class Retries {
     }
 
     /** RUNNING to RETRYING was won: the next attempt is queued on the timer after {@code delay} ms. */
-    private void schedule(TaskExecution e, @Nullable Throwable error, long delay, String why, boolean cpuOnly) {
+    private void schedule(TaskExecution e, @Nullable Throwable error, long delay, String why) {
         int i = e.index;
         int next = e.attempt + 1;
         run.recorder.publish(EventType.TASK_RETRYING, i, e.device, e.lane, e.attempt, error, null,
                 why + "; attempt " + next + " in " + delay + " ms");
         try {
-            run.scheduler.timer().schedule(() -> retryNow(i, next, cpuOnly), delay, TimeUnit.MILLISECONDS);
+            run.scheduler.timer().schedule(() -> retryNow(i, next), delay, TimeUnit.MILLISECONDS);
         }
         catch (RejectedExecutionException ex) {
-            retryNow(i, next, cpuOnly); // the timer is shut down: the retry goes at once
+            retryNow(i, next); // the timer is shut down: the retry goes at once
         }
     }
 
-    private void retryNow(int i, int attempt, boolean cpuOnly) {
+    private void retryNow(int i, int attempt) {
         if (!run.deps.tryRequeue(i)) {
             return; // cancelled while it waited
         }
@@ -123,7 +150,9 @@ final class Retries {
         }
         try {
             TaskExecution e = new TaskExecution(run, i, attempt);
-            PoolTask t = cpuOnly ? run.placement.dispatchOnCpu(e, "its previous attempt's device is out of service")
+            // read now, not when the retry was queued: a report of a lost device may arrive meanwhile
+            // (an attempt that timed out first, whose device work then failed for good)
+            PoolTask t = isDeviceLost(i) ? run.placement.dispatchOnCpu(e, "a device it ran on is out of service")
                     : run.placement.dispatch(e);
             if (t != null) {
                 run.pool.submit(t);

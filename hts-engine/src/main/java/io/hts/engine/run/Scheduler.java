@@ -84,7 +84,7 @@ public final class Scheduler implements AutoCloseable {
     private final Map<String, TaskGraph> registered = new ConcurrentHashMap<>();
     private final AtomicLong policyFailures = new AtomicLong();
     private final @Nullable StallWatchdog watchdog;
-    private volatile SchedulingPolicy policy;
+    private volatile ActivePolicy policy;
 
     Scheduler(SchedulerBuilder b) {
         this.pool = b.pool.threadNamePrefix(b.threadNamePrefix).build();
@@ -98,7 +98,7 @@ public final class Scheduler implements AutoCloseable {
         }
         this.profiler = new Profiler(b.retainedRuns, b.retainedProfileBytes);
         this.costModel = b.costModel;
-        this.policy = b.policy;
+        this.policy = ActivePolicy.of(b.policy);
         this.defaultFailureMode = b.failureMode;
         this.memoryShortage = b.memoryShortage;
         this.profiling = b.profiling;
@@ -226,7 +226,26 @@ public final class Scheduler implements AutoCloseable {
 
     /** The policy placing tasks that can run on more than one device. */
     public SchedulingPolicy policy() {
+        return policy.policy();
+    }
+
+    /** The policy, read once with whether it is one of HTS's own. */
+    ActivePolicy activePolicy() {
         return policy;
+    }
+
+    /**
+     * A policy, and whether it is exactly one of HTS's own classes, whose {@code readyOrder} runs no
+     * user code (asked on every CPU placement, so it is called without the guard user code needs).
+     */
+    record ActivePolicy(SchedulingPolicy policy, boolean builtIn) {
+        static ActivePolicy of(SchedulingPolicy p) {
+            Class<?> c = p.getClass();
+            return new ActivePolicy(p, c == io.hts.engine.policy.DefaultPolicy.class
+                    || c == io.hts.engine.policy.CpuFirstPolicy.class || c == io.hts.engine.policy.GpuFirstPolicy.class
+                    || c == io.hts.engine.policy.RoundRobinPolicy.class
+                    || c == io.hts.engine.policy.ShortestJobFirstPolicy.class);
+        }
     }
 
     /**
@@ -235,7 +254,7 @@ public final class Scheduler implements AutoCloseable {
      * @param policy the new policy
      */
     public void setPolicy(SchedulingPolicy policy) {
-        this.policy = Objects.requireNonNull(policy, "policy");
+        this.policy = ActivePolicy.of(Objects.requireNonNull(policy, "policy"));
     }
 
     /** The load and health of every device, as the policy sees it. */
@@ -473,6 +492,6 @@ public final class Scheduler implements AutoCloseable {
     @Override
     public String toString() {
         return "Scheduler[" + pool.parallelism() + " CPU workers" + (gpu != null ? ", GPU " + gpu.name() : "")
-                + ", policy " + policy.name() + ", " + admission.active().size() + " active runs]";
+                + ", policy " + policy.policy().name() + ", " + admission.active().size() + " active runs]";
     }
 }

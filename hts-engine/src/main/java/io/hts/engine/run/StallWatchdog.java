@@ -54,9 +54,10 @@ final class StallWatchdog {
                             Duration.ofNanos(now - p.since), d);
                     var events = scheduler.events();
                     if (events.wants(EventType.RUN_STALLED)) {
-                        events.publish(EventType.RUN_STALLED, run.id(), d.graph(), null, -1, null, -1, 0, null, null,
-                                "no task finished for " + Duration.ofNanos(now - p.since) + "; " + d.frontier().size()
-                                        + " tasks ready, running or retrying");
+                        String detail = "no task finished for " + Duration.ofNanos(now - p.since) + "; "
+                                + d.frontier().size() + " tasks ready, running or retrying";
+                        UserCode.run(scheduler, () -> events.publish(EventType.RUN_STALLED, run.id(), d.graph(), null,
+                                -1, null, -1, 0, null, null, detail));
                     }
                 }
             }

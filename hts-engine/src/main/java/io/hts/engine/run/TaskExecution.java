@@ -209,7 +209,6 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
         volatile @Nullable Future<?> timeout;
         volatile @Nullable GraphRun nested;
         List<DeviceTask> awaitOnDevice = List.of();
-        volatile boolean deviceLost;
     }
 
     // ------------------------------------------------------------------ TaskContext
@@ -361,14 +360,10 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
 
     @Override
     public void failDeviceLost(Throwable error) {
-        extras().deviceLost = true; // read by the same thread, inside the report
+        if (device != Device.CPU) {
+            run.attempts.retries.deviceLost(index); // before the report: its retry decision reads it
+        }
         run.attempts.reported(this, null, error);
-    }
-
-    /** Whether the device reported this attempt with {@link #failDeviceLost}. */
-    boolean deviceLost() {
-        Extras x = extras;
-        return x != null && x.deviceLost;
     }
 
     @Override

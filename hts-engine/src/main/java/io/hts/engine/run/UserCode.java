@@ -151,8 +151,11 @@ final class UserCode {
             }
             rewatchOuter(f);
         }
-        else if (thread instanceof Worker && Thread.interrupted() && body != null && body.interruptsSent() != sent) {
-            thread.interrupt(); // the engine's, sent while the callback ran: kept
+        else if (thread instanceof Worker) {
+            Thread.interrupted(); // the callback's own flag
+            if (body != null && body.interruptsSent() != sent) {
+                thread.interrupt(); // the engine's, sent while the callback ran: kept, even if the callback swallowed it
+            }
         }
     }
 

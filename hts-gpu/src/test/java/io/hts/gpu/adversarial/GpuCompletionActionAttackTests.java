@@ -4,7 +4,6 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -28,6 +27,7 @@ import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.exec.GpuUnavailableException;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.support.SimulatedCuda;
+import io.hts.gpu.support.WaiterFirstCuda;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -45,35 +45,6 @@ class GpuCompletionActionAttackTests {
     private static final int N = 64;
 
     private final SimulatedCuda sim = new SimulatedCuda(256 * MIB);
-    /** Events a waiter has seen complete since they were recorded. */
-    private final Set<Object> seen = ConcurrentHashMap.newKeySet();
-    /** When the launcher first found an event complete that no waiter had seen yet. */
-    private final Map<Object, Long> launcherFirst = new ConcurrentHashMap<>();
-
-    /**
-     * The simulated device, where the launcher sees an event complete only after a waiting caller
-     * (any thread but the launcher) has seen it, or 100 ms after the launcher first found it so (a
-     * waiter assists for a bounded time and then blocks, leaving the rest to the launcher): so a
-     * waiter, not the launcher, is nearly always the first to find a task's work done, as when the
-     * launcher sleeps through a long task on a real GPU.
-     */
-    private final CudaApi waiterSeesFirst = proxy((method, args) -> {
-        if (method.getName().equals("record")) {
-            this.seen.remove(args[0]);
-            this.launcherFirst.remove(args[0]);
-        }
-        Object r = invoke(method, args);
-        if (method.getName().equals("isComplete") && Boolean.TRUE.equals(r)) {
-            if (!Thread.currentThread().getName().startsWith("hts-gpu-")) {
-                seen.add(args[0]);
-                return true;
-            }
-            long first = launcherFirst.computeIfAbsent(args[0], e -> System.nanoTime());
-            return seen.contains(args[0]) || System.nanoTime() - first > TimeUnit.MILLISECONDS.toNanos(100);
-        }
-        return r;
-    });
-
     private interface Handler {
         Object handle(java.lang.reflect.Method method, Object[] args) throws Throwable;
     }
@@ -93,7 +64,7 @@ class GpuCompletionActionAttackTests {
     }
 
     private GpuBackend waiterFirstBackend() {
-        return new GpuBackend(waiterSeesFirst, sim.deviceInfo(0), SimulatedCuda.testSettings(4), false);
+        return new GpuBackend(WaiterFirstCuda.over(sim), sim.deviceInfo(0), SimulatedCuda.testSettings(4), false);
     }
 
     /** One GPU task whose device work fills a buffer, with {@code action} run when it completed. */
@@ -108,7 +79,8 @@ class GpuCompletionActionAttackTests {
         return g;
     }
 
-    private static <T> T onCaller(String name, java.util.concurrent.Callable<T> body) throws Exception {
+    /** Runs {@code body} on a daemon thread named {@code name} (a caller of the scheduler), for at most 10 s. */
+    static <T> T onCaller(String name, java.util.concurrent.Callable<T> body) throws Exception {
         FutureTask<T> f = new FutureTask<>(body);
         Thread t = new Thread(f, name);
         t.setDaemon(true);
