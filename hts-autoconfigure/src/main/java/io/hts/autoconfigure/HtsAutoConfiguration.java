@@ -69,6 +69,10 @@ public final class HtsAutoConfiguration {
             throw new InvalidHtsPropertyException("hts.profiling.retained-size", profiling.getRetainedSize(),
                     "a size of 0 or more, such as 64MB");
         }
+        if (properties.getScheduler().getFailedRunsLoggedPerMinute() < 0) {
+            throw new InvalidHtsPropertyException("hts.scheduler.failed-runs-logged-per-minute",
+                    properties.getScheduler().getFailedRunsLoggedPerMinute(), "an integer of 0 (none logged) or more");
+        }
         if (properties.getEvents().getBufferSize() < 0) {
             throw new InvalidHtsPropertyException("hts.events.buffer-size", properties.getEvents().getBufferSize(),
                     "an integer of 0 or more");
@@ -80,6 +84,7 @@ public final class HtsAutoConfiguration {
                 .failureMode(properties.getScheduler().getFailureMode())
                 .memoryShortage(properties.getScheduler().getMemoryShortage())
                 .stallTimeout(properties.getScheduler().getStallTimeout())
+                .failedRunsLoggedPerMinute(properties.getScheduler().getFailedRunsLoggedPerMinute())
                 .threadNamePrefix(executor.getThreadNamePrefix())
                 .profiling(profiling.isEnabled())
                 .retainedRuns(profiling.getRetainedRuns())

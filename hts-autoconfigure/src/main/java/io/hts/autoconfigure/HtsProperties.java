@@ -292,6 +292,21 @@ public class HtsProperties {
          */
         private @Nullable Duration stallTimeout;
 
+        /**
+         * How many runs that did not succeed are logged a minute, at most: a failed run at WARN
+         * with its failed tasks and first cause, a cancelled run at INFO (logger
+         * io.hts.engine.run.FailedRunLog). 0 logs none.
+         */
+        private int failedRunsLoggedPerMinute = 10;
+
+        public int getFailedRunsLoggedPerMinute() {
+            return this.failedRunsLoggedPerMinute;
+        }
+
+        public void setFailedRunsLoggedPerMinute(int failedRunsLoggedPerMinute) {
+            this.failedRunsLoggedPerMinute = failedRunsLoggedPerMinute;
+        }
+
         public PolicyType getPolicy() {
             return this.policy;
         }

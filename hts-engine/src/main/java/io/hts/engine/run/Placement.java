@@ -212,7 +212,7 @@ final class Placement {
 
     /** The policy's order of ready CPU tasks; a policy that throws gets the default order. */
     private ReadyOrder readyOrder() {
-        Scheduler.ActivePolicy active = run.scheduler.activePolicy();
+        ActivePolicy active = run.scheduler.activePolicy();
         SchedulingPolicy policy = active.policy();
         if (active.builtIn()) {
             return policy.readyOrder(); // a constant of ours: no user code, no guard on the hot path

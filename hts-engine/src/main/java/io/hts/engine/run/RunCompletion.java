@@ -73,6 +73,9 @@ final class RunCompletion {
                 default -> EventType.RUN_FAILED;
             }, -1, null, -1, 0, failure, null, run.topology.size() + " tasks in "
                     + Duration.ofNanos(now - run.recorder.submitNanos));
+            if (failure != null) {
+                run.scheduler.failedRuns().ended(run, outcome, failure, now - run.recorder.submitNanos); // never throws
+            }
         }
         catch (Throwable ex) {
             broken = ex;

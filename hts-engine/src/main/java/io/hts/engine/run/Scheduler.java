@@ -80,6 +80,7 @@ public final class Scheduler implements AutoCloseable {
     private final FailureMode defaultFailureMode;
     private final MemoryShortage memoryShortage;
     private final boolean profiling;
+    private final FailedRunLog failedRuns;
     private final RunAdmission admission;
     private final Map<String, TaskGraph> registered = new ConcurrentHashMap<>();
     private final AtomicLong policyFailures = new AtomicLong();
@@ -97,6 +98,7 @@ public final class Scheduler implements AutoCloseable {
             events.addListener(l);
         }
         this.profiler = new Profiler(b.retainedRuns, b.retainedProfileBytes);
+        this.failedRuns = new FailedRunLog(b.failedRunsLoggedPerMinute);
         this.costModel = b.costModel;
         this.policy = ActivePolicy.of(b.policy);
         this.defaultFailureMode = b.failureMode;
@@ -234,19 +236,6 @@ public final class Scheduler implements AutoCloseable {
         return policy;
     }
 
-    /**
-     * A policy, and whether it is exactly one of HTS's own classes, whose {@code readyOrder} runs no
-     * user code (asked on every CPU placement, so it is called without the guard user code needs).
-     */
-    record ActivePolicy(SchedulingPolicy policy, boolean builtIn) {
-        static ActivePolicy of(SchedulingPolicy p) {
-            Class<?> c = p.getClass();
-            return new ActivePolicy(p, c == io.hts.engine.policy.DefaultPolicy.class
-                    || c == io.hts.engine.policy.CpuFirstPolicy.class || c == io.hts.engine.policy.GpuFirstPolicy.class
-                    || c == io.hts.engine.policy.RoundRobinPolicy.class
-                    || c == io.hts.engine.policy.ShortestJobFirstPolicy.class);
-        }
-    }
 
     /**
      * Switches the policy; tasks placed from now on use it.
@@ -453,6 +442,11 @@ public final class Scheduler implements AutoCloseable {
 
     long totalIdleSpins() {
         return pool.totalIdleSpins();
+    }
+
+    /** Where runs that did not succeed are logged. */
+    FailedRunLog failedRuns() {
+        return failedRuns;
     }
 
     void runFinished(GraphRun run, RunProfile profile) {

@@ -31,6 +31,7 @@ public final class SchedulerBuilder {
     MemoryShortage memoryShortage = MemoryShortage.WAIT;
     boolean profiling = true;
     int retainedRuns = 16;
+    int failedRunsLoggedPerMinute = 10;
     long retainedProfileBytes = Profiler.DEFAULT_RETAINED_BYTES;
     int eventBufferSize = 4096;
     EventDetail eventDetail = EventDetail.NOTABLE;
@@ -142,6 +143,23 @@ public final class SchedulerBuilder {
      */
     public SchedulerBuilder profiling(boolean profiling) {
         this.profiling = profiling;
+        return this;
+    }
+
+    /**
+     * How many runs that did not succeed are logged a minute, at most: a failed run at WARN (its
+     * failed tasks, its cancelled ones and its first cause with the stack trace), a cancelled run at
+     * INFO, once each, when it ends (logger {@code io.hts.engine.run.FailedRunLog}). Past the limit
+     * runs are counted, and the next line logged says how many were left out.
+     *
+     * @param perMinute 0 (none logged) or more; 10 by default
+     * @return this builder
+     */
+    public SchedulerBuilder failedRunsLoggedPerMinute(int perMinute) {
+        if (perMinute < 0) {
+            throw new IllegalArgumentException("failed runs logged per minute must be 0 (none) or more, was " + perMinute);
+        }
+        this.failedRunsLoggedPerMinute = perMinute;
         return this;
     }
 
