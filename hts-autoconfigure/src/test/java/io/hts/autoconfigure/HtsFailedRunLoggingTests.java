@@ -34,7 +34,7 @@ class HtsFailedRunLoggingTests {
     void aFailedRunIsLoggedAtWarnByDefault(CapturedOutput output) {
         runner.run(context -> failOnce(context.getBean(Scheduler.class), "forgotten"));
         assertThat(output).contains("WARN").contains("io.hts.engine.run.FailedRunLog")
-                .contains("of graph 'forgotten' failed").contains("1 failed ('load': IllegalStateException: the source is gone)")
+                .contains("of graph 'forgotten' failed").contains("1 failed ('load': java.lang.IllegalStateException: the source is gone)")
                 .contains("java.lang.IllegalStateException: the source is gone");
     }
 

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.Profiler;
 import io.hts.engine.observe.RunProfile;
 import io.hts.engine.observe.TaskStatistics;
@@ -22,7 +23,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 /**
  * {@code /actuator/htsprofiler}: the profiler's retained runs (makespan, work, critical path,
  * scheduling overhead), the slowest tasks and per-name duration statistics (p50/p90/p99, from
- * HdrHistogram); {@code /actuator/htsprofiler/{runId}} one run's profile, and with
+ * HdrHistogram); {@code /actuator/htsprofiler/{runId}} one run's profile (every task's state and,
+ * for a failed or cancelled one, its cause, paged with {@code offset} and {@code limit}), and with
  * {@code ?format=trace} its Chrome Trace Event JSON (opens in Perfetto) or {@code ?format=dot} its
  * graph in DOT. Read-only.
  */
@@ -66,20 +68,34 @@ public class HtsProfilerEndpoint {
         return out;
     }
 
+    /** The most tasks one page of a run's task list holds. */
+    static final int MAX_TASKS_PAGE = 10_000;
+
     /**
      * One retained run.
      *
      * @param runId the run
      * @param format {@code trace} (Chrome Trace Event JSON), {@code dot}, or unset for the profile
-     * @return the profile, the trace or the DOT text; {@code null} (404) when the run is not retained
+     * @param offset the first task of the page of its task list, in the graph's order; 0 when unset
+     * @param limit the most tasks in that page, 1 to 10,000; 1,000 when unset
+     * @return the profile (with every task's state and, for a failed or cancelled one, its cause,
+     *     a page at a time), the trace or the DOT text; {@code null} (404) when the run is not
+     *     retained
      */
     @ReadOperation
-    public @Nullable Object run(@Selector long runId, @Nullable String format) {
+    public @Nullable Object run(@Selector long runId, @Nullable String format, @Nullable Integer offset,
+            @Nullable Integer limit) {
         RunProfile p = scheduler.profiler().run(runId).orElse(null);
         if (p == null) {
             return null;
         }
         if (format == null) {
+            int from = offset == null ? 0 : offset;
+            int max = limit == null ? 1000 : limit;
+            if (from < 0 || max < 1 || max > MAX_TASKS_PAGE) {
+                throw new InvalidEndpointRequestException("offset must be 0 or more and limit 1 to " + MAX_TASKS_PAGE
+                        + ", were " + offset + " and " + limit, "bad offset or limit");
+            }
             Map<String, Object> out = run(p);
             List<Map<String, Object>> tasks = new ArrayList<>();
             for (TaskTiming t : p.slowest(20)) {
@@ -88,6 +104,8 @@ public class HtsProfilerEndpoint {
                         millis(t.durationNanos())));
             }
             out.put("slowestTasks", tasks);
+            out.put("taskStates", states(p));
+            out.put("taskList", taskPage(p, from, max));
             return out;
         }
         return switch (format.toLowerCase(Locale.ROOT)) {
@@ -96,6 +114,50 @@ public class HtsProfilerEndpoint {
             default -> throw new InvalidEndpointRequestException("unknown format '" + format
                     + "'; accepted: trace, dot, or none", "unknown format '" + format + "'");
         };
+    }
+
+    /** How many of the run's tasks ended in (or are in) each state. */
+    private static Map<String, Integer> states(RunProfile p) {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (TaskState s : TaskState.values()) {
+            counts.put(s.name(), 0);
+        }
+        for (TaskTiming t : p.tasks()) {
+            counts.merge(t.state().name(), 1, Integer::sum);
+        }
+        return counts;
+    }
+
+    /** Tasks {@code from} to {@code from + max - 1}: every task appears on some page. */
+    private static Map<String, Object> taskPage(RunProfile p, int from, int max) {
+        List<TaskTiming> all = p.tasks();
+        List<Map<String, Object>> page = new ArrayList<>();
+        for (int i = from; i < all.size() && i < (long) from + max; i++) {
+            TaskTiming t = all.get(i);
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("task", t.name());
+            m.put("state", t.state().name());
+            m.put("attempts", t.attempts());
+            if (t.device() != null) {
+                m.put("device", t.device().id());
+                m.put("lane", t.lane());
+            }
+            if (t.startNanos() >= 0) {
+                m.put("startMillis", millis(t.startNanos()));
+            }
+            if (t.ran()) {
+                m.put("durationMillis", millis(t.durationNanos()));
+            }
+            if (t.cause() != null) {
+                m.put("cause", t.cause());
+            }
+            page.add(m);
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("offset", from);
+        out.put("total", all.size());
+        out.put("tasks", page);
+        return out;
     }
 
     private static Map<String, Object> run(RunProfile p) {

@@ -155,6 +155,43 @@ class HtsEndpointHttpTests {
             assertThat(status[0]).isEqualTo(400);
         }
 
+        /** Issue 15 item 2: a failed run's profile lists every task, with its state and cause, in pages. */
+        @Test
+        void aFailedRunsProfileListsEveryTaskWithItsStateAndCause() throws Exception {
+            io.hts.engine.graph.TaskGraph g = io.hts.engine.graph.TaskGraph.named("four");
+            var prepare = g.task("prepare").cpu(ctx -> 1);
+            var boom = g.task("boom").after(prepare).cpu(ctx -> {
+                throw new IllegalStateException("bad input in row 7");
+            });
+            var child = g.task("child").after(boom).cpu(ctx -> 2);
+            g.task("grandchild").after(child).cpu(ctx -> 3);
+            io.hts.engine.run.GraphRun failed = scheduler.submit(g);
+            org.assertj.core.api.Assertions.assertThatThrownBy(failed::await)
+                    .isInstanceOf(io.hts.engine.run.GraphRunException.class);
+            int[] status = new int[1];
+            JsonNode run = get(port, "/actuator/htsprofiler/" + failed.id(), status);
+            assertThat(status[0]).isEqualTo(200);
+            assertThat(run.get("status").asText()).isEqualTo("FAILED");
+            assertThat(run.get("taskStates").get("SUCCEEDED").asInt()).isEqualTo(1);
+            assertThat(run.get("taskStates").get("FAILED").asInt()).isEqualTo(1);
+            assertThat(run.get("taskStates").get("CANCELLED").asInt()).isEqualTo(2);
+            JsonNode list = run.get("taskList");
+            assertThat(list.get("total").asInt()).isEqualTo(4);
+            java.util.Map<String, JsonNode> byName = new java.util.HashMap<>();
+            list.get("tasks").forEach(t -> byName.put(t.get("task").asText(), t));
+            assertThat(byName).containsOnlyKeys("prepare", "boom", "child", "grandchild");
+            assertThat(byName.get("boom").get("state").asText()).isEqualTo("FAILED");
+            assertThat(byName.get("boom").get("cause").asText()).isEqualTo("java.lang.IllegalStateException: bad input in row 7");
+            assertThat(byName.get("grandchild").get("state").asText()).isEqualTo("CANCELLED");
+            assertThat(byName.get("grandchild").get("cause").asText()).contains("boom");
+            assertThat(byName.get("grandchild").has("durationMillis")).isFalse();
+            assertThat(byName.get("prepare").has("cause")).isFalse();
+            JsonNode page = get(port, "/actuator/htsprofiler/" + failed.id() + "?offset=3&limit=2", status);
+            assertThat(page.get("taskList").get("tasks")).hasSize(1);
+            get(port, "/actuator/htsprofiler/" + failed.id() + "?limit=0", status);
+            assertThat(status[0]).as("a limit below 1").isEqualTo(400);
+        }
+
         @Test
         void theHtsHealthContributorIsUpWithItsDevices() throws Exception {
             int[] status = new int[1];

@@ -43,6 +43,7 @@ public final class RunProfile {
     private final int @Nullable [] lanes;
     private final int @Nullable [] attempts;
     private final IntFunction<TaskState> states;
+    private final TaskCauses causes;
     private final long steals;
     private final long idleSpins;
     private final List<String> abandoned;
@@ -66,6 +67,7 @@ public final class RunProfile {
      * @param lanes per task, the worker or stream of its last attempt
      * @param attempts per task, attempts started; {@code null} when no task retried
      * @param states the state of task {@code i}
+     * @param causes why each failed or cancelled task is so
      * @param steals tasks stolen between workers during the run (pool-wide)
      * @param idleSpins empty rescans by idle workers during the run (pool-wide)
      * @param abandoned timed-out tasks whose bodies had not returned when the run finished
@@ -73,7 +75,7 @@ public final class RunProfile {
     public RunProfile(long runId, GraphTopology graph, RunStatus status, String policy, Instant submitted,
             long submitNanos, long finishNanos, int parallelism, long @Nullable [] start, long @Nullable [] end,
             byte @Nullable [] devices, int @Nullable [] lanes, int @Nullable [] attempts, IntFunction<TaskState> states,
-            long steals, long idleSpins, List<String> abandoned) {
+            TaskCauses causes, long steals, long idleSpins, List<String> abandoned) {
         this.runId = runId;
         this.graph = graph;
         this.status = status;
@@ -88,6 +90,7 @@ public final class RunProfile {
         this.lanes = lanes;
         this.attempts = attempts;
         this.states = states;
+        this.causes = causes;
         this.steals = steals;
         this.idleSpins = idleSpins;
         this.abandoned = List.copyOf(abandoned);
@@ -116,7 +119,7 @@ public final class RunProfile {
     public long estimatedBytes() {
         long perTask = (start != null ? 16 : 0) + (devices != null ? 1 : 0) + (lanes != null ? 4 : 0)
                 + (attempts != null ? 4 : 0) + 4; // and the run's state words
-        return 256 + perTask * graph.slots() + graph.estimatedBytes();
+        return 256 + perTask * graph.slots() + causes.estimatedBytes() + graph.estimatedBytes();
     }
 
     /** The run's status when the profile was taken. */
@@ -230,7 +233,7 @@ public final class RunProfile {
         int lane = lanes != null && d != null ? lanes[graph.slot(index)] : -1;
         int att = attempts != null ? attempts[graph.slot(index)] : (s >= 0 ? 1 : 0);
         return new TaskTiming(index, graph.name(index), graph.statisticsName(index), states.apply(index), d, lane,
-                att, readyNanos(index), s, e);
+                att, readyNanos(index), s, e, causes.of(index));
     }
 
     /**

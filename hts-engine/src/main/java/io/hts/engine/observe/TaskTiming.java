@@ -17,9 +17,11 @@ import org.jspecify.annotations.Nullable;
  * @param readyNanos when its dependencies were done (the latest end among them; 0 for roots)
  * @param startNanos when its last attempt started, -1 when it never started
  * @param endNanos when its last attempt ended, -1 when it has not ended
+ * @param cause why it FAILED (its last attempt's failure) or was CANCELLED (the failure upstream,
+ *     or the cancel), as text; {@code null} for any other state
  */
 public record TaskTiming(int index, String name, String statisticsName, TaskState state, @Nullable Device device,
-        int lane, int attempts, long readyNanos, long startNanos, long endNanos) {
+        int lane, int attempts, long readyNanos, long startNanos, long endNanos, @Nullable String cause) {
 
     /** Whether the task ran (at least its last attempt started and ended). */
     public boolean ran() {

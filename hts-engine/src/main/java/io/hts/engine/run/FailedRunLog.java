@@ -107,7 +107,7 @@ final class FailedRunLog {
                 .append(size == 1 ? " task, " : " tasks, ").append(failures.size()).append(" failed");
         for (int k = 0; k < failures.size() && k < MAX_NAMED; k++) {
             TaskFailure f = failures.get(k);
-            sb.append(k == 0 ? " (" : ", ").append('\'').append(f.task()).append("': ").append(summary(f.error()));
+            sb.append(k == 0 ? " (" : ", ").append('\'').append(f.task()).append("': ").append(TaskFailure.describe(f.error()));
         }
         if (failures.size() > MAX_NAMED) {
             sb.append(", and ").append(failures.size() - MAX_NAMED).append(" more");
@@ -125,18 +125,5 @@ final class FailedRunLog {
                     .append(" that did not succeed were not logged before this one: at most the configured number a minute]");
         }
         return sb.toString();
-    }
-
-    /** The error's class and message, without its stack. */
-    private static String summary(Throwable error) {
-        String message;
-        try {
-            message = error.getMessage();
-        }
-        catch (RuntimeException ex) {
-            message = "(its message threw " + ex.getClass().getSimpleName() + ")";
-        }
-        String type = error.getClass().getSimpleName();
-        return (type.isEmpty() ? error.getClass().getName() : type) + (message == null ? "" : ": " + message);
     }
 }

@@ -10,6 +10,7 @@ import io.hts.engine.observe.DeviceDecision;
 import io.hts.engine.observe.EventBus;
 import io.hts.engine.observe.EventType;
 import io.hts.engine.observe.RunProfile;
+import io.hts.engine.observe.TaskCauses;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -151,6 +152,8 @@ final class RunRecorder {
     RunProfile profile(RunStatus status, long finish) {
         return new RunProfile(run.id(), topology, status, run.scheduler.policy().name(), submitted, submitNanos, finish,
                 run.pool.parallelism(), start, end, devices, lanes, attempts, run.deps.stateView(),
+                status == RunStatus.SUCCEEDED ? TaskCauses.NONE
+                        : TaskCauses.collect(topology.size(), run::errorOf, TaskFailure::describe),
                 run.pool.totalSteals() - stealsAtStart, run.pool.totalIdleSpins() - idleSpinsAtStart,
                 run.attempts.abandoned());
     }

@@ -74,7 +74,7 @@ class FailedRunLoggingTests {
         String out = output();
         assertThat(count(out, "of graph 'etl' failed")).as(out).isEqualTo(1);
         assertThat(out).contains("WARN io.hts.engine.run.FailedRunLog - HTS run ")
-                .contains("; of its 4 tasks, 1 failed ('boom': IllegalStateException: bad input in row 7), 2 cancelled"
+                .contains("; of its 4 tasks, 1 failed ('boom': java.lang.IllegalStateException: bad input in row 7), 2 cancelled"
                         + " [child, grandchild]; first cause:")
                 .contains("java.lang.IllegalStateException: bad input in row 7")
                 .contains("at io.hts.engine.run.FailedRunLoggingTests");
