@@ -13,7 +13,6 @@ import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
@@ -47,10 +46,10 @@ public class HtsEndpoint {
      * @param policy a policy name ({@code default}, {@code gpu-first}, {@code cpu-first},
      *     {@code round-robin}, {@code shortest-job-first}), or unset
      * @param cancelRun the id of an active run to cancel, or unset
-     * @return what was done
+     * @return what was done; a 400 naming the accepted policies for an unknown one
      */
     @WriteOperation
-    public Map<String, Object> change(@Nullable String policy, @Nullable Long cancelRun) {
+    public Object change(@Nullable String policy, @Nullable Long cancelRun) {
         Map<String, Object> out = new LinkedHashMap<>();
         if (policy != null) {
             PolicyType type;
@@ -58,7 +57,9 @@ public class HtsEndpoint {
                 type = PolicyType.fromId(policy);
             }
             catch (IllegalArgumentException ex) {
-                throw new InvalidEndpointRequestException(ex.getMessage(), "unknown policy '" + policy + "'");
+                return EndpointProblems.badRequest("policy", policy, "unknown scheduling policy '" + policy + "'",
+                        java.util.Arrays.stream(PolicyType.values()).map(PolicyType::id)
+                                .collect(java.util.stream.Collectors.joining(", ")));
             }
             scheduler.setPolicy(type.create());
             out.put("policy", type.id());

@@ -4,13 +4,11 @@ import java.io.IOException;
 
 import io.hts.engine.observe.EventType;
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
 /**
@@ -41,20 +39,19 @@ public class HtsEventStreamController {
      * @param task only events of this task (by name)
      * @param type only events of this type
      * @param routine also the routine events
-     * @return the emitter
+     * @return the emitter; for an unknown type, a 400 whose JSON body names the accepted ones
      * @throws IOException when the connection fails at once
      */
     @GetMapping(path = "${management.endpoints.web.base-path:/actuator}/htsevents/stream",
             produces = MediaType.TEXT_EVENT_STREAM_VALUE)
-    public SseEmitter stream(@RequestParam(required = false) @Nullable Long run,
+    public Object stream(@RequestParam(required = false) @Nullable Long run,
             @RequestParam(required = false) @Nullable String task, @RequestParam(required = false) @Nullable String type,
             @RequestParam(defaultValue = "false") boolean routine) throws IOException {
-        EventType wanted;
-        try {
-            wanted = type == null ? null : HtsEventsEndpoint.eventType(type);
-        }
-        catch (InvalidEndpointRequestException ex) {
-            throw new ResponseStatusException(HttpStatus.BAD_REQUEST, ex.getMessage());
+        EventType wanted = type == null ? null : HtsEventsEndpoint.eventType(type);
+        if (type != null && wanted == null) {
+            // a body that says why, whatever server.error.include-message says (a thrown status hides it)
+            var problem = HtsEventsEndpoint.unknownType(type);
+            return ResponseEntity.status(problem.getStatus()).contentType(MediaType.APPLICATION_JSON).body(problem.getBody());
         }
         return stream.subscribe(HtsEventsEndpoint.filter(run, task, wanted),
                 routine || (wanted != null && wanted.isRoutine()));

@@ -13,9 +13,9 @@ import io.hts.engine.observe.TaskEvent;
 import io.hts.engine.run.Scheduler;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * {@code /actuator/htsevents}: the scheduler's recent task events from its ring buffer, oldest
@@ -53,15 +53,25 @@ public class HtsEventsEndpoint {
                 && (type == null || e.type() == type);
     }
 
-    static EventType eventType(String type) {
+    /** The event type a parameter names (case-insensitive, {@code -} or {@code _}), or null when none. */
+    static @Nullable EventType eventType(String type) {
         try {
             return EventType.valueOf(type.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
         }
         catch (IllegalArgumentException ex) {
-            String accepted = java.util.Arrays.toString(EventType.values());
-            throw new InvalidEndpointRequestException("unknown event type '" + type + "'; accepted: " + accepted,
-                    "unknown event type '" + type + "'");
+            return null;
         }
+    }
+
+    /** The event types a {@code type} parameter accepts, as one would write them. */
+    static String acceptedTypes() {
+        return java.util.Arrays.stream(EventType.values()).map(t -> t.name().toLowerCase(Locale.ROOT))
+                .collect(java.util.stream.Collectors.joining(", ")) + " (case-insensitive)";
+    }
+
+    /** What an unknown {@code type} gets: a 400 naming it and the accepted types. */
+    static WebEndpointResponse<Map<String, Object>> unknownType(String type) {
+        return EndpointProblems.badRequest("type", type, "unknown event type '" + type + "'", acceptedTypes());
     }
 
     /**
@@ -102,10 +112,11 @@ public class HtsEventsEndpoint {
      * @param task only events of this task (by name)
      * @param type only events of this type (e.g. {@code TASK_FAILED}, case-insensitive)
      * @param limit at most this many events
-     * @return {@code events}, {@code next} (the cursor for the next call) and {@code capacity}
+     * @return {@code events}, {@code next} (the cursor for the next call) and {@code capacity}; a 400
+     *     naming the accepted types for an unknown {@code type}
      */
     @ReadOperation
-    public Map<String, Object> events(@Nullable Long after, @Nullable Long run, @Nullable String task,
+    public Object events(@Nullable Long after, @Nullable Long run, @Nullable String task,
             @Nullable String type, @Nullable Integer limit) {
         EventLog log = scheduler.events().log();
         Map<String, Object> out = new LinkedHashMap<>();
@@ -115,7 +126,11 @@ public class HtsEventsEndpoint {
             out.put("capacity", 0);
             return out;
         }
-        Predicate<TaskEvent> filter = filter(run, task, type == null ? null : eventType(type));
+        EventType wanted = type == null ? null : eventType(type);
+        if (type != null && wanted == null) {
+            return unknownType(type);
+        }
+        Predicate<TaskEvent> filter = filter(run, task, wanted);
         int n = limit == null ? DEFAULT_LIMIT : Math.max(1, Math.min(MAX_LIMIT, limit));
         List<TaskEvent> events = log.events(after == null ? -1 : after, n, filter);
         List<Map<String, Object>> json = new ArrayList<>(events.size());

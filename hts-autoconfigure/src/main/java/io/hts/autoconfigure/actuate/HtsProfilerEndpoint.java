@@ -15,7 +15,6 @@ import io.hts.engine.observe.TaskTiming;
 import io.hts.engine.run.Scheduler;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -79,22 +78,26 @@ public class HtsProfilerEndpoint {
      * @param offset the first task of the page of its task list, in the graph's order; 0 when unset
      * @param limit the most tasks in that page, 1 to 10,000; 1,000 when unset
      * @return the profile (with every task's state and, for a failed or cancelled one, its cause,
-     *     a page at a time), the trace or the DOT text; {@code null} (404) when the run is not
-     *     retained
+     *     a page at a time), the trace or the DOT text; a 404 saying so when the run is not kept, a
+     *     400 naming the parameter and what is accepted for a bad one
      */
     @ReadOperation
     public @Nullable Object run(@Selector long runId, @Nullable String format, @Nullable Integer offset,
             @Nullable Integer limit) {
         RunProfile p = scheduler.profiler().run(runId).orElse(null);
         if (p == null) {
-            return null;
+            return EndpointProblems.notFound("run " + runId + " is not among the runs the profiler keeps (the last "
+                    + scheduler.profiler().recentRuns().size() + " finished ones it kept: see /actuator/htsprofiler)");
         }
         if (format == null) {
             int from = offset == null ? 0 : offset;
             int max = limit == null ? 1000 : limit;
-            if (from < 0 || max < 1 || max > MAX_TASKS_PAGE) {
-                throw new InvalidEndpointRequestException("offset must be 0 or more and limit 1 to " + MAX_TASKS_PAGE
-                        + ", were " + offset + " and " + limit, "bad offset or limit");
+            if (from < 0) {
+                return EndpointProblems.badRequest("offset", offset, "a negative offset", "an integer of 0 or more");
+            }
+            if (max < 1 || max > MAX_TASKS_PAGE) {
+                return EndpointProblems.badRequest("limit", limit, "a limit out of range", "an integer from 1 to "
+                        + MAX_TASKS_PAGE);
             }
             Map<String, Object> out = run(p);
             List<Map<String, Object>> tasks = new ArrayList<>();
@@ -111,8 +114,8 @@ public class HtsProfilerEndpoint {
         return switch (format.toLowerCase(Locale.ROOT)) {
             case "trace" -> p.toChromeTrace();
             case "dot" -> p.toDot();
-            default -> throw new InvalidEndpointRequestException("unknown format '" + format
-                    + "'; accepted: trace, dot, or none", "unknown format '" + format + "'");
+            default -> EndpointProblems.badRequest("format", format, "unknown format '" + format + "'",
+                    "trace (Chrome Trace Event JSON), dot (Graphviz), or none (the profile)");
         };
     }
 

@@ -47,6 +47,15 @@ class HtsEndpointHttpTests {
         }
     }
 
+    /** The body of a GET whatever its status: an error answer must say what was wrong and what is accepted. */
+    static String errorBody(int port, String path, int expectedStatus) throws Exception {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as("status of %s", path).isEqualTo(expectedStatus);
+        return response.body();
+    }
+
     static JsonNode get(int port, String path, int[] status) throws Exception {
         HttpResponse<String> response = HttpClient.newHttpClient().send(
                 HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).GET().build(),
@@ -97,8 +106,13 @@ class HtsEndpointHttpTests {
             JsonNode none = get(port, "/actuator/htsevents?after=" + next, status);
             assertThat(none.get("events")).isEmpty();
             assertThat(none.get("next").asLong()).isEqualTo(next);
-            get(port, "/actuator/htsevents?type=exploded", status);
-            assertThat(status[0]).as("an unknown type is a bad request").isEqualTo(400);
+            JsonNode problem = JsonMapper.builder().build().readTree(errorBody(port, "/actuator/htsevents?type=exploded",
+                    400));
+            assertThat(problem.get("status").asInt()).isEqualTo(400);
+            assertThat(problem.get("parameter").asText()).isEqualTo("type");
+            assertThat(problem.get("value").asText()).isEqualTo("exploded");
+            assertThat(problem.get("detail").asText()).isEqualTo("unknown event type 'exploded'");
+            assertThat(problem.get("accepted").asText()).contains("task_failed", "run_succeeded", "case-insensitive");
         }
 
         /** SSE: a client subscribed before a run starts receives that run's events as they happen. */
@@ -131,8 +145,8 @@ class HtsEndpointHttpTests {
                         .noneMatch(l -> l.contains("\"task\":\"load\""));
             }
             int[] status = new int[1];
-            get(port, "/actuator/htsevents/stream?type=exploded", status);
-            assertThat(status[0]).as("an unknown type is a bad request").isEqualTo(400);
+            assertThat(errorBody(port, "/actuator/htsevents/stream?type=exploded", 400)).as("an unknown type")
+                    .contains("unknown event type 'exploded'", "task_failed");
         }
 
         @Test
@@ -149,10 +163,10 @@ class HtsEndpointHttpTests {
             JsonNode trace = get(port, "/actuator/htsprofiler/" + runId + "?format=trace", status);
             assertThat(status[0]).isEqualTo(200);
             assertThat(trace.get("traceEvents").isArray()).isTrue();
-            get(port, "/actuator/htsprofiler/999999", status);
-            assertThat(status[0]).as("a run not retained").isEqualTo(404);
-            get(port, "/actuator/htsprofiler/" + runId + "?format=pdf", status);
-            assertThat(status[0]).isEqualTo(400);
+            assertThat(errorBody(port, "/actuator/htsprofiler/999999", 404)).as("a run not retained")
+                    .contains("run 999999 is not among the runs the profiler keeps");
+            assertThat(errorBody(port, "/actuator/htsprofiler/" + runId + "?format=pdf", 400))
+                    .contains("\"parameter\":\"format\"", "\"value\":\"pdf\"", "trace (Chrome Trace Event JSON)");
         }
 
         /** Issue 15 item 2: a failed run's profile lists every task, with its state and cause, in pages. */
@@ -188,8 +202,8 @@ class HtsEndpointHttpTests {
             assertThat(byName.get("prepare").has("cause")).isFalse();
             JsonNode page = get(port, "/actuator/htsprofiler/" + failed.id() + "?offset=3&limit=2", status);
             assertThat(page.get("taskList").get("tasks")).hasSize(1);
-            get(port, "/actuator/htsprofiler/" + failed.id() + "?limit=0", status);
-            assertThat(status[0]).as("a limit below 1").isEqualTo(400);
+            assertThat(errorBody(port, "/actuator/htsprofiler/" + failed.id() + "?limit=0", 400)).as("a limit below 1")
+                    .contains("\"parameter\":\"limit\"", "an integer from 1 to 10000");
         }
 
         @Test
@@ -243,7 +257,12 @@ class HtsEndpointHttpTests {
         void thePolicyCanBeSwitchedAndAnUnknownOneIsABadRequest() throws Exception {
             assertThat(post(port, "/actuator/hts", "{\"policy\":\"shortest-job-first\"}")).isEqualTo(200);
             assertThat(scheduler.policy().name()).isEqualTo("shortest-job-first");
-            assertThat(post(port, "/actuator/hts", "{\"policy\":\"fastest\"}")).isEqualTo(400);
+            HttpResponse<String> refused = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://localhost:" + port + "/actuator/hts")).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"policy\":\"fastest\"}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(refused.statusCode()).isEqualTo(400);
+            assertThat(refused.body()).contains("unknown scheduling policy 'fastest'", "round-robin", "shortest-job-first");
         }
 
         @Test

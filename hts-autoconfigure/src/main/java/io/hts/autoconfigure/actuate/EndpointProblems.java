@@ -1,0 +1,57 @@
+package io.hts.autoconfigure.actuate;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+
+/**
+ * The error answers of HTS's endpoints: a status with a body that says what was wrong and what
+ * would be accepted, whatever the application's error settings ({@code server.error.include-message}
+ * is {@code never} by default, which empties the body of an exception's answer). The body is a
+ * problem in the manner of RFC 9457: {@code status}, {@code title}, {@code detail}, and, for a bad
+ * parameter, {@code parameter}, {@code value} (as sent) and {@code accepted}.
+ */
+final class EndpointProblems {
+
+    private EndpointProblems() {
+    }
+
+    /**
+     * A 400 for a parameter the endpoint cannot use.
+     *
+     * @param parameter the parameter's name
+     * @param value its value as sent
+     * @param detail what is wrong with it
+     * @param accepted what would be accepted
+     * @return the answer
+     */
+    static WebEndpointResponse<Map<String, Object>> badRequest(String parameter, @Nullable Object value, String detail,
+            String accepted) {
+        Map<String, Object> body = problem(WebEndpointResponse.STATUS_BAD_REQUEST, "Bad Request", detail);
+        body.put("parameter", parameter);
+        body.put("value", String.valueOf(value));
+        body.put("accepted", accepted);
+        return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_BAD_REQUEST);
+    }
+
+    /**
+     * A 404 for a thing the endpoint does not have.
+     *
+     * @param detail what was not found, and why
+     * @return the answer
+     */
+    static WebEndpointResponse<Map<String, Object>> notFound(String detail) {
+        return new WebEndpointResponse<>(problem(WebEndpointResponse.STATUS_NOT_FOUND, "Not Found", detail),
+                WebEndpointResponse.STATUS_NOT_FOUND);
+    }
+
+    private static Map<String, Object> problem(int status, String title, String detail) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("status", status);
+        body.put("title", title);
+        body.put("detail", detail);
+        return body;
+    }
+}
