@@ -109,7 +109,7 @@ public final class HtsAutoConfiguration {
                 .orElse(Duration.ofSeconds(30));
         // leave a margin inside the phase for cancelling what is left and for the threads to end
         Duration drain = phase.compareTo(Duration.ofSeconds(2)) > 0 ? phase.minusSeconds(1) : phase.dividedBy(2);
-        return new HtsSchedulerLifecycle(scheduler, drain);
+        return new HtsSchedulerLifecycle(scheduler, phase, drain);
     }
 
     @Bean

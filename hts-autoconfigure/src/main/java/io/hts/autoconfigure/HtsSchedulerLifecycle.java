@@ -1,7 +1,9 @@
 package io.hts.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 
+import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,11 +23,18 @@ final class HtsSchedulerLifecycle implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(HtsSchedulerLifecycle.class);
 
     private final Scheduler scheduler;
+    private final Duration phase;
     private final Duration drain;
     private volatile boolean running;
 
-    HtsSchedulerLifecycle(Scheduler scheduler, Duration drain) {
+    /**
+     * @param phase {@code spring.lifecycle.timeout-per-shutdown-phase}
+     * @param drain how long runs may drain: the phase less a margin for cancelling what is left and
+     *     for the threads to end
+     */
+    HtsSchedulerLifecycle(Scheduler scheduler, Duration phase, Duration drain) {
         this.scheduler = scheduler;
+        this.phase = phase;
         this.drain = drain;
     }
 
@@ -58,9 +67,11 @@ final class HtsSchedulerLifecycle implements SmartLifecycle {
         scheduler.shutdown();
         try {
             if (!scheduler.awaitTermination(drain)) {
-                int cancelled = scheduler.shutdownNow().size();
-                log.warn("HTS: {} run(s) still going after {}; cancelled (their task states are recorded)", cancelled,
-                        drain);
+                List<GraphRun> cancelled = scheduler.shutdownNow();
+                log.warn("HTS: {} still going {} into the shutdown (spring.lifecycle.timeout-per-shutdown-phase={}, less"
+                        + " {} kept to cancel what is left and let the threads end); cancelled, their task states"
+                        + " recorded: {}", cancelled.size() == 1 ? "1 run" : cancelled.size() + " runs", readable(drain),
+                        readable(phase), readable(phase.minus(drain)), names(cancelled));
                 scheduler.awaitTermination(Duration.ofSeconds(5));
             }
         }
@@ -68,6 +79,28 @@ final class HtsSchedulerLifecycle implements SmartLifecycle {
             Thread.currentThread().interrupt();
             scheduler.shutdownNow();
         }
+    }
+
+    /** A duration as one would write it in a property: {@code 1s}, {@code 1500ms}, {@code 2m}. */
+    static String readable(Duration d) {
+        long ms = d.toMillis();
+        if (ms % 60_000 == 0 && ms != 0) {
+            return ms / 60_000 + "m";
+        }
+        return ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
+    }
+
+    private static String names(List<GraphRun> runs) {
+        StringBuilder sb = new StringBuilder();
+        for (int k = 0; k < runs.size() && k < 5; k++) {
+            GraphRun r = runs.get(k);
+            sb.append(k == 0 ? "" : ", ").append("run ").append(r.id()).append(" of graph '").append(r.graph().name())
+                    .append('\'');
+        }
+        if (runs.size() > 5) {
+            sb.append(", and ").append(runs.size() - 5).append(" more");
+        }
+        return sb.toString();
     }
 
     @Override
