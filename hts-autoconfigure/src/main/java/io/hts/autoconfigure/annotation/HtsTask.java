@@ -24,11 +24,12 @@ import java.lang.annotation.Target;
  * GraphRun run = scheduler.execute(features);  // @Autowired TaskGraph features
  * }</pre>
  *
- * <p>Parameters: one per {@link #after()} dependency, in the same order, each given that task's
- * result (its method's return type must be assignable to the parameter's, boxing allowed); and,
- * anywhere, a {@code TaskContext} (or, for GPU methods, {@code GpuTaskContext} or hts-gpu's
- * {@code GpuContext}). Wrong wiring (an unknown dependency, a parameter of the wrong type or
- * count, a duplicate name, a cycle) fails start-up naming the method.
+ * <p>Parameters: exactly one per {@link #after()} dependency, in the same order, each given that
+ * task's result (its method's return type must be assignable to the parameter's, boxing allowed);
+ * and, anywhere, a {@code TaskContext} (or, for GPU methods, {@code GpuTaskContext} or hts-gpu's
+ * {@code GpuContext}). A task that only has to run after another, without its result, names it in
+ * {@link #waitsFor()}. Wrong wiring (an unknown dependency, a parameter of the wrong type or
+ * count, a name in both lists, a duplicate name, a cycle) fails start-up naming the method.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -41,8 +42,17 @@ public @interface HtsTask {
     /** The task's name within the graph; by default the method's name. */
     String name() default "";
 
-    /** The tasks (by name, in this graph) whose results this one needs, in parameter order. */
+    /**
+     * The tasks (by name, in this graph) whose results this one reads: exactly one parameter per
+     * name, in this order.
+     */
     String[] after() default {};
+
+    /**
+     * The tasks (by name, in this graph) this one runs after without reading their results: no
+     * parameter for them. A name may not be in both {@link #after()} and this.
+     */
+    String[] waitsFor() default {};
 
     /** Where the task may run. */
     Placement device() default Placement.CPU;

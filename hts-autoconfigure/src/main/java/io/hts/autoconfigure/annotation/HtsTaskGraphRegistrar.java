@@ -107,7 +107,7 @@ public final class HtsTaskGraphRegistrar implements BeanDefinitionRegistryPostPr
         // the engine's validation finds cycles; a graph of the same shape with empty bodies shows them
         TaskGraph shape = TaskGraph.named(graph);
         for (Declared d : methods) {
-            shape.task(d.name()).after(d.spec().after()).cpu(ctx -> null);
+            shape.task(d.name()).after(dependencies(d.spec())).cpu(ctx -> null);
         }
         CompiledGraph compiled;
         try {
@@ -158,16 +158,23 @@ public final class HtsTaskGraphRegistrar implements BeanDefinitionRegistryPostPr
                 values.add(p);
             }
         }
-        for (String dependency : after) {
+        for (String dependency : dependencies(d.spec())) {
             if (!byName.containsKey(dependency)) {
                 throw new HtsTaskDefinitionException(d.where(), "depends on '" + dependency + "', which no @HtsTask"
                         + " method of graph '" + graph + "' declares; declared: " + new TreeSet<>(byName.keySet()));
             }
         }
-        if (values.size() > after.length) {
+        for (String waited : d.spec().waitsFor()) {
+            if (Arrays.asList(after).contains(waited)) {
+                throw new HtsTaskDefinitionException(d.where(), "names '" + waited + "' in both after and waitsFor;"
+                        + " accepted: after when it reads the result (one parameter), waitsFor when it only runs after it");
+            }
+        }
+        if (values.size() != after.length) {
             throw new HtsTaskDefinitionException(d.where(), "takes " + values.size() + " parameter(s) for its "
-                    + after.length + " dependencies " + Arrays.toString(after) + "; give it at most one parameter per"
-                    + " dependency, in order (and, anywhere, a TaskContext)");
+                    + after.length + " after dependencies " + Arrays.toString(after) + "; accepted: exactly one"
+                    + " parameter per after dependency, in order (and, anywhere, a TaskContext); a task it only runs"
+                    + " after, without its result, goes in waitsFor");
         }
         for (int i = 0; i < values.size(); i++) {
             Declared upstream = byName.get(after[i]);
@@ -181,6 +188,13 @@ public final class HtsTaskGraphRegistrar implements BeanDefinitionRegistryPostPr
                         + " can be assigned to");
             }
         }
+    }
+
+    /** Every task this one runs after: the ones it reads, then the ones it only waits for. */
+    private static String[] dependencies(HtsTask spec) {
+        String[] all = Arrays.copyOf(spec.after(), spec.after().length + spec.waitsFor().length);
+        System.arraycopy(spec.waitsFor(), 0, all, spec.after().length, spec.waitsFor().length);
+        return all;
     }
 
     private static String describe(Method m) {
@@ -201,7 +215,11 @@ public final class HtsTaskGraphRegistrar implements BeanDefinitionRegistryPostPr
             for (String dependency : spec.after()) {
                 upstream.add(made.get(dependency));
             }
-            b.after(upstream);
+            List<Task<Object>> all = new ArrayList<>(upstream);
+            for (String waited : spec.waitsFor()) {
+                all.add(made.get(waited));
+            }
+            b.after(all);
             if (spec.retries() >= 0) {
                 b.retries(spec.retries());
             }

@@ -234,6 +234,75 @@ class HtsTaskAnnotationTests {
         }
     }
 
+    static class TooFewParameters {
+        @HtsTask(graph = "broken")
+        long[] load() {
+            return new long[] {1};
+        }
+
+        @HtsTask(graph = "broken", after = "load")
+        long length() {
+            return 0;
+        }
+    }
+
+    static class BothLists {
+        @HtsTask(graph = "broken")
+        long[] load() {
+            return new long[] {1};
+        }
+
+        @HtsTask(graph = "broken", after = "load", waitsFor = "load")
+        long length(long[] rows) {
+            return rows.length;
+        }
+    }
+
+    static class UnknownWaitedFor {
+        @HtsTask(graph = "broken")
+        long[] load() {
+            return new long[] {1};
+        }
+
+        @HtsTask(graph = "broken", waitsFor = "lod")
+        long length() {
+            return 0;
+        }
+    }
+
+    /** A task that runs after another without reading its result. */
+    static class Waiting {
+        static final java.util.List<String> ORDER = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @HtsTask(graph = "waiting")
+        long[] load() {
+            ORDER.add("load");
+            return new long[] {1, 2, 3};
+        }
+
+        @HtsTask(graph = "waiting", waitsFor = "load")
+        String announce() {
+            ORDER.add("announce");
+            return "loaded";
+        }
+
+        @HtsTask(graph = "waiting", after = "load", waitsFor = "announce")
+        int count(long[] rows) {
+            ORDER.add("count");
+            return rows.length;
+        }
+    }
+
+    @Test
+    void waitsForOrdersWithoutAParameter() {
+        runner.withBean(Waiting.class).run(context -> {
+            TaskGraph g = context.getBean("waiting", TaskGraph.class);
+            GraphRun run = context.getBean(Scheduler.class).execute(g);
+            assertThat(run.result(g.find("count").orElseThrow())).isEqualTo(3);
+            assertThat(Waiting.ORDER).containsExactly("load", "announce", "count");
+        });
+    }
+
     private void fails(Class<?> bean, String... messages) {
         runner.withBean(bean).run(context -> {
             assertThat(context).hasFailed();
@@ -262,7 +331,11 @@ class HtsTaskAnnotationTests {
                 "declared: [load, total]");
         fails(WrongType.class, "WrongType.total(long[])", "parameter 1 is a long[]", "returns java.lang.String");
         fails(Cycle.class, "cycle", "Cycle.a(int)", "Cycle.b(int)");
-        fails(TooManyParameters.class, "TooManyParameters.a(int)", "takes 1 parameter(s) for its 0 dependencies");
+        fails(TooManyParameters.class, "TooManyParameters.a(int)", "takes 1 parameter(s) for its 0 after dependencies");
+        fails(TooFewParameters.class, "TooFewParameters.length()", "takes 0 parameter(s) for its 1 after dependencies"
+                + " [load]", "exactly one parameter per after dependency", "goes in waitsFor");
+        fails(BothLists.class, "BothLists.length(long[])", "names 'load' in both after and waitsFor");
+        fails(UnknownWaitedFor.class, "UnknownWaitedFor.length()", "depends on 'lod'");
         fails(GpuContextOnCpu.class, "GpuContextOnCpu.a(GpuTaskContext)", "use device = Placement.GPU");
         fails(BadTimeout.class, "BadTimeout.a()", "timeout = \"soon\" is not a duration");
         fails(Duplicate.class, "declares task 'x' of graph 'broken'", "Duplicate.a()");
