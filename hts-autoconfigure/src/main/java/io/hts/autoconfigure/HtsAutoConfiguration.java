@@ -46,37 +46,27 @@ public final class HtsAutoConfiguration {
         return properties.getScheduler().getPolicy().create();
     }
 
+    /**
+     * Every hts.* property checked once at start-up, whatever the machine and whichever beans the
+     * application replaces.
+     */
+    @Bean
+    HtsPropertiesValidator.Checked htsCheckedProperties(HtsProperties properties, Environment environment) {
+        return HtsPropertiesValidator.validate(properties, environment);
+    }
+
     @Bean
     @ConditionalOnMissingBean
-    Scheduler htsScheduler(HtsProperties properties, SchedulingPolicy policy, ObjectProvider<TaskListener> listeners,
-            ObjectProvider<DeviceBackend> gpu, ObjectProvider<RetryRegistry> retryRegistry,
+    Scheduler htsScheduler(HtsPropertiesValidator.Checked checked, SchedulingPolicy policy,
+            ObjectProvider<TaskListener> listeners, ObjectProvider<DeviceBackend> gpu, ObjectProvider<RetryRegistry> retryRegistry,
             ObjectProvider<TimeLimiterRegistry> timeLimiterRegistry,
             ObjectProvider<CircuitBreakerRegistry> circuitBreakerRegistry,
             ObjectProvider<BulkheadRegistry> bulkheadRegistry) {
+        HtsProperties properties = checked.properties();
         HtsProperties.Executor executor = properties.getExecutor();
         HtsProperties.Tasks tasks = properties.getTasks();
         HtsProperties.Profiling profiling = properties.getProfiling();
         Integer threads = executor.getThreads();
-        if (threads != null && threads < 1) {
-            throw new InvalidHtsPropertyException("hts.executor.threads", threads,
-                    "an integer of at least 1 (unset: the number of available processors)");
-        }
-        if (profiling.getRetainedRuns() < 0) {
-            throw new InvalidHtsPropertyException("hts.profiling.retained-runs", profiling.getRetainedRuns(),
-                    "an integer of 0 or more");
-        }
-        if (profiling.getRetainedSize().isNegative()) {
-            throw new InvalidHtsPropertyException("hts.profiling.retained-size", profiling.getRetainedSize(),
-                    "a size of 0 or more, such as 64MB");
-        }
-        if (properties.getScheduler().getFailedRunsLoggedPerMinute() < 0) {
-            throw new InvalidHtsPropertyException("hts.scheduler.failed-runs-logged-per-minute",
-                    properties.getScheduler().getFailedRunsLoggedPerMinute(), "an integer of 0 (none logged) or more");
-        }
-        if (properties.getEvents().getBufferSize() < 0) {
-            throw new InvalidHtsPropertyException("hts.events.buffer-size", properties.getEvents().getBufferSize(),
-                    "an integer of 0 or more");
-        }
         HtsResilience resilience = new HtsResilience(retryRegistry.getIfUnique(), timeLimiterRegistry.getIfUnique(),
                 circuitBreakerRegistry.getIfUnique(), bulkheadRegistry.getIfUnique());
         SchedulerBuilder builder = Scheduler.builder()

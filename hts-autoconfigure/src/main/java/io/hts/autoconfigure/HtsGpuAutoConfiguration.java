@@ -24,6 +24,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.core.env.Environment;
 
 /**
  * Auto-configuration of the GPU backend (module {@code hts-gpu}) on every CUDA device of the host
@@ -50,7 +51,8 @@ public final class HtsGpuAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(DeviceBackend.class)
     @Conditional(OnUsableGpuCondition.class)
-    DeviceBackend htsGpuBackend(HtsProperties properties) {
+    DeviceBackend htsGpuBackend(HtsProperties properties, Environment environment) {
+        HtsPropertiesValidator.validate(properties, environment); // before any GPU work: bad values fail whatever the machine
         HtsProperties.Gpu gpu = properties.getGpu();
         boolean required = gpu.getEnabled() == HtsProperties.GpuEnablement.TRUE;
         GpuDiscovery.Result found = OnUsableGpuCondition.discovery();
@@ -64,10 +66,6 @@ public final class HtsGpuAutoConfiguration {
             log.warn("HTS GPU backend DOWN, tasks with a CPU body run on the CPU and GPU-only tasks fail: {}",
                     down.reason());
             return down;
-        }
-        if (gpu.getStreamsPerDevice() < 1) {
-            throw new InvalidHtsPropertyException("hts.gpu.streams-per-device", gpu.getStreamsPerDevice(),
-                    "an integer of at least 1");
         }
         List<DeviceInfo> devices = selected(found.devices(), gpu.getDevices());
         List<GpuSettings> settings = devices.stream().map(d -> settings(gpu, d)).toList();
@@ -134,10 +132,6 @@ public final class HtsGpuAutoConfiguration {
         catch (IllegalArgumentException ex) {
             throw new InvalidHtsPropertyException("hts.gpu.memory-pool", ex.getMessage(),
                     "sizes as the message says (initial <= maximum, powers of two for arena-size and minimum-block)");
-        }
-        if (gpu.getPollSpin().isNegative()) {
-            throw new InvalidHtsPropertyException("hts.gpu.poll-spin", gpu.getPollSpin(), "a duration of 0 or more,"
-                    + " such as 50us (the default) or 20ms");
         }
         return GpuSettings.defaults(maximum).withStreams(gpu.getStreamsPerDevice()).withMemory(memory)
                 .withSpinWhileBusy(gpu.isSpinWhileBusy()).withPollSpin(gpu.getPollSpin());

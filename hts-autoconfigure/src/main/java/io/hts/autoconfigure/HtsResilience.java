@@ -53,15 +53,7 @@ final class HtsResilience {
     }
 
     FaultTolerance faultTolerance(HtsProperties.Tasks tasks) {
-        if (tasks.getDefaultRetries() < 0) {
-            throw new InvalidHtsPropertyException("hts.tasks.default-retries", tasks.getDefaultRetries(),
-                    "an integer of 0 or more");
-        }
-        Duration timeout = tasks.getDefaultTimeout();
-        if (timeout != null && timeout.compareTo(TimeLimitSpec.MINIMUM) < 0) {
-            throw new InvalidHtsPropertyException("hts.tasks.default-timeout", timeout,
-                    "a duration of at least " + TimeLimitSpec.MINIMUM.toMillis() + "ms, or unset for none");
-        }
+        Duration timeout = tasks.getDefaultTimeout(); // checked by HtsPropertiesValidator
         RetrySpec retry = tasks.getDefaultRetries() == 0 ? RetrySpec.none()
                 : RetrySpec.retries(tasks.getDefaultRetries(), tasks.getDefaultBackoff());
         TimeLimitSpec limit = timeout == null ? TimeLimitSpec.none() : TimeLimitSpec.of(timeout);
@@ -94,20 +86,8 @@ final class HtsResilience {
     }
 
     private static CircuitBreakerConfig privateConfig(HtsProperties.CircuitBreaker settings) {
-        float threshold = settings.getFailureRateThreshold();
-        if (!(threshold > 0 && threshold <= 100)) {
-            throw new InvalidHtsPropertyException("hts.gpu.circuit-breaker.failure-rate-threshold", threshold,
-                    "a percentage above 0 and at most 100");
-        }
-        if (settings.getSlidingWindowSize() < 1) {
-            throw new InvalidHtsPropertyException("hts.gpu.circuit-breaker.sliding-window-size",
-                    settings.getSlidingWindowSize(), "an integer of at least 1");
-        }
+        float threshold = settings.getFailureRateThreshold(); // these three checked by HtsPropertiesValidator
         Duration wait = settings.getWaitDurationInOpenState();
-        if (wait.compareTo(Duration.ofMillis(1)) < 0) {
-            throw new InvalidHtsPropertyException("hts.gpu.circuit-breaker.wait-duration-in-open-state", wait,
-                    "a duration of at least 1ms");
-        }
         return CircuitBreakerConfig.custom().failureRateThreshold(threshold)
                 .slidingWindowSize(settings.getSlidingWindowSize())
                 .minimumNumberOfCalls(settings.getSlidingWindowSize())

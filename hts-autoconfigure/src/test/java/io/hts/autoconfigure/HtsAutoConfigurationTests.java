@@ -92,7 +92,7 @@ class HtsAutoConfigurationTests {
         });
         runner.withPropertyValues("hts.tasks.default-retries=-1").run(context -> assertThat(context.getStartupFailure())
                 .hasRootCauseMessage("Invalid value '-1' for property 'hts.tasks.default-retries': accepted is an"
-                        + " integer of 0 or more"));
+                        + " integer from 0 to 2147483646"));
     }
 
     @Test

@@ -94,7 +94,7 @@ class HtsGpuAutoConfigurationTests {
                                 .pollSpinNanos()).isEqualTo(GpuSettings.MAX_POLL_SPIN.toNanos()));
         new ApplicationContextRunner().withUserConfiguration(PropertiesOnly.class)
                 .withPropertyValues("hts.gpu.poll-spin=-1ms").run(context -> assertThatThrownBy(
-                        () -> HtsGpuAutoConfiguration.settings(context.getBean(HtsProperties.class).getGpu(), h200))
+                        () -> HtsPropertiesValidator.validate(context.getBean(HtsProperties.class), context.getEnvironment()))
                         .isInstanceOf(InvalidHtsPropertyException.class).hasMessageContaining("hts.gpu.poll-spin")
                         .hasMessageContaining("0 or more"));
     }
