@@ -1,10 +1,15 @@
 package io.hts.autoconfigure.metrics;
 
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 import io.hts.engine.exec.PoolStats;
 import io.hts.engine.graph.Device;
+import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.EventType;
 import io.hts.engine.observe.RunProfile;
 import io.hts.engine.observe.TaskEvent;
@@ -13,6 +18,7 @@ import io.hts.engine.observe.TaskTiming;
 import io.hts.engine.policy.DeviceStatus;
 import io.hts.engine.run.Scheduler;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -22,9 +28,12 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * Micrometer metrics of a {@link Scheduler}:
  * <ul>
  *   <li>{@code hts.runs} (timer; tags graph, outcome): makespan of each finished run;
- *   <li>{@code hts.tasks} (timer; tags device, outcome, policy): duration of each task of a finished
- *       run, from its profile (so only with profiling on; no per-task-name tags, which would not
- *       scale with task counts);
+ *   <li>{@code hts.tasks} (function timer: count and total time; tags device, outcome, and policy, the
+ *       one the run was submitted under): the tasks of finished runs that ran, from their profiles
+ *       (so only with profiling on and the run's profile kept); no per-task-name tags, which would
+ *       not scale with task counts. A run's tasks are added up in one pass over its profile and
+ *       reach Micrometer as two numbers, not one timer sample a task: a run of a million tasks costs
+ *       milliseconds at its end, not a second (per-name percentiles are the profiler's);
  *   <li>{@code hts.tasks.active} (gauge): busy CPU workers plus running GPU tasks;
  *   <li>{@code hts.queue.depth} (gauge; tag device): tasks waiting for each device;
  *   <li>{@code hts.executor.steals}, {@code hts.executor.executed} (function counters) and
@@ -80,6 +89,15 @@ public final class HtsMetrics implements MeterBinder {
         });
     }
 
+    /** One hts.tasks series: its totals, read by its FunctionTimer. */
+    private static final class TaskTotals {
+        final LongAdder count = new LongAdder();
+        final LongAdder nanos = new LongAdder();
+    }
+
+    /** By device, outcome and policy: a handful of series, made on first use. */
+    private final Map<List<String>, TaskTotals> taskTotals = new ConcurrentHashMap<>();
+
     private void record(MeterRegistry registry, RunProfile profile, TaskEvent event) {
         String outcome = event.type().name().substring("RUN_".length()).toLowerCase(Locale.ROOT);
         Timer.builder("hts.runs").tag("graph", profile.graphName()).tag("outcome", outcome)
@@ -88,17 +106,37 @@ public final class HtsMetrics implements MeterBinder {
         if (!profile.hasTimings()) {
             return;
         }
-        String policy = scheduler.policy().name();
+        // one pass: per device and final state, how many ran and for how long
+        int devices = Device.values().length + 1;
+        int states = TaskState.values().length;
+        long[] count = new long[devices * states];
+        long[] nanos = new long[devices * states];
         for (TaskTiming t : profile.tasks()) {
-            if (!t.ran()) {
-                continue;
+            if (t.ran()) {
+                int k = (t.device() == null ? 0 : t.device().ordinal() + 1) * states + t.state().ordinal();
+                count[k]++;
+                nanos[k] += t.durationNanos();
             }
-            Device device = t.device();
-            Timer.builder("hts.tasks").tag("device", device == null ? "none" : device.id())
-                    .tag("outcome", t.state().name().toLowerCase(Locale.ROOT)).tag("policy", policy)
-                    .description("Duration of the tasks of finished runs").register(registry)
-                    .record(t.durationNanos(), TimeUnit.NANOSECONDS);
         }
+        for (int k = 0; k < count.length; k++) {
+            if (count[k] != 0) {
+                Device device = k / states == 0 ? null : Device.values()[k / states - 1];
+                TaskTotals totals = totals(registry, device == null ? "none" : device.id(),
+                        TaskState.values()[k % states].name().toLowerCase(Locale.ROOT), profile.policy());
+                totals.count.add(count[k]);
+                totals.nanos.add(nanos[k]);
+            }
+        }
+    }
+
+    private TaskTotals totals(MeterRegistry registry, String device, String outcome, String policy) {
+        return taskTotals.computeIfAbsent(List.of(device, outcome, policy), key -> {
+            TaskTotals t = new TaskTotals();
+            FunctionTimer.builder("hts.tasks", t, x -> x.count.sum(), x -> x.nanos.sum(), TimeUnit.NANOSECONDS)
+                    .tag("device", device).tag("outcome", outcome).tag("policy", policy)
+                    .description("Tasks of finished runs that ran, and their total duration").register(registry);
+            return t;
+        });
     }
 
     private static double activeTasks(Scheduler s) {

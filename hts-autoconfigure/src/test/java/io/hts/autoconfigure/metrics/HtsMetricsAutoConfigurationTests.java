@@ -41,7 +41,7 @@ class HtsMetricsAutoConfigurationTests {
             assertThat(registry.get("hts.runs").tag("graph", "measured").tag("outcome", "succeeded").timer().count())
                     .isOne();
             assertThat(registry.get("hts.tasks").tag("device", "cpu").tag("outcome", "succeeded")
-                    .tag("policy", "cpu-first").timer().count()).isEqualTo(2);
+                    .tag("policy", "cpu-first").functionTimer().count()).isEqualTo(2);
             assertThat(registry.get("hts.executor.executed").functionCounter().count()).isGreaterThanOrEqualTo(2);
             assertThat(registry.get("hts.executor.steals").functionCounter()).isNotNull();
             assertThat(registry.get("hts.executor.idle").gauge().value()).isBetween(0.0, (double) s.parallelism());
@@ -49,7 +49,42 @@ class HtsMetricsAutoConfigurationTests {
             assertThat(registry.get("hts.queue.depth").tag("device", "gpu").gauge().value()).isZero();
             assertThat(registry.get("hts.tasks.active").gauge()).isNotNull();
             assertThat(registry.get("hts.runs.active").gauge().value()).isZero();
-            assertThat(registry.find("hts.tasks").tagKeys("task").timer()).as("no per-task-name tags").isNull();
+            assertThat(registry.find("hts.tasks").tagKeys("task").functionTimer()).as("no per-task-name tags").isNull();
+        });
+    }
+
+    /**
+     * Issue 15 item 8: a large run's tasks are added up, not recorded one timer sample each; the
+     * series stay few; the policy tag is the one the run was submitted under.
+     */
+    @Test
+    void taskTotalsComeFromOnePassOverTheRunAndTagTheRunsPolicy() {
+        runner.withPropertyValues("hts.scheduler.policy=cpu-first").run(context -> {
+            MeterRegistry registry = new SimpleMeterRegistry();
+            context.getBean(HtsMetrics.class).bindTo(registry);
+            Scheduler s = context.getBean(Scheduler.class);
+            TaskGraph wide = TaskGraph.named("wide");
+            for (int i = 0; i < 100_000; i++) {
+                wide.task("t" + i).cpu(ctx -> 1);
+            }
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            TaskGraph held = TaskGraph.named("held");
+            held.task("wait").cpu(ctx -> {
+                release.await();
+                return 1;
+            });
+            var heldRun = s.submit(held); // submitted under cpu-first
+            s.setPolicy(new io.hts.engine.policy.RoundRobinPolicy());
+            s.execute(wide); // under round-robin
+            release.countDown();
+            heldRun.await();
+            await().until(() -> registry.find("hts.tasks").tag("policy", "cpu-first").functionTimer() != null
+                    && registry.find("hts.tasks").tag("policy", "round-robin").functionTimer() != null
+                    && registry.get("hts.tasks").tag("policy", "round-robin").functionTimer().count() == 100_000);
+            assertThat(registry.get("hts.tasks").tag("policy", "cpu-first").functionTimer().count()).isOne();
+            assertThat(registry.get("hts.tasks").tag("policy", "round-robin").functionTimer()
+                    .totalTime(java.util.concurrent.TimeUnit.NANOSECONDS)).isPositive();
+            assertThat(registry.find("hts.tasks").meters()).as("one series per device, outcome and policy").hasSize(2);
         });
     }
 

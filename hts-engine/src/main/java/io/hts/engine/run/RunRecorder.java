@@ -46,6 +46,8 @@ final class RunRecorder {
     private final boolean clock;
     final long submitNanos;
     final Instant submitted;
+    /** The policy when the run was submitted: the one its profile names, whatever is switched in later. */
+    private final String policy;
     private final long stealsAtStart;
     private final long idleSpinsAtStart;
 
@@ -61,6 +63,7 @@ final class RunRecorder {
         this.attempts = run.plan.anyRetry ? new int[slots] : null;
         this.clock = profiling || run.plan.costCells != null;
         this.submitted = Instant.now();
+        this.policy = run.scheduler.policy().name();
         this.submitNanos = System.nanoTime();
         this.stealsAtStart = run.pool.totalSteals();
         this.idleSpinsAtStart = run.pool.totalIdleSpins();
@@ -150,7 +153,7 @@ final class RunRecorder {
 
     /** The run's profile: final when {@code finish} is set, a snapshot while it runs. */
     RunProfile profile(RunStatus status, long finish) {
-        return new RunProfile(run.id(), topology, status, run.scheduler.policy().name(), submitted, submitNanos, finish,
+        return new RunProfile(run.id(), topology, status, policy, submitted, submitNanos, finish,
                 run.pool.parallelism(), start, end, devices, lanes, attempts, run.deps.stateView(),
                 status == RunStatus.SUCCEEDED ? TaskCauses.NONE
                         : TaskCauses.collect(topology.size(), run::errorOf, TaskFailure::describe),
