@@ -57,12 +57,21 @@ public class HtsProfilerEndpoint {
                     millis(t.timing().durationNanos())));
         }
         out.put("slowestTasks", slowest);
-        Map<String, Object> statistics = new LinkedHashMap<>();
-        for (TaskStatistics s : profiler.taskStatistics().values()) {
-            statistics.put(s.name(), Map.of("count", s.count(), "meanMillis", millis(s.mean()), "p50Millis",
-                    millis(s.p50()), "p90Millis", millis(s.p90()), "p99Millis", millis(s.p99()), "maxMillis",
-                    millis(s.max())));
-        }
+        Map<String, Object> statistics = new LinkedHashMap<>(); // by graph, then task or group name
+        profiler.taskStatistics().forEach((graph, byName) -> {
+            Map<String, Object> perName = new LinkedHashMap<>();
+            for (TaskStatistics s : byName.values()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("count", s.count());
+                m.put("meanMillis", millis(s.mean()));
+                m.put("p50Millis", millis(s.p50()));
+                m.put("p90Millis", millis(s.p90()));
+                m.put("p99Millis", millis(s.p99()));
+                m.put("maxMillis", millis(s.max()));
+                perName.put(s.name(), m);
+            }
+            statistics.put(graph, perName);
+        });
         out.put("statistics", statistics);
         return out;
     }

@@ -156,7 +156,7 @@ class HtsEndpointHttpTests {
             JsonNode summary = get(port, "/actuator/htsprofiler", status);
             assertThat(status[0]).isEqualTo(200);
             assertThat(summary.get("recentRuns")).anySatisfy(r -> assertThat(r.get("runId").asLong()).isEqualTo(runId));
-            assertThat(summary.get("statistics").get("double").get("count").asLong()).isPositive();
+            assertThat(summary.get("statistics").get("features").get("double").get("count").asLong()).isPositive();
             JsonNode run = get(port, "/actuator/htsprofiler/" + runId, status);
             assertThat(run.get("graph").asText()).isEqualTo("features");
             assertThat(run.get("criticalPath")).extracting(JsonNode::asText).containsExactly("load", "double");

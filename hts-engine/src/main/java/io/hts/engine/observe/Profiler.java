@@ -16,7 +16,7 @@ import org.HdrHistogram.Histogram;
 
 /**
  * Keeps the profiles of the most recent runs, bounded by their number and by the memory they hold,
- * and computes from them, per statistics name (a task name, or a group's name), duration
+ * and computes from them, per graph and statistics name (a task name, or a group's name), duration
  * percentiles with HdrHistogram (3 significant digits).
  *
  * <p>A kept profile holds the run's timing arrays and its graph's topology (names and edges), never
@@ -50,7 +50,7 @@ public final class Profiler {
     private long recorded;
     private long notKept;
     private long statisticsVersion = -1;
-    private Map<String, TaskStatistics> statistics = Map.of();
+    private Map<String, Map<String, TaskStatistics>> statistics = Map.of();
 
     /**
      * Creates a profiler keeping at most {@link #DEFAULT_RETAINED_BYTES} of profiles.
@@ -159,8 +159,11 @@ public final class Profiler {
         return Optional.empty();
     }
 
-    /** Per statistics name, duration statistics over the retained runs, sorted by name. */
-    public Map<String, TaskStatistics> taskStatistics() {
+    /**
+     * Per graph and statistics name, duration statistics over the retained runs, both sorted by
+     * name: two graphs' tasks that share a name are apart.
+     */
+    public Map<String, Map<String, TaskStatistics>> taskStatistics() {
         List<RunProfile> runs;
         long version;
         synchronized (this) {
@@ -170,13 +173,31 @@ public final class Profiler {
             runs = List.copyOf(recent);
             version = recorded;
         }
-        Map<String, Histogram> histograms = new HashMap<>();
+        Map<String, Map<String, Histogram>> byGraph = new HashMap<>();
+        int[] names = {0};
         for (RunProfile p : runs) {
-            p.recordInto(histograms, MAX_NAMES, OTHER);
+            Map<String, Histogram> histograms = byGraph.computeIfAbsent(p.graphName(), g -> new HashMap<>());
+            p.recordInto(name -> {
+                Histogram h = histograms.get(name);
+                if (h == null) {
+                    String key = names[0] < MAX_NAMES ? name : OTHER;
+                    h = histograms.computeIfAbsent(key, k -> {
+                        names[0]++;
+                        return new Histogram(3);
+                    });
+                }
+                return h;
+            });
         }
-        Map<String, TaskStatistics> out = new TreeMap<>();
-        histograms.forEach((name, h) -> out.put(name, statistics(name, h)));
-        Map<String, TaskStatistics> result = java.util.Collections.unmodifiableMap(out);
+        Map<String, Map<String, TaskStatistics>> out = new TreeMap<>();
+        byGraph.forEach((graph, histograms) -> {
+            Map<String, TaskStatistics> perName = new TreeMap<>();
+            histograms.forEach((name, h) -> perName.put(name, statistics(graph, name, h)));
+            if (!perName.isEmpty()) {
+                out.put(graph, java.util.Collections.unmodifiableMap(perName));
+            }
+        });
+        Map<String, Map<String, TaskStatistics>> result = java.util.Collections.unmodifiableMap(out);
         synchronized (this) {
             if (version >= statisticsVersion) {
                 statisticsVersion = version;
@@ -214,8 +235,8 @@ public final class Profiler {
         statistics = Map.of();
     }
 
-    static TaskStatistics statistics(String name, Histogram h) {
-        return new TaskStatistics(name, h.getTotalCount(), Duration.ofNanos((long) h.getMean()),
+    static TaskStatistics statistics(String graph, String name, Histogram h) {
+        return new TaskStatistics(graph, name, h.getTotalCount(), Duration.ofNanos((long) h.getMean()),
                 Duration.ofNanos(h.getValueAtPercentile(50)), Duration.ofNanos(h.getValueAtPercentile(90)),
                 Duration.ofNanos(h.getValueAtPercentile(99)), Duration.ofNanos(h.getMaxValue()));
     }

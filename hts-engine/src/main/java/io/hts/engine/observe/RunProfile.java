@@ -268,9 +268,10 @@ public final class RunProfile {
     /** Per statistics name, this run's duration statistics. */
     public Map<String, TaskStatistics> statistics() {
         Map<String, Histogram> histograms = new LinkedHashMap<>();
-        recordInto(histograms, Profiler.MAX_NAMES, Profiler.OTHER);
+        recordInto(name -> histograms.computeIfAbsent(histograms.size() < Profiler.MAX_NAMES
+                || histograms.containsKey(name) ? name : Profiler.OTHER, k -> new Histogram(3)));
         Map<String, TaskStatistics> out = new LinkedHashMap<>();
-        histograms.forEach((name, h) -> out.put(name, Profiler.statistics(name, h)));
+        histograms.forEach((name, h) -> out.put(name, Profiler.statistics(graph.name(), name, h)));
         return out;
     }
 
@@ -284,8 +285,8 @@ public final class RunProfile {
         return DotExporter.export(graph, this);
     }
 
-    /** Records every succeeded task's duration into per-name histograms, at most {@code maxNames} names. */
-    void recordInto(Map<String, Histogram> histograms, int maxNames, String other) {
+    /** Records every succeeded task's duration into the histogram {@code histogramOf} gives for its statistics name. */
+    void recordInto(java.util.function.Function<String, Histogram> histogramOf) {
         if (start == null || end == null) {
             return;
         }
@@ -297,11 +298,7 @@ public final class RunProfile {
             }
             String name = graph.statisticsName(i);
             if (last == null || !name.equals(lastName)) {
-                last = histograms.get(name);
-                if (last == null) {
-                    String key = histograms.size() < maxNames ? name : other;
-                    last = histograms.computeIfAbsent(key, k -> new Histogram(3));
-                }
+                last = histogramOf.apply(name);
                 lastName = name;
             }
             last.recordValue(Math.max(0, end[graph.slot(i)] - start[graph.slot(i)]));

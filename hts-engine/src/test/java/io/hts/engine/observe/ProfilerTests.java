@@ -113,14 +113,35 @@ class ProfilerTests {
             assertThat(profiler.recordedRuns()).isEqualTo(5);
             long last = profiler.recentRuns().get(2).runId();
             assertThat(profiler.run(last)).isPresent();
-            Map<String, TaskStatistics> stats = profiler.taskStatistics();
+            assertThat(profiler.taskStatistics()).containsOnlyKeys(g.name());
+            Map<String, TaskStatistics> stats = profiler.taskStatistics().get(g.name());
             assertThat(stats).containsOnlyKeys("shard", "merge");
+            assertThat(stats.get("merge").graph()).isEqualTo(g.name());
             assertThat(stats.get("shard").count()).as("10 shards x 3 retained runs").isEqualTo(30);
             assertThat(stats.get("merge").count()).isEqualTo(3);
             TaskStatistics shard = stats.get("shard");
             assertThat(shard.p50()).isLessThanOrEqualTo(shard.p99());
             assertThat(shard.p99()).isLessThanOrEqualTo(shard.max());
             assertThat(profiler.slowestTasks(4)).hasSize(4);
+        }
+    }
+
+    /** Issue 15 item 9: two graphs' tasks that share a name keep statistics of their own. */
+    @Test
+    void statisticsOfTwoGraphsThatShareATaskNameAreApart() {
+        try (Scheduler s = Scheduler.builder().threads(2).retainedRuns(10).build()) {
+            TaskGraph quick = TaskGraph.named("quick");
+            quick.task("load").cpu(ctx -> 1);
+            TaskGraph slow = TaskGraph.named("slow");
+            slow.task("load").cpu(ctx -> 2);
+            s.execute(quick);
+            s.execute(quick);
+            s.execute(slow);
+            Map<String, Map<String, TaskStatistics>> stats = s.profiler().taskStatistics();
+            assertThat(stats).containsOnlyKeys("quick", "slow");
+            assertThat(stats.get("quick").get("load").count()).isEqualTo(2);
+            assertThat(stats.get("slow").get("load").count()).isEqualTo(1);
+            assertThat(stats.get("slow").get("load").graph()).isEqualTo("slow");
         }
     }
 
