@@ -18,6 +18,9 @@ import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.util.MimeType;
+import org.springframework.util.MimeTypeUtils;
 
 /**
  * {@code /actuator/htsprofiler}: the profiler's retained runs (makespan, work, critical path,
@@ -76,6 +79,9 @@ public class HtsProfilerEndpoint {
         return out;
     }
 
+    /** DOT's media type (what Graphviz tools and browsers' viewers expect). */
+    static final MimeType GRAPHVIZ = MimeType.valueOf("text/vnd.graphviz");
+
     /** The most tasks one page of a run's task list holds. */
     static final int MAX_TASKS_PAGE = 10_000;
 
@@ -121,8 +127,8 @@ public class HtsProfilerEndpoint {
             return out;
         }
         return switch (format.toLowerCase(Locale.ROOT)) {
-            case "trace" -> p.toChromeTrace();
-            case "dot" -> p.toDot();
+            case "trace" -> new WebEndpointResponse<>(p.toChromeTrace(), MimeTypeUtils.APPLICATION_JSON);
+            case "dot" -> new WebEndpointResponse<>(p.toDot(), GRAPHVIZ);
             default -> EndpointProblems.badRequest("format", format, "unknown format '" + format + "'",
                     "trace (Chrome Trace Event JSON), dot (Graphviz), or none (the profile)");
         };

@@ -56,6 +56,14 @@ class HtsEndpointHttpTests {
         return response.body();
     }
 
+    static String contentType(int port, String path) throws Exception {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(200);
+        return response.headers().firstValue("Content-Type").orElse("");
+    }
+
     static JsonNode get(int port, String path, int[] status) throws Exception {
         HttpResponse<String> response = HttpClient.newHttpClient().send(
                 HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).GET().build(),
@@ -162,6 +170,8 @@ class HtsEndpointHttpTests {
             assertThat(run.get("criticalPath")).extracting(JsonNode::asText).containsExactly("load", "double");
             JsonNode trace = get(port, "/actuator/htsprofiler/" + runId + "?format=trace", status);
             assertThat(status[0]).isEqualTo(200);
+            assertThat(contentType(port, "/actuator/htsprofiler/" + runId + "?format=trace")).startsWith("application/json");
+            assertThat(contentType(port, "/actuator/htsprofiler/" + runId + "?format=dot")).startsWith("text/vnd.graphviz");
             assertThat(trace.get("traceEvents").isArray()).isTrue();
             assertThat(errorBody(port, "/actuator/htsprofiler/999999", 404)).as("a run not retained")
                     .contains("run 999999 is not among the runs the profiler keeps");

@@ -1,6 +1,7 @@
 package io.hts.engine.observe;
 
-import java.util.Locale;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 
 import io.hts.engine.graph.Device;
 
@@ -20,24 +21,42 @@ final class ChromeTraceExporter {
 
     static String export(RunProfile profile) {
         StringBuilder sb = new StringBuilder(256 + profile.graph().size() * 160);
+        try {
+            write(profile, sb);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex); // a StringBuilder does not throw
+        }
+        return sb.toString();
+    }
+
+    /**
+     * Writes the trace to {@code out} as it goes, one task at a time (no whole-trace string); the
+     * GPU's process appears only when a task ran on it.
+     */
+    static void write(RunProfile profile, Appendable sb) throws IOException {
         sb.append("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"graph\":");
         quote(sb, profile.graphName());
-        sb.append(",\"run\":").append(profile.runId()).append(",\"status\":\"").append(profile.status())
-                .append("\",\"policy\":");
+        sb.append(",\"run\":").append(Long.toString(profile.runId())).append(",\"status\":\"")
+                .append(profile.status().name()).append("\",\"policy\":");
         quote(sb, profile.policy());
         sb.append("},\"traceEvents\":[");
         boolean[] first = {true};
         metadata(sb, first, CPU_PID, -1, "process_name", "CPU (" + profile.graphName() + ")");
-        metadata(sb, first, GPU_PID, -1, "process_name", "GPU (" + profile.graphName() + ")");
         for (int w = 0; w < profile.parallelism(); w++) {
             metadata(sb, first, CPU_PID, w, "thread_name", "worker " + w);
         }
+        boolean gpuNamed = false;
         boolean[] gpuLanes = new boolean[64];
         for (TaskTiming t : profile.tasks()) {
             if (!t.ran()) {
                 continue;
             }
             int pid = t.device() == Device.GPU ? GPU_PID : CPU_PID;
+            if (pid == GPU_PID && !gpuNamed) {
+                gpuNamed = true;
+                metadata(sb, first, GPU_PID, -1, "process_name", "GPU (" + profile.graphName() + ")");
+            }
             if (pid == GPU_PID && t.lane() >= 0 && t.lane() < gpuLanes.length && !gpuLanes[t.lane()]) {
                 gpuLanes[t.lane()] = true;
                 metadata(sb, first, GPU_PID, t.lane(), "thread_name", "stream " + t.lane());
@@ -46,39 +65,54 @@ final class ChromeTraceExporter {
             sb.append("{\"name\":");
             quote(sb, t.name());
             sb.append(",\"cat\":\"").append(t.device() == null ? "task" : t.device().id()).append("\",\"ph\":\"X\"")
-                    .append(",\"ts\":").append(micros(t.startNanos())).append(",\"dur\":")
-                    .append(micros(t.durationNanos())).append(",\"pid\":").append(pid).append(",\"tid\":")
-                    .append(Math.max(0, t.lane())).append(",\"args\":{\"index\":").append(t.index())
-                    .append(",\"state\":\"").append(t.state()).append("\",\"attempts\":").append(t.attempts())
-                    .append(",\"waitMicros\":").append(micros(t.waitNanos())).append("}}");
+                    .append(",\"ts\":");
+            micros(sb, t.startNanos());
+            sb.append(",\"dur\":");
+            micros(sb, t.durationNanos());
+            sb.append(",\"pid\":").append(Integer.toString(pid)).append(",\"tid\":")
+                    .append(Integer.toString(Math.max(0, t.lane()))).append(",\"args\":{\"index\":")
+                    .append(Integer.toString(t.index())).append(",\"state\":\"").append(t.state().name())
+                    .append("\",\"attempts\":").append(Integer.toString(t.attempts())).append(",\"waitMicros\":");
+            micros(sb, t.waitNanos());
+            sb.append("}}");
         }
         sb.append("]}");
-        return sb.toString();
     }
 
-    private static void metadata(StringBuilder sb, boolean[] first, int pid, int tid, String kind, String name) {
+    private static void metadata(Appendable sb, boolean[] first, int pid, int tid, String kind, String name)
+            throws IOException {
         comma(sb, first);
-        sb.append("{\"name\":\"").append(kind).append("\",\"ph\":\"M\",\"pid\":").append(pid);
+        sb.append("{\"name\":\"").append(kind).append("\",\"ph\":\"M\",\"pid\":").append(Integer.toString(pid));
         if (tid >= 0) {
-            sb.append(",\"tid\":").append(tid);
+            sb.append(",\"tid\":").append(Integer.toString(tid));
         }
         sb.append(",\"args\":{\"name\":");
         quote(sb, name);
         sb.append("}}");
     }
 
-    private static void comma(StringBuilder sb, boolean[] first) {
+    private static void comma(Appendable sb, boolean[] first) throws IOException {
         if (!first[0]) {
             sb.append(',');
         }
         first[0] = false;
     }
 
-    private static String micros(long nanos) {
-        return String.format(Locale.ROOT, "%.3f", nanos / 1000.0);
+    /** Microseconds with three decimals, as Trace Event JSON wants them, without String.format. */
+    static void micros(Appendable sb, long nanos) throws IOException {
+        long n = Math.max(0, nanos);
+        long fraction = n % 1000;
+        sb.append(Long.toString(n / 1000)).append('.');
+        if (fraction < 100) {
+            sb.append('0');
+        }
+        if (fraction < 10) {
+            sb.append('0');
+        }
+        sb.append(Long.toString(fraction));
     }
 
-    static void quote(StringBuilder sb, String s) {
+    static void quote(Appendable sb, String s) throws IOException {
         sb.append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -90,7 +124,8 @@ final class ChromeTraceExporter {
                 case '\t' -> sb.append("\\t");
                 default -> {
                     if (c < 0x20) {
-                        sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                        String hex = Integer.toHexString(c);
+                        sb.append("\\u").append("0000", hex.length(), 4).append(hex);
                     }
                     else {
                         sb.append(c);

@@ -280,6 +280,17 @@ public final class RunProfile {
         return ChromeTraceExporter.export(this);
     }
 
+    /**
+     * Writes this run's Chrome Trace Event JSON to {@code out} as it goes, one task at a time, for
+     * a large run whose trace should not be built as one string first (about 160 bytes a task).
+     *
+     * @param out where to write (a {@code Writer}, a {@code StringBuilder})
+     * @throws java.io.IOException when {@code out} fails
+     */
+    public void writeChromeTrace(Appendable out) throws java.io.IOException {
+        ChromeTraceExporter.write(this, out);
+    }
+
     /** The graph in Graphviz DOT, nodes coloured by state and labelled with durations. */
     public String toDot() {
         return DotExporter.export(graph, this);

@@ -145,6 +145,28 @@ class ProfilerTests {
         }
     }
 
+    /** Issue 15 item 12: no empty GPU track without GPU tasks; written as it goes; numbers without String.format. */
+    @Test
+    void theChromeTraceHasNoGpuTrackWithoutGpuTasksAndStreamsTheSameText() throws Exception {
+        try (Scheduler s = Scheduler.builder().threads(2).build()) {
+            TaskGraph g = TaskGraph.named("cpu-only");
+            g.task("odd\u0001name").cpu(ctx -> 1);
+            RunProfile p = s.execute(g).profile();
+            String trace = p.toChromeTrace();
+            assertThat(trace).contains("CPU (cpu-only)").doesNotContain("GPU (").contains("odd\\u0001name");
+            StringBuilder streamed = new StringBuilder();
+            p.writeChromeTrace(streamed);
+            assertThat(streamed.toString()).isEqualTo(trace);
+            assertThat(JsonMapper.builder().build().readTree(trace).get("traceEvents").isArray()).isTrue();
+        }
+        StringBuilder sb = new StringBuilder();
+        for (long nanos : new long[] {0, 5, 999, 1000, 1_234_567, -3}) {
+            ChromeTraceExporter.micros(sb, nanos);
+            sb.append(' ');
+        }
+        assertThat(sb.toString()).isEqualTo("0.000 0.005 0.999 1.000 1234.567 0.000 ");
+    }
+
     @Test
     void theChromeTraceIsValidTraceEventJson() throws Exception {
         try (Scheduler s = Scheduler.builder().threads(2).build()) {
