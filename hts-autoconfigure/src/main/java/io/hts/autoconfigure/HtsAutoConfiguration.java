@@ -77,6 +77,7 @@ public final class HtsAutoConfiguration {
                 .failedRunsLoggedPerMinute(properties.getScheduler().getFailedRunsLoggedPerMinute())
                 .threadNamePrefix(executor.getThreadNamePrefix())
                 .profiling(profiling.isEnabled())
+                .logContext(properties.getLogging().isMdc())
                 .retainedRuns(profiling.getRetainedRuns())
                 .retainedProfileBytes(profiling.getRetainedSize().toBytes())
                 .eventBufferSize(properties.getEvents().getBufferSize())

@@ -28,6 +28,12 @@ public class HtsProperties {
 
     private final Gpu gpu = new Gpu();
 
+    private final Logging logging = new Logging();
+
+    public Logging getLogging() {
+        return this.logging;
+    }
+
     public Scheduler getScheduler() {
         return this.scheduler;
     }
@@ -467,6 +473,24 @@ public class HtsProperties {
 
         public void setStreamTimeout(Duration streamTimeout) {
             this.streamTimeout = streamTimeout;
+        }
+    }
+
+    /** What HTS adds to what tasks log. */
+    public static class Logging {
+
+        /**
+         * Whether each task's body runs with hts.run, hts.graph and hts.task in the SLF4J MDC (use
+         * them in a log pattern, e.g. %X{hts.task}); a few thread-local map operations a task.
+         */
+        private boolean mdc = true;
+
+        public boolean isMdc() {
+            return this.mdc;
+        }
+
+        public void setMdc(boolean mdc) {
+            this.mdc = mdc;
         }
     }
 }

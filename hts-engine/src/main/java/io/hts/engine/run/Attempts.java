@@ -96,7 +96,7 @@ final class Attempts {
                     w.flushCounts(); // the timer may end this task while this worker is inside the body
                     armTimeLimit(e);
                 }
-                result = body.run(e);
+                result = runBody(body, e);
             }
             catch (Throwable ex) {
                 error = ex;
@@ -106,6 +106,19 @@ final class Attempts {
         long t1 = run.recorder.now();
         run.recorder.taskEndedOn(w, t1);
         return ended(e, result, error, t1, w, false);
+    }
+
+    private @Nullable Object runBody(TaskBody<Object> body, TaskExecution e) throws Exception {
+        if (!run.scheduler.logContext) {
+            return body.run(e);
+        }
+        LogContext before = LogContext.enter(run, e.index);
+        try {
+            return body.run(e);
+        }
+        finally {
+            before.restore();
+        }
     }
 
     /**

@@ -80,6 +80,7 @@ public final class Scheduler implements AutoCloseable {
     private final FailureMode defaultFailureMode;
     private final MemoryShortage memoryShortage;
     private final boolean profiling;
+    final boolean logContext;
     private final FailedRunLog failedRuns;
     private final RunAdmission admission;
     private final Map<String, TaskGraph> registered = new ConcurrentHashMap<>();
@@ -104,6 +105,7 @@ public final class Scheduler implements AutoCloseable {
         this.defaultFailureMode = b.failureMode;
         this.memoryShortage = b.memoryShortage;
         this.profiling = b.profiling;
+        this.logContext = b.logContext;
         this.threadNamePrefix = b.threadNamePrefix;
         this.timer = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, b.threadNamePrefix + "timer");

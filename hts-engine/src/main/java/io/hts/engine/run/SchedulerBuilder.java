@@ -30,6 +30,7 @@ public final class SchedulerBuilder {
     FailureMode failureMode = FailureMode.FAIL_FAST;
     MemoryShortage memoryShortage = MemoryShortage.WAIT;
     boolean profiling = true;
+    boolean logContext;
     int retainedRuns = 16;
     int failedRunsLoggedPerMinute = 10;
     long retainedProfileBytes = Profiler.DEFAULT_RETAINED_BYTES;
@@ -160,6 +161,21 @@ public final class SchedulerBuilder {
             throw new IllegalArgumentException("failed runs logged per minute must be 0 (none) or more, was " + perMinute);
         }
         this.failedRunsLoggedPerMinute = perMinute;
+        return this;
+    }
+
+    /**
+     * Whether each task's body runs with its run id, graph and task name in the SLF4J MDC (keys
+     * {@code hts.run}, {@code hts.graph}, {@code hts.task}; what was there before is given back
+     * after the body), so that what bodies log can be correlated. Off by default here (a few
+     * thread-local map operations a task); the Spring Boot starter turns it on
+     * ({@code hts.logging.mdc}).
+     *
+     * @param on whether to
+     * @return this builder
+     */
+    public SchedulerBuilder logContext(boolean on) {
+        this.logContext = on;
         return this;
     }
 

@@ -294,7 +294,19 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
         if (body == null) {
             throw new IllegalStateException("task '" + taskName() + "' has no GPU body");
         }
-        return body;
+        if (!run.scheduler.logContext) {
+            return body;
+        }
+        GpuBody<?> user = body;
+        return ctx -> { // on the device's thread: the same keys as a CPU body's
+            LogContext before = LogContext.enter(run, index);
+            try {
+                return user.run(ctx);
+            }
+            finally {
+                before.restore();
+            }
+        };
     }
 
     @Override

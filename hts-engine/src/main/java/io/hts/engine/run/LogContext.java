@@ -1,0 +1,59 @@
+package io.hts.engine.run;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.MDC;
+
+/**
+ * Puts a task's run id, graph and task name into the SLF4J MDC around its body (keys
+ * {@value #RUN}, {@value #GRAPH}, {@value #TASK}), so that what the body logs can be told apart
+ * and joined to the run's own lines; on when the scheduler was built with
+ * {@code SchedulerBuilder.logContext(true)} (Spring: {@code hts.logging.mdc}, on by default).
+ *
+ * <p>Thread confinement: a body runs on one thread; what it finds in the MDC when it begins is
+ * given back when it ends, so a body that runs a nested graph on its worker (the nested bodies
+ * set their own keys) keeps its own keys afterwards, and a worker keeps nothing between tasks.
+ */
+final class LogContext {
+
+    /** The run's id. */
+    static final String RUN = "hts.run";
+    /** The graph's name. */
+    static final String GRAPH = "hts.graph";
+    /** The task's name. */
+    static final String TASK = "hts.task";
+
+    private final @Nullable String run;
+    private final @Nullable String graph;
+    private final @Nullable String task;
+
+    private LogContext(@Nullable String run, @Nullable String graph, @Nullable String task) {
+        this.run = run;
+        this.graph = graph;
+        this.task = task;
+    }
+
+    /** Sets task {@code i}'s keys on this thread; returns what was there, for {@link #restore()}. */
+    static LogContext enter(GraphRun run, int i) {
+        LogContext before = new LogContext(MDC.get(RUN), MDC.get(GRAPH), MDC.get(TASK));
+        MDC.put(RUN, Long.toString(run.id()));
+        MDC.put(GRAPH, run.topology.name());
+        MDC.put(TASK, run.topology.name(i));
+        return before;
+    }
+
+    /** Gives the MDC back what {@link #enter} found. */
+    void restore() {
+        put(RUN, run);
+        put(GRAPH, graph);
+        put(TASK, task);
+    }
+
+    private static void put(String key, @Nullable String value) {
+        if (value == null) {
+            MDC.remove(key);
+        }
+        else {
+            MDC.put(key, value);
+        }
+    }
+}
