@@ -99,13 +99,17 @@ public class HtsEndpoint {
         out.put("gpus", gpus);
         Map<String, Object> graphs = new LinkedHashMap<>();
         for (Map.Entry<String, TaskGraph> g : scheduler.registeredGraphs().entrySet()) {
-            graphs.put(g.getKey(), Map.of("tasks", g.getValue().size()));
+            graphs.put(g.getKey(), new LinkedHashMap<>(Map.of("tasks", g.getValue().size())));
         }
         out.put("graphs", graphs);
         List<Map<String, Object>> runs = new ArrayList<>();
         for (GraphRun r : scheduler.activeRuns()) {
-            runs.add(Map.of("id", r.id(), "graph", r.graph().name(), "status", r.status().name(), "pendingTasks",
-                    r.pendingTasks()));
+            Map<String, Object> m = new LinkedHashMap<>(); // one key order, one name for the run id (runId)
+            m.put("runId", r.id());
+            m.put("graph", r.graph().name());
+            m.put("status", r.status().name());
+            m.put("pendingTasks", r.pendingTasks());
+            runs.add(m);
         }
         out.put("activeRuns", runs);
         return out;
@@ -117,7 +121,9 @@ public class HtsEndpoint {
         m.put(capacityKey, d.capacity());
         m.put("queued", d.queued());
         m.put("running", d.running());
-        m.put("freeMemoryBytes", d.freeMemoryBytes());
+        if (d.freeMemoryBytes() >= 0) {
+            m.put("freeMemoryBytes", d.freeMemoryBytes()); // absent, not -1, for a device without memory of its own
+        }
         m.put("detail", d.detail());
         return m;
     }

@@ -93,7 +93,9 @@ public class HtsEventsEndpoint {
         if (e.device() != null) {
             m.put("device", e.device().id());
         }
-        m.put("worker", e.worker());
+        if (e.worker() >= 0) {
+            m.put("worker", e.worker()); // absent, not -1, for an event of no worker or stream
+        }
         m.put("attempt", e.attempt());
         if (e.error() != null) {
             m.put("error", e.error().toString());

@@ -56,8 +56,12 @@ public class HtsProfilerEndpoint {
         out.put("recentRuns", runs);
         List<Map<String, Object>> slowest = new ArrayList<>();
         for (Profiler.SlowTask t : profiler.slowestTasks(10)) {
-            slowest.add(Map.of("runId", t.runId(), "graph", t.graph(), "task", t.timing().name(), "millis",
-                    millis(t.timing().durationNanos())));
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("runId", t.runId());
+            m.put("graph", t.graph());
+            m.put("task", t.timing().name());
+            m.put("millis", millis(t.timing().durationNanos()));
+            slowest.add(m);
         }
         out.put("slowestTasks", slowest);
         Map<String, Object> statistics = new LinkedHashMap<>(); // by graph, then task or group name
@@ -117,9 +121,15 @@ public class HtsProfilerEndpoint {
             Map<String, Object> out = run(p);
             List<Map<String, Object>> tasks = new ArrayList<>();
             for (TaskTiming t : p.slowest(20)) {
-                tasks.add(Map.of("task", t.name(), "state", t.state().name(), "device",
-                        t.device() == null ? "none" : t.device().id(), "lane", t.lane(), "millis",
-                        millis(t.durationNanos())));
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("task", t.name());
+                m.put("state", t.state().name());
+                if (t.device() != null) {
+                    m.put("device", t.device().id());
+                    m.put("lane", t.lane());
+                }
+                m.put("millis", millis(t.durationNanos()));
+                tasks.add(m);
             }
             out.put("slowestTasks", tasks);
             out.put("taskStates", states(p));
@@ -183,6 +193,8 @@ public class HtsProfilerEndpoint {
         m.put("runId", p.runId());
         m.put("graph", p.graphName());
         m.put("status", p.status().name());
+        m.put("submitted", p.submitted().toString()); // ISO-8601, as every instant here
+        m.put("finished", p.submitted().plus(p.makespan()).toString());
         m.put("policy", p.policy());
         m.put("tasks", p.graph().size());
         m.put("makespanMillis", millis(p.makespan()));

@@ -109,6 +109,7 @@ class HtsEndpointHttpTests {
             assertThat(all.get("events").isArray()).isTrue();
             JsonNode finished = get(port, "/actuator/htsevents?run=" + runId + "&type=run_succeeded", status);
             assertThat(finished.get("events")).hasSize(1);
+            assertThat(finished.get("events").get(0).has("worker")).as("no -1 sentinel for a run's event").isFalse();
             assertThat(finished.get("events").get(0).get("graph").asText()).isEqualTo("features");
             long next = get(port, "/actuator/htsevents?limit=10000", status).get("next").asLong();
             JsonNode none = get(port, "/actuator/htsevents?after=" + next, status);
@@ -164,6 +165,8 @@ class HtsEndpointHttpTests {
             JsonNode summary = get(port, "/actuator/htsprofiler", status);
             assertThat(status[0]).isEqualTo(200);
             assertThat(summary.get("recentRuns")).anySatisfy(r -> assertThat(r.get("runId").asLong()).isEqualTo(runId));
+            assertThat(summary.get("recentRuns")).allSatisfy(r -> assertThat(java.time.Instant.parse(r.get("finished")
+                    .asText())).isAfterOrEqualTo(java.time.Instant.parse(r.get("submitted").asText())));
             assertThat(summary.get("statistics").get("features").get("double").get("count").asLong()).isPositive();
             JsonNode run = get(port, "/actuator/htsprofiler/" + runId, status);
             assertThat(run.get("graph").asText()).isEqualTo("features");
