@@ -2,39 +2,60 @@ package io.hts.autoconfigure.actuate;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
 import io.hts.engine.observe.EventBus;
+import io.hts.engine.observe.EventLog;
 import io.hts.engine.observe.TaskEvent;
 import io.hts.engine.observe.TaskListener;
-import org.springframework.beans.factory.DisposableBean;
+import org.jspecify.annotations.Nullable;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.http.MediaType;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
 /**
  * The live event stream's subscriptions: each subscriber is a {@link TaskListener} on the
  * scheduler's event bus with a bounded queue; the thread that publishes an event (a worker) only
- * offers it to the queue, and one sender thread ({@code hts-sse}) writes to the connections, so a
- * slow client never slows the scheduler. A subscriber whose queue is full loses events; the next
- * event it gets says how many in a {@code dropped} comment. Closed with the context.
+ * offers it to the queue, and a sender thread writes it to the connection, one subscriber at a
+ * time per thread, so a slow client never slows the scheduler nor the other clients. A subscriber
+ * whose queue is full loses events; the next event it gets says how many in a {@code dropped}
+ * comment.
+ *
+ * <p><b>Resuming.</b> A client that reconnects with {@code Last-Event-ID} (browsers' EventSource
+ * do so by themselves; event ids are the events' sequence numbers) first gets the events after that
+ * one that the recent-events buffer still holds and that its filter selects, then the live ones,
+ * without duplicates.
+ *
+ * <p><b>Shutdown.</b> A lifecycle that stops before the web server's graceful shutdown: every open
+ * stream is completed, so a SIGTERM is not held up by open connections for the whole grace period.
+ * A connection whose time ran out is completed quietly.
  */
-public final class HtsEventStream implements DisposableBean {
+public final class HtsEventStream implements SmartLifecycle {
 
     /** Events a subscriber may have waiting before it loses some. */
     static final int QUEUE = 4096;
+    /** Events replayed to a resuming client at most. */
+    static final int REPLAY = 10_000;
+    /** Sender threads at most (each serves one connection at a time; idle ones end after a minute). */
+    static final int SENDERS = 16;
 
     private final EventBus bus;
     private final Duration timeout;
-    private final ExecutorService sender = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "hts-sse");
-        t.setDaemon(true);
-        return t;
-    });
+    private final Set<Subscriber> open = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger senderIds = new AtomicInteger();
+    private final ExecutorService senders;
+    private volatile boolean running;
 
     /**
      * Creates the stream.
@@ -45,6 +66,15 @@ public final class HtsEventStream implements DisposableBean {
     public HtsEventStream(EventBus bus, Duration timeout) {
         this.bus = bus;
         this.timeout = timeout;
+        // up to SENDERS threads, one a connection being written; more connections queue; idle threads end
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(SENDERS, SENDERS, 1, TimeUnit.MINUTES,
+                new LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "hts-sse-" + senderIds.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        pool.allowCoreThreadTimeOut(true);
+        this.senders = pool;
     }
 
     /**
@@ -52,23 +82,62 @@ public final class HtsEventStream implements DisposableBean {
      *
      * @param filter which events it gets
      * @param routine whether it also gets the routine events (ready, started, succeeded)
+     * @param lastEventId the {@code Last-Event-ID} of a resuming client: the buffered events after it
+     *     come first; {@code null} for live events only
      * @return the emitter the controller returns
      * @throws IOException when the first message cannot be written
      */
-    public SseEmitter subscribe(Predicate<TaskEvent> filter, boolean routine) throws IOException {
+    public SseEmitter subscribe(Predicate<TaskEvent> filter, boolean routine, @Nullable Long lastEventId)
+            throws IOException {
         SseEmitter emitter = new SseEmitter(timeout.toMillis());
-        Subscriber s = new Subscriber(emitter, filter, routine);
-        emitter.onCompletion(() -> bus.removeListener(s));
-        emitter.onTimeout(() -> bus.removeListener(s));
-        emitter.onError(ex -> bus.removeListener(s));
-        bus.addListener(s);
+        Subscriber s = new Subscriber(emitter, filter, routine, lastEventId != null);
+        emitter.onCompletion(s::close);
+        emitter.onTimeout(() -> {
+            s.close();
+            emitter.complete(); // its time ran out: an ordinary end, not an error to log
+        });
+        emitter.onError(ex -> s.close());
+        open.add(s);
+        bus.addListener(s); // live events queue from now on
         emitter.send(SseEmitter.event().comment("subscribed"));
+        if (lastEventId != null) {
+            s.replayAfter(lastEventId);
+        }
+        if (!running) {
+            s.end(); // the application is stopping
+        }
         return emitter;
     }
 
+    /** Connections open now. */
+    int openStreams() {
+        return open.size();
+    }
+
     @Override
-    public void destroy() {
-        sender.shutdownNow();
+    public void start() {
+        running = true;
+    }
+
+    /** Completes every open stream, before the web server waits for its requests to end. */
+    @Override
+    public void stop() {
+        running = false;
+        for (Subscriber s : open) {
+            s.end();
+        }
+        senders.shutdown();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** Stops first: after it the web server's graceful shutdown finds no stream still open. */
+    @Override
+    public int getPhase() {
+        return SmartLifecycle.DEFAULT_PHASE;
     }
 
     private final class Subscriber implements TaskListener {
@@ -79,12 +148,18 @@ public final class HtsEventStream implements DisposableBean {
         private final ArrayBlockingQueue<TaskEvent> queue = new ArrayBlockingQueue<>(QUEUE);
         private final AtomicBoolean flushing = new AtomicBoolean();
         private final AtomicLong dropped = new AtomicLong();
+        /** The highest sequence written: live events at or below it were replayed already. */
+        private volatile long written = -1;
+        private volatile @Nullable List<TaskEvent> replay;
+        /** While a resuming client's replay is read: live events queue but are not sent yet. */
+        private volatile boolean holding;
         private volatile boolean closed;
 
-        Subscriber(SseEmitter emitter, Predicate<TaskEvent> filter, boolean routine) {
+        Subscriber(SseEmitter emitter, Predicate<TaskEvent> filter, boolean routine, boolean resuming) {
             this.emitter = emitter;
             this.filter = filter;
             this.routine = routine;
+            this.holding = resuming;
         }
 
         @Override
@@ -100,34 +175,93 @@ public final class HtsEventStream implements DisposableBean {
             if (!queue.offer(event)) {
                 dropped.incrementAndGet();
             }
+            schedule();
+        }
+
+        /**
+         * Called after the subscription: what the buffer holds after {@code sequence} goes first;
+         * anything published since the subscription is queued too, and sent once, in order.
+         */
+        void replayAfter(long sequence) {
+            EventLog log = bus.log();
+            if (log != null) {
+                replay = log.events(sequence, REPLAY, filter);
+            }
+            holding = false;
+            schedule();
+        }
+
+        private void schedule() {
             if (flushing.compareAndSet(false, true)) {
-                sender.execute(this::flush);
+                try {
+                    senders.execute(this::flush);
+                }
+                catch (RuntimeException ex) { // stopping: nothing more is sent
+                    flushing.set(false);
+                }
             }
         }
 
-        /** On the sender thread: writes what is queued; goes round again if more came meanwhile. */
+        /** On a sender thread: writes the replay, then what is queued; goes round again if more came meanwhile. */
         private void flush() {
+            if (holding) {
+                flushing.set(false);
+                if (!holding) {
+                    schedule(); // replayAfter ended the hold meanwhile and found this flush still on
+                }
+                return; // else replayAfter schedules again
+            }
             do {
                 try {
-                    for (TaskEvent e; (e = queue.poll()) != null; ) {
-                        long lost = dropped.getAndSet(0);
-                        SseEmitter.SseEventBuilder message = SseEmitter.event().id(Long.toString(e.sequence()))
-                                .name(e.type().name()).data(HtsEventsEndpoint.describe(e), MediaType.APPLICATION_JSON);
-                        if (lost > 0) {
-                            message.comment("dropped " + lost + " events (the client reads slower than they come)");
+                    List<TaskEvent> first = replay;
+                    if (first != null) {
+                        replay = null;
+                        for (TaskEvent e : first) {
+                            send(e, 0);
                         }
-                        emitter.send(message);
+                    }
+                    for (TaskEvent e; !closed && (e = queue.poll()) != null; ) {
+                        if (e.sequence() > written) {
+                            send(e, dropped.getAndSet(0));
+                        }
                     }
                 }
                 catch (IOException | RuntimeException ex) {
-                    closed = true; // the client went away (or the event could not be written): unsubscribe
-                    queue.clear();
+                    close(); // the client went away (or the event could not be written): unsubscribe
                     emitter.completeWithError(ex);
-                    bus.removeListener(this);
                 }
                 flushing.set(false);
             }
-            while (!closed && !queue.isEmpty() && flushing.compareAndSet(false, true));
+            while (!closed && (!queue.isEmpty() || replay != null) && flushing.compareAndSet(false, true));
+        }
+
+        private void send(TaskEvent e, long lost) throws IOException {
+            SseEmitter.SseEventBuilder message = SseEmitter.event().id(Long.toString(e.sequence()))
+                    .name(e.type().name()).data(HtsEventsEndpoint.describe(e), MediaType.APPLICATION_JSON);
+            if (lost > 0) {
+                message.comment("dropped " + lost + " events (the client reads slower than they come)");
+            }
+            emitter.send(message);
+            written = Math.max(written, e.sequence());
+        }
+
+        /** Unsubscribes; idempotent. */
+        void close() {
+            closed = true;
+            queue.clear();
+            bus.removeListener(this);
+            open.remove(this);
+        }
+
+        /** The application stops: the stream ends normally. */
+        void end() {
+            close();
+            try {
+                emitter.complete();
+            }
+            catch (RuntimeException ignored) {
+                // already completed
+            }
         }
     }
 }

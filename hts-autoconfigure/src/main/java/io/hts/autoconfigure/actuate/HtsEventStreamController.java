@@ -7,6 +7,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
@@ -39,6 +40,8 @@ public class HtsEventStreamController {
      * @param task only events of this task (by name)
      * @param type only events of this type
      * @param routine also the routine events
+     * @param lastEventId sent by a client that resumes (an EventSource does so by itself): the
+     *     buffered events after it come first
      * @return the emitter; for an unknown type, a 400 whose JSON body names the accepted ones
      * @throws IOException when the connection fails at once
      */
@@ -46,7 +49,8 @@ public class HtsEventStreamController {
             produces = MediaType.TEXT_EVENT_STREAM_VALUE)
     public Object stream(@RequestParam(required = false) @Nullable Long run,
             @RequestParam(required = false) @Nullable String task, @RequestParam(required = false) @Nullable String type,
-            @RequestParam(defaultValue = "false") boolean routine) throws IOException {
+            @RequestParam(defaultValue = "false") boolean routine,
+            @RequestHeader(name = "Last-Event-ID", required = false) @Nullable Long lastEventId) throws IOException {
         EventType wanted = type == null ? null : HtsEventsEndpoint.eventType(type);
         if (type != null && wanted == null) {
             // a body that says why, whatever server.error.include-message says (a thrown status hides it)
@@ -54,6 +58,6 @@ public class HtsEventStreamController {
             return ResponseEntity.status(problem.getStatus()).contentType(MediaType.APPLICATION_JSON).body(problem.getBody());
         }
         return stream.subscribe(HtsEventsEndpoint.filter(run, task, wanted),
-                routine || (wanted != null && wanted.isRoutine()));
+                routine || (wanted != null && wanted.isRoutine()), lastEventId);
     }
 }
