@@ -59,7 +59,7 @@ public class SampleJobs implements ApplicationRunner {
         }
     }
 
-    /** One run in a few lines: its result, makespan, overhead and the devices its tasks used. */
+    /** One run in a few lines: its result, makespan, where worker time went and the devices its tasks used. */
     static String describe(GraphRun run) {
         RunProfile p = run.profile();
         Map<Device, Long> byDevice = p.tasks().stream().filter(TaskTiming::ran)
@@ -72,7 +72,8 @@ public class SampleJobs implements ApplicationRunner {
         StringBuilder out = new StringBuilder();
         out.append(p.graphName()).append(": ").append(p.status()).append(" in ")
                 .append(millis(p.makespan())).append(", ").append(p.tasks().size()).append(" tasks ").append(byDevice)
-                .append(", scheduling overhead ").append(String.format("%.2f %%", 100 * p.schedulingOverheadRatio()))
+                .append(String.format(", worker time: %.2f %% waits the scheduler caused, %.2f %% idle for want of ready tasks",
+                        100 * p.workerTime().schedulerShare(), 100 * p.workerTime().shapeShare()))
                 .append("\n  result: ").append(result);
         for (TaskTiming t : p.slowest(3)) {
             out.append("\n  slow: ").append(t.name()).append(" on ").append(t.device() == null ? "-" : t.device().id())

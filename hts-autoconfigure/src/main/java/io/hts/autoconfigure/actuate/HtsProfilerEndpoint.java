@@ -12,6 +12,7 @@ import io.hts.engine.observe.Profiler;
 import io.hts.engine.observe.RunProfile;
 import io.hts.engine.observe.TaskStatistics;
 import io.hts.engine.observe.TaskTiming;
+import io.hts.engine.observe.WorkerTime;
 import io.hts.engine.run.Scheduler;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
@@ -24,7 +25,7 @@ import org.springframework.util.MimeTypeUtils;
 
 /**
  * {@code /actuator/htsprofiler}: the profiler's retained runs (makespan, work, critical path,
- * scheduling overhead), the slowest tasks and per-name duration statistics (p50/p90/p99, from
+ * where the workers' time went), the slowest tasks and per-name duration statistics (p50/p90/p99, from
  * HdrHistogram); {@code /actuator/htsprofiler/{runId}} one run's profile (every task's state and,
  * for a failed or cancelled one, its cause, paged with {@code offset} and {@code limit}), and with
  * {@code ?format=trace} its Chrome Trace Event JSON (opens in Perfetto) or {@code ?format=dot} its
@@ -202,7 +203,16 @@ public class HtsProfilerEndpoint {
             m.put("totalWorkMillis", millis(p.totalWork()));
             m.put("criticalPath", p.criticalPath().tasks());
             m.put("criticalPathMillis", millis(p.criticalPath().length()));
-            m.put("schedulingOverhead", p.schedulingOverheadRatio());
+            m.put("idealGapRatio", p.idealGapRatio()); // makespan beyond max(work / workers, critical path), any cause
+            WorkerTime w = p.workerTime();
+            Map<String, Object> time = new LinkedHashMap<>();
+            time.put("capacityMillis", millis(w.capacity()));
+            time.put("workMillis", millis(w.work()));
+            time.put("schedulerDelayMillis", millis(w.schedulerDelay())); // ready tasks waited while a worker idled
+            time.put("shapeIdleMillis", millis(w.shapeIdle())); // workers idle with nothing ready
+            time.put("schedulerShare", w.schedulerShare());
+            time.put("shapeShare", w.shapeShare());
+            m.put("workerTime", time);
         }
         return m;
     }

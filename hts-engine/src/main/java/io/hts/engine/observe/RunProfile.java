@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The profile of one run: per-task timings, and the run's makespan, total work, critical path,
- * scheduling overhead and per-worker usage. Exported as Chrome Trace Event JSON
+ * where the workers' time went ({@link WorkerTime}) and per-worker usage. Exported as Chrome Trace Event JSON
  * ({@link #toChromeTrace()}, opens in Perfetto) and Graphviz DOT ({@link #toDot()}).
  *
  * <p>Built by the scheduler over the run's own timing arrays (no per-task objects are kept);
@@ -48,6 +48,7 @@ public final class RunProfile {
     private final long idleSpins;
     private final List<String> abandoned;
     private volatile @Nullable Summary summary;
+    private volatile @Nullable WorkerTime workerTime;
 
     /**
      * Created by the scheduler.
@@ -179,20 +180,55 @@ public final class RunProfile {
     }
 
     /**
-     * The time the run took beyond what its work and its dependencies force:
-     * makespan - max(total work / parallelism, critical path), never negative. With 0.5 ms tasks
-     * this is the scheduler's cost; with tiny tasks it is mostly dispatch latency.
+     * The time the run took beyond what its work and its dependencies force, whatever the cause:
+     * makespan - max(total work / workers, critical path), never negative. It is not the
+     * scheduler's cost: it also holds the graph's own lost parallelism (a shape the workers cannot
+     * fill) and JIT warm-up; {@link #workerTime()} splits the workers' idle time between the
+     * scheduler and the shape.
      */
-    public Duration schedulingOverhead() {
+    public Duration idealGap() {
         Summary s = summary();
         long ideal = Math.max(s.totalWork / Math.max(1, parallelism), s.criticalPathNanos);
         return Duration.ofNanos(Math.max(0, s.makespan - ideal));
     }
 
-    /** {@link #schedulingOverhead()} as a fraction of the makespan. */
-    public double schedulingOverheadRatio() {
+    /** {@link #idealGap()} as a fraction of the makespan. */
+    public double idealGapRatio() {
         long m = summary().makespan;
-        return m == 0 ? 0 : (double) schedulingOverhead().toNanos() / m;
+        return m == 0 ? 0 : (double) idealGap().toNanos() / m;
+    }
+
+    /**
+     * Where the CPU workers' time went: work, waits of ready tasks while a worker was idle (the
+     * scheduler's doing), and idleness with nothing ready (the graph's shape). Computed when first
+     * asked (a sort of four entries a task), then kept; empty without timings.
+     */
+    public WorkerTime workerTime() {
+        WorkerTime w = workerTime;
+        if (w == null) {
+            w = computeWorkerTime();
+            workerTime = w;
+        }
+        return w;
+    }
+
+    private WorkerTime computeWorkerTime() {
+        long makespan = summary().makespan;
+        int n = graph.size();
+        long[] ready = new long[start == null ? 0 : n];
+        long[] begin = new long[ready.length];
+        long[] finish = new long[ready.length];
+        int k = 0;
+        for (int i = 0; i < ready.length; i++) {
+            int slot = graph.slot(i);
+            if (start[slot] != 0 && end[slot] != 0 && devices != null && devices[slot] == Device.CPU.ordinal() + 1) {
+                ready[k] = readyNanos(i);
+                begin[k] = start[slot] - submitNanos;
+                finish[k] = end[slot] - submitNanos;
+                k++;
+            }
+        }
+        return WorkerTime.sweep(parallelism, makespan, ready, begin, finish, k);
     }
 
     /** The mean time from a task being ready to it starting. */
@@ -413,7 +449,8 @@ public final class RunProfile {
     public String toString() {
         return "run " + runId + " of graph '" + graph.name() + "': " + status + ", " + graph.size() + " tasks, makespan "
                 + makespan() + ", total work " + totalWork() + ", critical path " + criticalPath().length()
-                + ", overhead " + String.format(java.util.Locale.ROOT, "%.2f%%", 100 * schedulingOverheadRatio());
+                + String.format(java.util.Locale.ROOT, ", worker time: %.2f%% waits the scheduler caused, %.2f%% idle"
+                        + " for want of ready tasks", 100 * workerTime().schedulerShare(), 100 * workerTime().shapeShare());
     }
 
     private record Summary(long makespan, long totalWork, long criticalPathNanos, List<String> criticalPath,

@@ -208,7 +208,8 @@ class CancelTimeoutBreakTests {
                 p.toChromeTrace();
                 p.toDot();
                 p.criticalPath();
-                p.schedulingOverhead();
+                p.idealGap();
+                p.workerTime();
                 p.workers();
                 p.statistics();
                 org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(3)).until(() -> run.abandoned().isEmpty());
@@ -436,8 +437,9 @@ class CancelTimeoutBreakTests {
                     p.criticalPath();
                     p.makespan();
                     p.meanWait();
-                    p.schedulingOverhead();
-                    p.schedulingOverheadRatio();
+                    p.idealGap();
+                    p.idealGapRatio();
+                    p.workerTime();
                     p.slowest(0);
                     p.slowest(100);
                     p.statistics();

@@ -29,7 +29,7 @@ public class FeaturesExample {
             GraphRun run = scheduler.submit(graph);          // asynchronous; runs of one graph may overlap
             long total = run.await().result(merge);
             System.out.println("total = " + total);
-            System.out.println(run.profile());               // makespan, critical path, overhead
+            System.out.println(run.profile());               // makespan, critical path, where worker time went
         }
     }
 }

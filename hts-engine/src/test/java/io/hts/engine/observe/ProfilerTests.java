@@ -89,8 +89,12 @@ class ProfilerTests {
             assertThat(p.criticalPath().length()).isGreaterThanOrEqualTo(Duration.ofMillis(60));
             assertThat(p.makespan()).isGreaterThanOrEqualTo(p.criticalPath().length());
             assertThat(p.totalWork()).isGreaterThanOrEqualTo(Duration.ofMillis(60));
-            assertThat(p.schedulingOverhead()).isGreaterThanOrEqualTo(Duration.ZERO);
-            assertThat(p.schedulingOverheadRatio()).isBetween(0.0, 1.0);
+            assertThat(p.idealGap()).isGreaterThanOrEqualTo(Duration.ZERO);
+            assertThat(p.idealGapRatio()).isBetween(0.0, 1.0);
+            WorkerTime w = p.workerTime();
+            assertThat(w.work().plus(w.schedulerDelay()).plus(w.shapeIdle())).as("every worker nanosecond, once")
+                    .isEqualTo(w.capacity());
+            assertThat(w.schedulerShare() + w.shapeShare()).isBetween(0.0, 1.0);
             assertThat(p.workers()).hasSize(2);
             assertThat(p.workers().stream().mapToLong(WorkerUsage::tasks).sum()).isEqualTo(5);
             assertThat(p.slowest(2)).extracting(TaskTiming::name).containsExactlyInAnyOrder("slow1", "slow2");
