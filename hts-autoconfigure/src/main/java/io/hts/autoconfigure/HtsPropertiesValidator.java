@@ -20,6 +20,13 @@ import org.springframework.util.unit.DataSize;
  */
 final class HtsPropertiesValidator {
 
+    /** The most CPU workers (the pool's idle stack holds 65,534). */
+    static final int MAXIMUM_THREADS = 65_534;
+    /** The most events the recent-events buffer keeps. */
+    static final int MAXIMUM_EVENT_BUFFER = 10_000_000;
+    /** The longest duration a setting takes (100 years, as the engine's time limits and backoffs). */
+    static final Duration LONGEST = Duration.ofDays(36_525);
+
     /** The smallest block of the GPU memory pool (hts-gpu's buddy allocator). */
     static final long MINIMUM_BLOCK = 256;
 
@@ -40,11 +47,12 @@ final class HtsPropertiesValidator {
 
     private void check(HtsProperties p) {
         Integer threads = p.getExecutor().getThreads();
-        require(threads == null || threads >= 1, "hts.executor.threads", threads,
-                "an integer of at least 1 (unset: the number of available processors)");
+        require(threads == null || (threads >= 1 && threads <= MAXIMUM_THREADS), "hts.executor.threads", threads,
+                "an integer from 1 to " + MAXIMUM_THREADS + " (unset: the number of available processors)");
         Duration stall = p.getScheduler().getStallTimeout();
-        require(stall == null || stall.compareTo(Duration.ofMillis(10)) >= 0, "hts.scheduler.stall-timeout", stall,
-                "a duration of at least 10ms, such as 30s, or unset for no watchdog");
+        require(stall == null || (stall.compareTo(Duration.ofMillis(10)) >= 0 && stall.compareTo(LONGEST) <= 0),
+                "hts.scheduler.stall-timeout", stall, "a duration from 10ms to " + LONGEST.toDays()
+                        + "d, such as 30s, or unset for no watchdog");
         require(p.getScheduler().getFailedRunsLoggedPerMinute() >= 0, "hts.scheduler.failed-runs-logged-per-minute",
                 p.getScheduler().getFailedRunsLoggedPerMinute(), "an integer of 0 (none logged) or more");
         tasks(p.getTasks());
@@ -52,10 +60,12 @@ final class HtsPropertiesValidator {
                 p.getProfiling().getRetainedRuns(), "an integer of 0 or more");
         require(!p.getProfiling().getRetainedSize().isNegative(), "hts.profiling.retained-size",
                 p.getProfiling().getRetainedSize(), "a size of 0 or more, such as 64MB");
-        require(p.getEvents().getBufferSize() >= 0, "hts.events.buffer-size", p.getEvents().getBufferSize(),
-                "an integer of 0 or more");
-        require(!p.getEvents().getStreamTimeout().isNegative() && !p.getEvents().getStreamTimeout().isZero(),
-                "hts.events.stream-timeout", p.getEvents().getStreamTimeout(), "a duration above 0, such as 30m");
+        require(p.getEvents().getBufferSize() >= 0 && p.getEvents().getBufferSize() <= MAXIMUM_EVENT_BUFFER,
+                "hts.events.buffer-size", p.getEvents().getBufferSize(), "an integer from 0 to " + MAXIMUM_EVENT_BUFFER
+                        + " (each kept event holds its text: a million is tens of MB)");
+        Duration stream = p.getEvents().getStreamTimeout();
+        require(!stream.isNegative() && !stream.isZero() && stream.compareTo(LONGEST) <= 0, "hts.events.stream-timeout",
+                stream, "a duration above 0 and at most " + LONGEST.toDays() + "d, such as 30m");
         gpu(p.getGpu());
     }
 
@@ -75,7 +85,8 @@ final class HtsPropertiesValidator {
     private void gpu(HtsProperties.Gpu gpu) {
         require(gpu.getStreamsPerDevice() >= 1, "hts.gpu.streams-per-device", gpu.getStreamsPerDevice(),
                 "an integer of at least 1, such as 4 (the default)");
-        require(!gpu.getPollSpin().isNegative(), "hts.gpu.poll-spin", gpu.getPollSpin(),
+        require(!gpu.getPollSpin().isNegative() && gpu.getPollSpin().compareTo(LONGEST) <= 0, "hts.gpu.poll-spin",
+                gpu.getPollSpin(),
                 "a duration of 0 or more, such as 50us (the default) or 20ms");
         List<Integer> devices = gpu.getDevices();
         if (devices != null) {
@@ -91,7 +102,8 @@ final class HtsPropertiesValidator {
                 "a percentage above 0 and at most 100, such as 50");
         require(breaker.getSlidingWindowSize() >= 1, "hts.gpu.circuit-breaker.sliding-window-size",
                 breaker.getSlidingWindowSize(), "an integer of at least 1, such as 20");
-        require(breaker.getWaitDurationInOpenState().compareTo(Duration.ofMillis(1)) >= 0,
+        require(breaker.getWaitDurationInOpenState().compareTo(Duration.ofMillis(1)) >= 0
+                && breaker.getWaitDurationInOpenState().compareTo(LONGEST) <= 0,
                 "hts.gpu.circuit-breaker.wait-duration-in-open-state", breaker.getWaitDurationInOpenState(),
                 "a duration of at least 1ms, such as 30s");
         HtsProperties.MemoryPool pool = gpu.getMemoryPool();

@@ -88,7 +88,7 @@ class HtsAutoConfigurationTests {
             FailureAnalysis analysis = new HtsFailureAnalyzer().analyze(failure);
             assertThat(analysis).isNotNull();
             assertThat(analysis.getDescription()).isEqualTo("Invalid value '-2' for property 'hts.executor.threads'.");
-            assertThat(analysis.getAction()).contains("hts.executor.threads accepts an integer of at least 1");
+            assertThat(analysis.getAction()).contains("hts.executor.threads accepts an integer from 1 to 65534");
         });
         runner.withPropertyValues("hts.tasks.default-retries=-1").run(context -> assertThat(context.getStartupFailure())
                 .hasRootCauseMessage("Invalid value '-1' for property 'hts.tasks.default-retries': accepted is an"

@@ -55,9 +55,9 @@ class HtsPropertyErrorsTests {
         refused("hts.gpu.devices=0,0", "hts.gpu.devices", "0,0", "distinct device ordinals");
         refused("hts.gpu.poll-spin=-1ms", "hts.gpu.poll-spin", "-1ms", "a duration of 0 or more");
         refused("hts.tasks.default-backoff=-100ms", "hts.tasks.default-backoff", "-100ms", "a duration from 0 to");
-        refused("hts.scheduler.stall-timeout=-5s", "hts.scheduler.stall-timeout", "-5s", "a duration of at least 10ms");
+        refused("hts.scheduler.stall-timeout=-5s", "hts.scheduler.stall-timeout", "-5s", "a duration from 10ms to 36525d");
         refused("hts.tasks.default-timeout=-1s", "hts.tasks.default-timeout", "-1s", "a duration from 1ms");
-        refused("hts.executor.threads=0", "hts.executor.threads", "0", "an integer of at least 1");
+        refused("hts.executor.threads=0", "hts.executor.threads", "0", "an integer from 1 to 65534");
         refused("hts.events.stream-timeout=0s", "hts.events.stream-timeout", "0s", "a duration above 0");
     }
 

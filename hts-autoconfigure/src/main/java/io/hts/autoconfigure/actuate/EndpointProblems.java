@@ -54,4 +54,45 @@ final class EndpointProblems {
         body.put("detail", detail);
         return body;
     }
+
+    /** A parameter the endpoint cannot use: thrown while reading parameters, answered as its response. */
+    static final class Bad extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        private final transient WebEndpointResponse<Map<String, Object>> response;
+
+        Bad(WebEndpointResponse<Map<String, Object>> response) {
+            super(String.valueOf(response.getBody().get("detail")), null, false, false);
+            this.response = response;
+        }
+
+        WebEndpointResponse<Map<String, Object>> response() {
+            return response;
+        }
+    }
+
+    /**
+     * A whole-number parameter, read here rather than by the web layer (whose refusal of
+     * {@code ?run=abc} would be a bare 400).
+     *
+     * @return the number, or {@code null} when the parameter is absent
+     * @throws Bad when it is not a whole number from {@code min} to {@code max}
+     */
+    static @Nullable Long number(String parameter, @Nullable String value, long min, long max, String accepted) {
+        if (value == null) {
+            return null;
+        }
+        long n;
+        try {
+            n = Long.parseLong(value.trim());
+        }
+        catch (NumberFormatException ex) {
+            throw new Bad(badRequest(parameter, value, "'" + value + "' is not a whole number", accepted));
+        }
+        if (n < min || n > max) {
+            throw new Bad(badRequest(parameter, value, value + " is out of range", accepted));
+        }
+        return n;
+    }
 }

@@ -49,7 +49,19 @@ public class HtsEndpoint {
      * @return what was done; a 400 naming the accepted policies for an unknown one
      */
     @WriteOperation
-    public Object change(@Nullable String policy, @Nullable Long cancelRun) {
+    public Object change(@Nullable String policy, @Nullable String cancelRun) {
+        Long runToCancel;
+        try {
+            runToCancel = EndpointProblems.number("cancelRun", cancelRun, Long.MIN_VALUE, Long.MAX_VALUE,
+                    "the id of an active run (a whole number), such as a runId of activeRuns");
+        }
+        catch (EndpointProblems.Bad bad) {
+            return bad.response();
+        }
+        if (runToCancel != null && scheduler.activeRun(runToCancel).isEmpty()) {
+            return EndpointProblems.notFound("run " + runToCancel + " is not active (finished, or never submitted here);"
+                    + " nothing was changed");
+        }
         Map<String, Object> out = new LinkedHashMap<>();
         if (policy != null) {
             PolicyType type;
@@ -64,10 +76,10 @@ public class HtsEndpoint {
             scheduler.setPolicy(type.create());
             out.put("policy", type.id());
         }
-        if (cancelRun != null) {
-            GraphRun run = scheduler.activeRun(cancelRun).orElse(null);
+        if (runToCancel != null) {
+            GraphRun run = scheduler.activeRun(runToCancel).orElse(null);
             out.put("cancelled", run != null && run.cancel());
-            out.put("run", cancelRun);
+            out.put("runId", runToCancel);
         }
         return out;
     }

@@ -47,17 +47,28 @@ public class HtsEventStreamController {
      */
     @GetMapping(path = "${management.endpoints.web.base-path:/actuator}/htsevents/stream",
             produces = MediaType.TEXT_EVENT_STREAM_VALUE)
-    public Object stream(@RequestParam(required = false) @Nullable Long run,
+    public Object stream(@RequestParam(required = false) @Nullable String run,
             @RequestParam(required = false) @Nullable String task, @RequestParam(required = false) @Nullable String type,
             @RequestParam(defaultValue = "false") boolean routine,
-            @RequestHeader(name = "Last-Event-ID", required = false) @Nullable Long lastEventId) throws IOException {
+            @RequestHeader(name = "Last-Event-ID", required = false) @Nullable String lastEventId) throws IOException {
+        Long runId;
+        Long resumeAfter;
+        try {
+            runId = EndpointProblems.number("run", run, Long.MIN_VALUE, Long.MAX_VALUE, "a run id (a whole number)");
+            resumeAfter = EndpointProblems.number("Last-Event-ID", lastEventId, -1, Long.MAX_VALUE,
+                    "the id of the last event received (a sequence number)");
+        }
+        catch (EndpointProblems.Bad bad) {
+            return ResponseEntity.status(bad.response().getStatus()).contentType(MediaType.APPLICATION_JSON)
+                    .body(bad.response().getBody());
+        }
         EventType wanted = type == null ? null : HtsEventsEndpoint.eventType(type);
         if (type != null && wanted == null) {
             // a body that says why, whatever server.error.include-message says (a thrown status hides it)
             var problem = HtsEventsEndpoint.unknownType(type);
             return ResponseEntity.status(problem.getStatus()).contentType(MediaType.APPLICATION_JSON).body(problem.getBody());
         }
-        return stream.subscribe(HtsEventsEndpoint.filter(run, task, wanted),
-                routine || (wanted != null && wanted.isRoutine()), lastEventId);
+        return stream.subscribe(HtsEventsEndpoint.filter(runId, task, wanted),
+                routine || (wanted != null && wanted.isRoutine()), resumeAfter);
     }
 }

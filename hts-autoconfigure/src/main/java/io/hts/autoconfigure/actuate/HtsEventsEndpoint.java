@@ -118,8 +118,21 @@ public class HtsEventsEndpoint {
      *     naming the accepted types for an unknown {@code type}
      */
     @ReadOperation
-    public Object events(@Nullable Long after, @Nullable Long run, @Nullable String task,
-            @Nullable String type, @Nullable Integer limit) {
+    public Object events(@Nullable String after, @Nullable String run, @Nullable String task, @Nullable String type,
+            @Nullable String limit) {
+        try {
+            return events(EndpointProblems.number("after", after, -1, Long.MAX_VALUE, "a sequence number (the next of"
+                    + " the previous answer), or none for the oldest kept"),
+                    EndpointProblems.number("run", run, Long.MIN_VALUE, Long.MAX_VALUE, "a run id (a whole number)"), task,
+                    type, EndpointProblems.number("limit", limit, 1, MAX_LIMIT, "a whole number from 1 to " + MAX_LIMIT));
+        }
+        catch (EndpointProblems.Bad bad) {
+            return bad.response();
+        }
+    }
+
+    private Object events(@Nullable Long after, @Nullable Long run, @Nullable String task, @Nullable String type,
+            @Nullable Long limit) {
         EventLog log = scheduler.events().log();
         Map<String, Object> out = new LinkedHashMap<>();
         if (log == null) {
@@ -133,7 +146,7 @@ public class HtsEventsEndpoint {
             return unknownType(type);
         }
         Predicate<TaskEvent> filter = filter(run, task, wanted);
-        int n = limit == null ? DEFAULT_LIMIT : Math.max(1, Math.min(MAX_LIMIT, limit));
+        int n = limit == null ? DEFAULT_LIMIT : (int) (long) limit;
         List<TaskEvent> events = log.events(after == null ? -1 : after, n, filter);
         List<Map<String, Object>> json = new ArrayList<>(events.size());
         long next = after == null ? 0 : after;

@@ -102,23 +102,29 @@ public class HtsProfilerEndpoint {
      *     400 naming the parameter and what is accepted for a bad one
      */
     @ReadOperation
-    public @Nullable Object run(@Selector long runId, @Nullable String format, @Nullable Integer offset,
-            @Nullable Integer limit) {
+    public @Nullable Object run(@Selector String runId, @Nullable String format, @Nullable String offset,
+            @Nullable String limit) {
+        try {
+            return run(java.util.Objects.requireNonNull(EndpointProblems.number("runId", runId, Long.MIN_VALUE,
+                    Long.MAX_VALUE, "a run id (a whole number), such as the runId of /actuator/htsprofiler's recentRuns")),
+                    format, EndpointProblems.number("offset", offset, 0, Integer.MAX_VALUE, "a whole number of 0 or more"),
+                    EndpointProblems.number("limit", limit, 1, MAX_TASKS_PAGE, "a whole number from 1 to "
+                            + MAX_TASKS_PAGE));
+        }
+        catch (EndpointProblems.Bad bad) {
+            return bad.response();
+        }
+    }
+
+    private Object run(long runId, @Nullable String format, @Nullable Long offset, @Nullable Long limit) {
         RunProfile p = scheduler.profiler().run(runId).orElse(null);
         if (p == null) {
             return EndpointProblems.notFound("run " + runId + " is not among the runs the profiler keeps (the last "
                     + scheduler.profiler().recentRuns().size() + " finished ones it kept: see /actuator/htsprofiler)");
         }
         if (format == null) {
-            int from = offset == null ? 0 : offset;
-            int max = limit == null ? 1000 : limit;
-            if (from < 0) {
-                return EndpointProblems.badRequest("offset", offset, "a negative offset", "an integer of 0 or more");
-            }
-            if (max < 1 || max > MAX_TASKS_PAGE) {
-                return EndpointProblems.badRequest("limit", limit, "a limit out of range", "an integer from 1 to "
-                        + MAX_TASKS_PAGE);
-            }
+            int from = offset == null ? 0 : (int) (long) offset;
+            int max = limit == null ? 1000 : (int) (long) limit;
             Map<String, Object> out = run(p);
             List<Map<String, Object>> tasks = new ArrayList<>();
             for (TaskTiming t : p.slowest(20)) {

@@ -2,6 +2,7 @@ package io.hts.autoconfigure.annotation;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -11,6 +12,8 @@ import java.util.Map;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 
+import io.hts.engine.fault.RetrySpec;
+import io.hts.engine.fault.TimeLimitSpec;
 import io.hts.engine.graph.CompiledGraph;
 import io.hts.engine.graph.GpuBody;
 import io.hts.engine.graph.GpuTaskContext;
@@ -128,17 +131,27 @@ public final class HtsTaskGraphRegistrar implements BeanDefinitionRegistryPostPr
 
     private static void checkSettings(Declared d) {
         HtsTask spec = d.spec();
-        if (spec.retries() < -1) {
-            throw new HtsTaskDefinitionException(d.where(), "retries = " + spec.retries() + "; accepted: 0 or more, or"
-                    + " -1 for the scheduler's default");
+        if (spec.retries() < -1 || spec.retries() > RetrySpec.MAXIMUM_RETRIES) {
+            throw new HtsTaskDefinitionException(d.where(), "retries = " + spec.retries() + "; accepted: 0 to "
+                    + RetrySpec.MAXIMUM_RETRIES + ", or -1 for the scheduler's default");
+        }
+        if (spec.priority() < 0) {
+            throw new HtsTaskDefinitionException(d.where(), "priority = " + spec.priority() + "; accepted: 0 (normal)"
+                    + " or more (urgent)");
         }
         if (!spec.timeout().isEmpty()) {
+            Duration timeout;
             try {
-                DurationStyle.detectAndParse(spec.timeout());
+                timeout = DurationStyle.detectAndParse(spec.timeout());
             }
             catch (IllegalArgumentException ex) {
                 throw new HtsTaskDefinitionException(d.where(), "timeout = \"" + spec.timeout() + "\" is not a duration;"
                         + " accepted: e.g. \"500ms\", \"5s\", \"PT1M\", or empty for the scheduler's default");
+            }
+            if (timeout.compareTo(TimeLimitSpec.MINIMUM) < 0 || timeout.compareTo(TimeLimitSpec.MAXIMUM) > 0) {
+                throw new HtsTaskDefinitionException(d.where(), "timeout = \"" + spec.timeout() + "\"; accepted: a"
+                        + " duration from 1ms to " + TimeLimitSpec.MAXIMUM.toDays() + "d, such as \"5s\", or empty for the"
+                        + " scheduler's default");
             }
         }
     }

@@ -216,7 +216,7 @@ class HtsEndpointHttpTests {
             JsonNode page = get(port, "/actuator/htsprofiler/" + failed.id() + "?offset=3&limit=2", status);
             assertThat(page.get("taskList").get("tasks")).hasSize(1);
             assertThat(errorBody(port, "/actuator/htsprofiler/" + failed.id() + "?limit=0", 400)).as("a limit below 1")
-                    .contains("\"parameter\":\"limit\"", "an integer from 1 to 10000");
+                    .contains("\"parameter\":\"limit\"", "a whole number from 1 to 10000");
         }
 
         @Test

@@ -87,13 +87,33 @@ final class FailedRunLog {
     private static void logWithCause(String line, @Nullable Throwable first) {
         if (first == null) {
             log.warn(line);
-            return;
         }
-        try {
+        else if (printable(first)) {
             log.warn(line + "; first cause:", first);
         }
-        catch (RuntimeException ex) { // the cause's own accessors threw inside the logger
-            log.warn(line + "; its first cause could not be printed ({})", ex.getClass().getName());
+        else { // a logger would print half a line and then fail: one whole line instead
+            log.warn(line + "; its first cause cannot be printed (its toString, message or stack trace throws)");
+        }
+    }
+
+    /** Whether a logger can print {@code error} and its causes: their toString, messages and stacks do not throw. */
+    private static boolean printable(Throwable error) {
+        try {
+            int depth = 0;
+            for (Throwable t = error; t != null && depth < 32; t = t.getCause(), depth++) {
+                String.valueOf(t.toString());
+                String.valueOf(t.getMessage());
+                String.valueOf(t.getLocalizedMessage());
+                t.getStackTrace();
+                for (Throwable s : t.getSuppressed()) {
+                    String.valueOf(s.toString());
+                    s.getStackTrace();
+                }
+            }
+            return true;
+        }
+        catch (Throwable ex) {
+            return false;
         }
     }
 

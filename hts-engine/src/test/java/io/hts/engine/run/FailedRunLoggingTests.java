@@ -1,18 +1,14 @@
 package io.hts.engine.run;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.hts.engine.support.CapturedErr;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -25,33 +21,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class FailedRunLoggingTests {
 
-    private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
-    private PrintStream original;
+    @RegisterExtension
+    final CapturedErr err = new CapturedErr();
 
-    @BeforeEach
-    void capture() {
-        original = System.err;
-        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-    }
-
-    @AfterEach
-    void restore() {
-        System.setErr(original);
-        original.print(output()); // keep what was logged visible in the build's output
-    }
-
-    private String output() {
-        return captured.toString(StandardCharsets.UTF_8);
-    }
-
-    private static int count(String text, String what) {
-        Matcher m = Pattern.compile(Pattern.quote(what)).matcher(text);
-        int n = 0;
-        while (m.find()) {
-            n++;
-        }
-        return n;
-    }
 
     /** prepare -> boom (throws) -> child -> grandchild. */
     private static TaskGraph failing(String name) {
@@ -71,8 +43,8 @@ class FailedRunLoggingTests {
             GraphRun run = s.submit(failing("etl"));
             assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
         }
-        String out = output();
-        assertThat(count(out, "of graph 'etl' failed")).as(out).isEqualTo(1);
+        String out = err.text();
+        assertThat(err.count("of graph 'etl' failed")).as(out).isEqualTo(1);
         assertThat(out).contains("WARN io.hts.engine.run.FailedRunLog - HTS run ")
                 .contains("; of its 4 tasks, 1 failed ('boom': java.lang.IllegalStateException: bad input in row 7), 2 cancelled"
                         + " [child, grandchild]; first cause:")
@@ -98,7 +70,7 @@ class FailedRunLoggingTests {
             run.cancel();
             assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
         }
-        String out = output();
+        String out = err.text();
         assertThat(out).contains("INFO io.hts.engine.run.FailedRunLog - HTS run ")
                 .contains("of graph 'stopped' was cancelled").doesNotContain("graph 'fine'");
     }
@@ -117,7 +89,7 @@ class FailedRunLoggingTests {
                 assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
             }
         }
-        assertThat(count(output(), "of graph 'limited' failed")).isEqualTo(2);
+        assertThat(err.count("of graph 'limited' failed")).isEqualTo(2);
     }
 
     @Test
@@ -126,7 +98,7 @@ class FailedRunLoggingTests {
             GraphRun run = s.submit(failing("silent"));
             assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
         }
-        assertThat(output()).doesNotContain("graph 'silent'");
+        assertThat(err.text()).doesNotContain("graph 'silent'");
         assertThatThrownBy(() -> Scheduler.builder().failedRunsLoggedPerMinute(-1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("failed runs logged per minute")
                 .hasMessageContaining("-1");
@@ -159,6 +131,8 @@ class FailedRunLoggingTests {
             GraphRun run = s.submit(g);
             assertThatThrownBy(() -> run.await(Duration.ofSeconds(10))).isInstanceOf(GraphRunException.class);
         }
-        assertThat(output()).contains("of graph 'nasty'");
+        assertThat(err.count("of graph 'nasty'")).as("one whole line, not a half line and a second one")
+                .isEqualTo(1);
+        assertThat(err.text()).contains("its first cause cannot be printed");
     }
 }
