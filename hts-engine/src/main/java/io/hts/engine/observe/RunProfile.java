@@ -447,8 +447,9 @@ public final class RunProfile {
 
     @Override
     public String toString() {
-        return "run " + runId + " of graph '" + graph.name() + "': " + status + ", " + graph.size() + " tasks, makespan "
-                + makespan() + ", total work " + totalWork() + ", critical path " + criticalPath().length()
+        return "run " + runId + " of graph '" + graph.name() + "': " + status + ", " + Elapsed.count(graph.size(), "task")
+                + ", makespan " + Elapsed.of(makespan()) + ", total work " + Elapsed.of(totalWork()) + ", critical path "
+                + Elapsed.of(criticalPath().length())
                 + String.format(java.util.Locale.ROOT, ", worker time: %.2f%% waits the scheduler caused, %.2f%% idle"
                         + " for want of ready tasks", 100 * workerTime().schedulerShare(), 100 * workerTime().shapeShare());
     }

@@ -44,7 +44,7 @@ public record Diagnosis(long runId, String graph, RunStatus status, Duration ela
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder("run ").append(runId).append(" of graph '").append(graph).append("' is ")
-                .append(status).append(" after ").append(elapsed).append("; tasks: ").append(counts);
+                .append(status).append(" after ").append(io.hts.engine.observe.Elapsed.of(elapsed)).append("; tasks: ").append(counts);
         if (!abandoned.isEmpty()) {
             sb.append("\n  abandoned after time-out (body still running): ").append(abandoned);
         }

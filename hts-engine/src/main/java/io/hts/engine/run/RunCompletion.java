@@ -15,6 +15,7 @@ import io.hts.engine.exec.PoolTask;
 import io.hts.engine.exec.Worker;
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.TaskState;
+import io.hts.engine.observe.Elapsed;
 import io.hts.engine.observe.EventType;
 import io.hts.engine.observe.RunProfile;
 import org.jspecify.annotations.Nullable;
@@ -71,8 +72,8 @@ final class RunCompletion {
                 case SUCCEEDED -> EventType.RUN_SUCCEEDED;
                 case CANCELLED -> EventType.RUN_CANCELLED;
                 default -> EventType.RUN_FAILED;
-            }, -1, null, -1, 0, failure, null, run.topology.size() + " tasks in "
-                    + Duration.ofNanos(now - run.recorder.submitNanos));
+            }, -1, null, -1, 0, failure, null, Elapsed.count(run.topology.size(), "task") + " in "
+                    + Elapsed.of(Duration.ofNanos(now - run.recorder.submitNanos)));
             if (failure != null) {
                 run.scheduler.failedRuns().ended(run, outcome, failure, now - run.recorder.submitNanos); // never throws
             }
@@ -152,7 +153,8 @@ final class RunCompletion {
         }
         catch (TimeoutException ex) {
             TimeoutException t = new TimeoutException("run " + run.id() + " of graph '" + run.graph.name()
-                    + "' did not finish within " + timeout + "; " + run.state.pending() + " tasks unfinished");
+                    + "' did not finish within " + Elapsed.of(timeout) + "; " + Elapsed.count(run.state.pending(), "task")
+                    + " unfinished");
             t.initCause(ex);
             throw t;
         }

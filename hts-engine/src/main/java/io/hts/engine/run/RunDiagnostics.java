@@ -9,6 +9,7 @@ import java.util.Map;
 import io.hts.engine.exec.ResourceDemand;
 import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.TaskState;
+import io.hts.engine.observe.Elapsed;
 
 /**
  * Builds a run's {@link Diagnosis}: what every unfinished task does or waits for. Reads the run's
@@ -62,7 +63,7 @@ final class RunDiagnostics {
                 case RUNNING -> {
                     long started = run.recorder.startOf(i);
                     Integer worker = workers.get(i);
-                    why = "running" + (started != 0 ? " for " + Duration.ofNanos(now - started) : "")
+                    why = "running" + (started != 0 ? " for " + Elapsed.of(Duration.ofNanos(now - started)) : "")
                             + (worker != null ? " on CPU worker " + worker : "");
                 }
                 case RETRYING -> why = "failed attempt " + run.recorder.attemptsOf(i) + "; waiting for the retry backoff";

@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
+import io.hts.engine.observe.Elapsed;
 import io.hts.engine.observe.EventType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,8 +55,8 @@ final class StallWatchdog {
                             Duration.ofNanos(now - p.since), d);
                     var events = scheduler.events();
                     if (events.wants(EventType.RUN_STALLED)) {
-                        String detail = "no task finished for " + Duration.ofNanos(now - p.since) + "; "
-                                + d.frontier().size() + " tasks ready, running or retrying";
+                        String detail = "no task finished for " + Elapsed.of(Duration.ofNanos(now - p.since)) + "; "
+                                + Elapsed.count(d.frontier().size(), "task") + " ready, running or retrying";
                         UserCode.run(scheduler, () -> events.publish(EventType.RUN_STALLED, run.id(), d.graph(), null,
                                 -1, null, -1, 0, null, null, detail));
                     }

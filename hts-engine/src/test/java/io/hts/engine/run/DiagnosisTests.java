@@ -65,7 +65,7 @@ class DiagnosisTests {
             await().atMost(Duration.ofSeconds(10)).until(() -> events.count(EventType.RUN_STALLED) == 1);
             assertThat(events.events(e -> e.type() == EventType.RUN_STALLED)).singleElement().satisfies(e -> {
                 assertThat(e.runId()).isEqualTo(run.id());
-                assertThat(e.detail()).contains("no task finished for").contains("1 tasks ready, running or retrying");
+                assertThat(e.detail()).contains("no task finished for").contains("1 task ready, running or retrying");
             });
             release.countDown();
             run.await();

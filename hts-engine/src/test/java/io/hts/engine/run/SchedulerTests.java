@@ -248,7 +248,7 @@ class SchedulerTests {
         g.task("wait").cpu(ctx -> release.await(30, TimeUnit.SECONDS));
         GraphRun run = scheduler.submit(g);
         assertThatThrownBy(() -> run.await(Duration.ofMillis(50))).isInstanceOf(TimeoutException.class)
-                .hasMessageContaining("did not finish within").hasMessageContaining("1 tasks unfinished");
+                .hasMessageContaining("did not finish within").hasMessageContaining("1 task unfinished");
         release.countDown();
         assertThat(run.await(Duration.ofSeconds(30)).status()).isEqualTo(RunStatus.SUCCEEDED);
     }
