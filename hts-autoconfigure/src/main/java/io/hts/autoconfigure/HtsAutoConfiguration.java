@@ -10,6 +10,7 @@ import io.hts.autoconfigure.annotation.HtsTaskGraphRegistrar;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.observe.TaskListener;
+import io.hts.engine.observe.TaskScope;
 import io.hts.engine.policy.SchedulingPolicy;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.run.SchedulerBuilder;
@@ -58,7 +59,7 @@ public final class HtsAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     Scheduler htsScheduler(HtsPropertiesValidator.Checked checked, SchedulingPolicy policy,
-            ObjectProvider<TaskListener> listeners, ObjectProvider<DeviceBackend> gpu, ObjectProvider<RetryRegistry> retryRegistry,
+            ObjectProvider<TaskListener> listeners, ObjectProvider<TaskScope> scopes, ObjectProvider<DeviceBackend> gpu, ObjectProvider<RetryRegistry> retryRegistry,
             ObjectProvider<TimeLimiterRegistry> timeLimiterRegistry,
             ObjectProvider<CircuitBreakerRegistry> circuitBreakerRegistry,
             ObjectProvider<BulkheadRegistry> bulkheadRegistry) {
@@ -90,6 +91,7 @@ public final class HtsAutoConfiguration {
             builder.threads(threads);
         }
         listeners.orderedStream().forEach(builder::listener);
+        scopes.orderedStream().forEach(builder::taskScope);
         return builder.build();
     }
 

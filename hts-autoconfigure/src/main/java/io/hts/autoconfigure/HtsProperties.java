@@ -30,8 +30,14 @@ public class HtsProperties {
 
     private final Logging logging = new Logging();
 
+    private final Observation observation = new Observation();
+
     public Logging getLogging() {
         return this.logging;
+    }
+
+    public Observation getObservation() {
+        return this.observation;
     }
 
     public Scheduler getScheduler() {
@@ -491,6 +497,24 @@ public class HtsProperties {
 
         public void setMdc(boolean mdc) {
             this.mdc = mdc;
+        }
+    }
+
+    /** The hts.graph.run observation (with an ObservationRegistry, as Actuator defines). */
+    public static class Observation {
+
+        /**
+         * Whether each task body is an observation of its own (hts.task, a child of its run's: a
+         * span a task where tracing is set up). Off: bodies run with their run's observation current.
+         */
+        private boolean tasks;
+
+        public boolean isTasks() {
+            return this.tasks;
+        }
+
+        public void setTasks(boolean tasks) {
+            this.tasks = tasks;
         }
     }
 }

@@ -1,11 +1,13 @@
 package io.hts.autoconfigure.observation;
 
 import io.hts.autoconfigure.HtsAutoConfiguration;
+import io.hts.autoconfigure.HtsProperties;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -15,12 +17,13 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(before = HtsAutoConfiguration.class,
         afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
 @ConditionalOnClass(ObservationRegistry.class)
+@EnableConfigurationProperties(HtsProperties.class)
 public final class HtsObservationAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(ObservationRegistry.class)
-    HtsRunObservations htsRunObservations(ObservationRegistry registry) {
-        return new HtsRunObservations(registry);
+    HtsRunObservations htsRunObservations(ObservationRegistry registry, HtsProperties properties) {
+        return new HtsRunObservations(registry, properties.getObservation().isTasks());
     }
 }

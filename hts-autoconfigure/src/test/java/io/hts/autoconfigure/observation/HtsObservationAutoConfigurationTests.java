@@ -55,6 +55,41 @@ class HtsObservationAutoConfigurationTests {
         });
     }
 
+    /** Issue 15 item 7: a body runs with its run's observation current; with hts.observation.tasks, its own. */
+    @Test
+    void bodiesRunInsideTheirRunsObservationOrTheirOwn() {
+        runner.withUserConfiguration(Observed.class).run(context -> {
+            ObservationRegistry registry = context.getBean(ObservationRegistry.class);
+            Scheduler s = context.getBean(Scheduler.class);
+            List<String> current = new CopyOnWriteArrayList<>();
+            TaskGraph g = TaskGraph.named("traced");
+            g.task("a").cpu(ctx -> {
+                Observation o = registry.getCurrentObservation();
+                current.add(o == null ? "none" : o.getContext().getName() + " "
+                        + o.getContext().getHighCardinalityKeyValue("run.id").getValue());
+                return 1;
+            });
+            long id = s.execute(g).id();
+            assertThat(current).containsExactly("hts.graph.run " + id);
+        });
+        runner.withUserConfiguration(Observed.class).withPropertyValues("hts.observation.tasks=true").run(context -> {
+            ObservationRegistry registry = context.getBean(ObservationRegistry.class);
+            Recorder recorder = context.getBean(Recorder.class);
+            Scheduler s = context.getBean(Scheduler.class);
+            List<String> current = new CopyOnWriteArrayList<>();
+            TaskGraph g = TaskGraph.named("traced");
+            g.task("a").cpu(ctx -> {
+                Observation o = registry.getCurrentObservation();
+                current.add(o.getContext().getName() + " parent " + o.getContext().getParentObservation()
+                        .getContextView().getName());
+                return 1;
+            });
+            s.execute(g);
+            assertThat(current).containsExactly("hts.task parent hts.graph.run");
+            await().until(() -> recorder.stopped.stream().anyMatch(c -> c.getName().equals("hts.task")));
+        });
+    }
+
     @Test
     void withoutAnObservationRegistryThereIsNoListener() {
         runner.run(context -> assertThat(context).doesNotHaveBean(HtsRunObservations.class).hasSingleBean(Scheduler.class));

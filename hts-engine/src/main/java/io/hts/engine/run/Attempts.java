@@ -109,16 +109,8 @@ final class Attempts {
     }
 
     private @Nullable Object runBody(TaskBody<Object> body, TaskExecution e) throws Exception {
-        if (!run.scheduler.logContext) {
-            return body.run(e);
-        }
-        LogContext before = LogContext.enter(run, e.index);
-        try {
-            return body.run(e);
-        }
-        finally {
-            before.restore();
-        }
+        TaskScopes scopes = run.scheduler.scopes;
+        return scopes.isEmpty() ? body.run(e) : scopes.around(run, e.index, () -> body.run(e));
     }
 
     /**

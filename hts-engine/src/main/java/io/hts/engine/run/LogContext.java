@@ -4,10 +4,11 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.MDC;
 
 /**
- * Puts a task's run id, graph and task name into the SLF4J MDC around its body (keys
- * {@value #RUN}, {@value #GRAPH}, {@value #TASK}), so that what the body logs can be told apart
- * and joined to the run's own lines; on when the scheduler was built with
- * {@code SchedulerBuilder.logContext(true)} (Spring: {@code hts.logging.mdc}, on by default).
+ * The {@link io.hts.engine.observe.TaskScope} that puts a task's run id, graph and task name into
+ * the SLF4J MDC around its body (keys {@value #RUN}, {@value #GRAPH}, {@value #TASK}), so that what
+ * the body logs can be told apart and joined to the run's own lines; the first scope when the
+ * scheduler was built with {@code SchedulerBuilder.logContext(true)} (Spring: {@code hts.logging.mdc},
+ * on by default).
  *
  * <p>Thread confinement: a body runs on one thread; what it finds in the MDC when it begins is
  * given back when it ends, so a body that runs a nested graph on its worker (the nested bodies
@@ -32,16 +33,16 @@ final class LogContext {
         this.task = task;
     }
 
-    /** Sets task {@code i}'s keys on this thread; returns what was there, for {@link #restore()}. */
-    static LogContext enter(GraphRun run, int i) {
+    /** The scope: sets the task's keys on this thread, and gives back what was there when the body ends. */
+    static final io.hts.engine.observe.TaskScope SCOPE = (runId, graph, task) -> {
         LogContext before = new LogContext(MDC.get(RUN), MDC.get(GRAPH), MDC.get(TASK));
-        MDC.put(RUN, Long.toString(run.id()));
-        MDC.put(GRAPH, run.topology.name());
-        MDC.put(TASK, run.topology.name(i));
-        return before;
-    }
+        MDC.put(RUN, Long.toString(runId));
+        MDC.put(GRAPH, graph);
+        MDC.put(TASK, task);
+        return before::restore;
+    };
 
-    /** Gives the MDC back what {@link #enter} found. */
+    /** Gives the MDC back what the scope found. */
     void restore() {
         put(RUN, run);
         put(GRAPH, graph);

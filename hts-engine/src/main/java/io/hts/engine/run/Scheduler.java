@@ -80,7 +80,8 @@ public final class Scheduler implements AutoCloseable {
     private final FailureMode defaultFailureMode;
     private final MemoryShortage memoryShortage;
     private final boolean profiling;
-    final boolean logContext;
+    /** What surrounds every body: the MDC when logContext is on, then the builder's task scopes. */
+    final TaskScopes scopes;
     private final FailedRunLog failedRuns;
     private final RunAdmission admission;
     private final Map<String, TaskGraph> registered = new ConcurrentHashMap<>();
@@ -105,7 +106,12 @@ public final class Scheduler implements AutoCloseable {
         this.defaultFailureMode = b.failureMode;
         this.memoryShortage = b.memoryShortage;
         this.profiling = b.profiling;
-        this.logContext = b.logContext;
+        List<io.hts.engine.observe.TaskScope> around = new java.util.ArrayList<>();
+        if (b.logContext) {
+            around.add(LogContext.SCOPE);
+        }
+        around.addAll(b.taskScopes);
+        this.scopes = new TaskScopes(around);
         this.threadNamePrefix = b.threadNamePrefix;
         this.timer = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, b.threadNamePrefix + "timer");

@@ -31,6 +31,7 @@ public final class SchedulerBuilder {
     MemoryShortage memoryShortage = MemoryShortage.WAIT;
     boolean profiling = true;
     boolean logContext;
+    final List<io.hts.engine.observe.TaskScope> taskScopes = new ArrayList<>();
     int retainedRuns = 16;
     int failedRunsLoggedPerMinute = 10;
     long retainedProfileBytes = Profiler.DEFAULT_RETAINED_BYTES;
@@ -161,6 +162,18 @@ public final class SchedulerBuilder {
             throw new IllegalArgumentException("failed runs logged per minute must be 0 (none) or more, was " + perMinute);
         }
         this.failedRunsLoggedPerMinute = perMinute;
+        return this;
+    }
+
+    /**
+     * Adds a scope around every task body, on the thread that runs it (a tracing scope, say; see
+     * {@link io.hts.engine.observe.TaskScope}). Scopes open in the order added and close in reverse.
+     *
+     * @param scope the scope
+     * @return this builder
+     */
+    public SchedulerBuilder taskScope(io.hts.engine.observe.TaskScope scope) {
+        taskScopes.add(java.util.Objects.requireNonNull(scope, "scope"));
         return this;
     }
 

@@ -294,19 +294,12 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
         if (body == null) {
             throw new IllegalStateException("task '" + taskName() + "' has no GPU body");
         }
-        if (!run.scheduler.logContext) {
+        TaskScopes scopes = run.scheduler.scopes;
+        if (scopes.isEmpty()) {
             return body;
         }
         GpuBody<?> user = body;
-        return ctx -> { // on the device's thread: the same keys as a CPU body's
-            LogContext before = LogContext.enter(run, index);
-            try {
-                return user.run(ctx);
-            }
-            finally {
-                before.restore();
-            }
-        };
+        return ctx -> scopes.around(run, index, () -> user.run(ctx)); // on the device's thread, as a CPU body's
     }
 
     @Override
