@@ -20,6 +20,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.core.io.InputStreamResource;
 import org.springframework.util.MimeType;
 import org.springframework.util.MimeTypeUtils;
 
@@ -144,7 +145,9 @@ public class HtsProfilerEndpoint {
             return out;
         }
         return switch (format.toLowerCase(Locale.ROOT)) {
-            case "trace" -> new WebEndpointResponse<>(p.toChromeTrace(), MimeTypeUtils.APPLICATION_JSON);
+            // streamed as the client reads it: a large run's trace is not built as one string first
+            case "trace" -> new WebEndpointResponse<>(new InputStreamResource(p.chromeTraceStream()),
+                    MimeTypeUtils.APPLICATION_JSON);
             case "dot" -> new WebEndpointResponse<>(p.toDot(), GRAPHVIZ);
             default -> EndpointProblems.badRequest("format", format, "unknown format '" + format + "'",
                     "trace (Chrome Trace Event JSON), dot (Graphviz), or none (the profile)");

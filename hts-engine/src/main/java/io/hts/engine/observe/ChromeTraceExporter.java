@@ -2,6 +2,7 @@ package io.hts.engine.observe;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.List;
 
 import io.hts.engine.graph.Device;
 
@@ -34,24 +35,69 @@ final class ChromeTraceExporter {
      * Writes the trace to {@code out} as it goes, one task at a time (no whole-trace string); the
      * GPU's process appears only when a task ran on it.
      */
-    static void write(RunProfile profile, Appendable sb) throws IOException {
-        sb.append("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"graph\":");
-        quote(sb, profile.graphName());
-        sb.append(",\"run\":").append(Long.toString(profile.runId())).append(",\"status\":\"")
-                .append(profile.status().name()).append("\",\"policy\":");
-        quote(sb, profile.policy());
-        sb.append("},\"traceEvents\":[");
-        boolean[] first = {true};
-        metadata(sb, first, CPU_PID, -1, "process_name", "CPU (" + profile.graphName() + ")");
-        for (int w = 0; w < profile.parallelism(); w++) {
-            metadata(sb, first, CPU_PID, w, "thread_name", "worker " + w);
+    static void write(RunProfile profile, Appendable out) throws IOException {
+        Chunks chunks = new Chunks(profile);
+        while (chunks.next(out)) {
+            // each call writes one piece
         }
-        boolean gpuNamed = false;
-        boolean[] gpuLanes = new boolean[64];
-        for (TaskTiming t : profile.tasks()) {
-            if (!t.ran()) {
-                continue;
+    }
+
+    /**
+     * The trace in pieces, made when asked for: the header and the workers' names, then one task
+     * at a time, then the end. For writing a trace as a reader pulls it ({@link TraceInputStream}),
+     * without the whole of it in memory. One reader at a time.
+     */
+    static final class Chunks {
+
+        private final RunProfile profile;
+        private final List<TaskTiming> tasks;
+        private final boolean[] first = {true};
+        private final boolean[] gpuLanes = new boolean[64];
+        private boolean gpuNamed;
+        private int next = -1;
+        private boolean done;
+
+        Chunks(RunProfile profile) {
+            this.profile = profile;
+            this.tasks = profile.tasks();
+        }
+
+        /** Writes the next piece to {@code sb}; {@code false} when there is none left. */
+        boolean next(Appendable sb) throws IOException {
+            if (done) {
+                return false;
             }
+            if (next < 0) {
+                header(sb);
+                next = 0;
+                return true;
+            }
+            while (next < tasks.size()) {
+                TaskTiming t = tasks.get(next++);
+                if (t.ran()) {
+                    task(sb, t);
+                    return true;
+                }
+            }
+            sb.append("]}");
+            done = true;
+            return true;
+        }
+
+        private void header(Appendable sb) throws IOException {
+            sb.append("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"graph\":");
+            quote(sb, profile.graphName());
+            sb.append(",\"run\":").append(Long.toString(profile.runId())).append(",\"status\":\"")
+                    .append(profile.status().name()).append("\",\"policy\":");
+            quote(sb, profile.policy());
+            sb.append("},\"traceEvents\":[");
+            metadata(sb, first, CPU_PID, -1, "process_name", "CPU (" + profile.graphName() + ")");
+            for (int w = 0; w < profile.parallelism(); w++) {
+                metadata(sb, first, CPU_PID, w, "thread_name", "worker " + w);
+            }
+        }
+
+        private void task(Appendable sb, TaskTiming t) throws IOException {
             int pid = t.device() == Device.GPU ? GPU_PID : CPU_PID;
             if (pid == GPU_PID && !gpuNamed) {
                 gpuNamed = true;
@@ -76,7 +122,6 @@ final class ChromeTraceExporter {
             micros(sb, t.waitNanos());
             sb.append("}}");
         }
-        sb.append("]}");
     }
 
     private static void metadata(Appendable sb, boolean[] first, int pid, int tid, String kind, String name)

@@ -327,6 +327,16 @@ public final class RunProfile {
         ChromeTraceExporter.write(this, out);
     }
 
+    /**
+     * This run's Chrome Trace Event JSON as UTF-8 bytes, made as they are read: a server streams a
+     * large trace with a few kilobytes in memory.
+     *
+     * @return the stream; one reader at a time
+     */
+    public java.io.InputStream chromeTraceStream() {
+        return new TraceInputStream(this);
+    }
+
     /** The graph in Graphviz DOT, nodes coloured by state and labelled with durations. */
     public String toDot() {
         return DotExporter.export(graph, this);

@@ -171,6 +171,30 @@ class ProfilerTests {
         assertThat(sb.toString()).isEqualTo("0.000 0.005 0.999 1.000 1234.567 0.000 ");
     }
 
+    /** The streamed trace is the same bytes as the string, across many buffer fills and multi-byte names. */
+    @Test
+    void theStreamedTraceIsTheSameBytes() throws Exception {
+        try (Scheduler s = Scheduler.builder().threads(2).build()) {
+            TaskGraph g = TaskGraph.named("größe-\u00e9t\u00e9");
+            for (int i = 0; i < 2000; i++) {
+                g.task("t\u00e9che-" + i).cpu(ctx -> 1);
+            }
+            RunProfile p = s.execute(g).profile();
+            byte[] expected = p.toChromeTrace().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(expected.length).isGreaterThan(3 * 8192);
+            try (java.io.InputStream in = p.chromeTraceStream()) {
+                assertThat(in.readAllBytes()).isEqualTo(expected);
+            }
+            java.io.ByteArrayOutputStream oneByOne = new java.io.ByteArrayOutputStream();
+            try (java.io.InputStream in = p.chromeTraceStream()) {
+                for (int b; (b = in.read()) >= 0; ) {
+                    oneByOne.write(b);
+                }
+            }
+            assertThat(oneByOne.toByteArray()).isEqualTo(expected);
+        }
+    }
+
     @Test
     void theChromeTraceIsValidTraceEventJson() throws Exception {
         try (Scheduler s = Scheduler.builder().threads(2).build()) {
