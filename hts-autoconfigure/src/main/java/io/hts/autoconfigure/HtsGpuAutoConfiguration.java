@@ -53,8 +53,8 @@ public final class HtsGpuAutoConfiguration {
     @Conditional(OnUsableGpuCondition.class)
     DeviceBackend htsGpuBackend(HtsProperties properties, Environment environment) {
         HtsPropertiesValidator.validate(properties, environment); // before any GPU work: bad values fail whatever the machine
-        HtsProperties.Gpu gpu = properties.getGpu();
-        boolean required = gpu.getEnabled() == HtsProperties.GpuEnablement.TRUE;
+        GpuProperties gpu = properties.getGpu();
+        boolean required = gpu.getEnabled() == GpuProperties.GpuEnablement.TRUE;
         GpuDiscovery.Result found = OnUsableGpuCondition.discovery();
         CudaApi api = found.api();
         if (!found.available() || api == null) {
@@ -115,8 +115,8 @@ public final class HtsGpuAutoConfiguration {
         return out;
     }
 
-    static GpuSettings settings(HtsProperties.Gpu gpu, DeviceInfo device) {
-        HtsProperties.MemoryPool pool = gpu.getMemoryPool();
+    static GpuSettings settings(GpuProperties gpu, DeviceInfo device) {
+        GpuProperties.MemoryPool pool = gpu.getMemoryPool();
         long maximum = pool.getMaximum() != null ? pool.getMaximum().toBytes() : device.totalMemory() / 10 * 9;
         if (maximum > device.totalMemory()) {
             // a configuration error, not a GPU fault: fails start-up with auto too

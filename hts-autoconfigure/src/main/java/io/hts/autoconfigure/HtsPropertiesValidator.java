@@ -82,7 +82,7 @@ final class HtsPropertiesValidator {
                 backoff, "a duration from 0 to " + RetrySpec.MAXIMUM_BACKOFF.toDays() + "d, such as 100ms");
     }
 
-    private void gpu(HtsProperties.Gpu gpu) {
+    private void gpu(GpuProperties gpu) {
         require(gpu.getStreamsPerDevice() >= 1, "hts.gpu.streams-per-device", gpu.getStreamsPerDevice(),
                 "an integer of at least 1, such as 4 (the default)");
         require(!gpu.getPollSpin().isNegative() && gpu.getPollSpin().compareTo(LONGEST) <= 0, "hts.gpu.poll-spin",
@@ -96,7 +96,7 @@ final class HtsPropertiesValidator {
                         "distinct device ordinals of 0 or more, such as 0,1, or unset for every GPU");
             }
         }
-        HtsProperties.CircuitBreaker breaker = gpu.getCircuitBreaker();
+        GpuProperties.CircuitBreaker breaker = gpu.getCircuitBreaker();
         float threshold = breaker.getFailureRateThreshold();
         require(threshold > 0 && threshold <= 100, "hts.gpu.circuit-breaker.failure-rate-threshold", threshold,
                 "a percentage above 0 and at most 100, such as 50");
@@ -106,7 +106,7 @@ final class HtsPropertiesValidator {
                 && breaker.getWaitDurationInOpenState().compareTo(LONGEST) <= 0,
                 "hts.gpu.circuit-breaker.wait-duration-in-open-state", breaker.getWaitDurationInOpenState(),
                 "a duration of at least 1ms, such as 30s");
-        HtsProperties.MemoryPool pool = gpu.getMemoryPool();
+        GpuProperties.MemoryPool pool = gpu.getMemoryPool();
         long block = pool.getMinimumBlock().toBytes();
         require(block >= MINIMUM_BLOCK && Long.bitCount(block) == 1, "hts.gpu.memory-pool.minimum-block",
                 pool.getMinimumBlock(), "a power of two of at least 256B, such as 256B (the default) or 4KB");

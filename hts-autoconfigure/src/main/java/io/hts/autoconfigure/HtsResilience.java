@@ -67,7 +67,7 @@ final class HtsResilience {
                 .build();
     }
 
-    DeviceBackend guard(DeviceBackend device, HtsProperties.CircuitBreaker settings) {
+    DeviceBackend guard(DeviceBackend device, GpuProperties.CircuitBreaker settings) {
         if (!settings.isEnabled()) {
             return device;
         }
@@ -76,7 +76,7 @@ final class HtsResilience {
         BulkheadRegistry b = bulkheads;
         Bulkhead bulkhead = b != null && configured(b, GPU) ? b.find(GPU).orElseGet(() -> b.bulkhead(GPU, GPU)) : null;
         return new CircuitBreakingBackend(device, breaker, bulkhead,
-                settings.getWhenOpen() == HtsProperties.WhenOpen.WAIT ? CircuitBreakingBackend.WhenOpen.WAIT
+                settings.getWhenOpen() == GpuProperties.WhenOpen.WAIT ? CircuitBreakingBackend.WhenOpen.WAIT
                         : CircuitBreakingBackend.WhenOpen.FAIL);
     }
 
@@ -85,7 +85,7 @@ final class HtsResilience {
                 ? registry.circuitBreaker(GPU, GPU) : registry.circuitBreaker(GPU));
     }
 
-    private static CircuitBreakerConfig privateConfig(HtsProperties.CircuitBreaker settings) {
+    private static CircuitBreakerConfig privateConfig(GpuProperties.CircuitBreaker settings) {
         float threshold = settings.getFailureRateThreshold(); // these three checked by HtsPropertiesValidator
         Duration wait = settings.getWaitDurationInOpenState();
         return CircuitBreakerConfig.custom().failureRateThreshold(threshold)

@@ -64,8 +64,8 @@ final class OnUsableGpuCondition extends SpringBootCondition {
 
     @Override
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-        HtsProperties.GpuEnablement enabled = Binder.get(context.getEnvironment())
-                .bind("hts.gpu.enabled", HtsProperties.GpuEnablement.class).orElse(HtsProperties.GpuEnablement.AUTO);
+        GpuProperties.GpuEnablement enabled = Binder.get(context.getEnvironment())
+                .bind("hts.gpu.enabled", GpuProperties.GpuEnablement.class).orElse(GpuProperties.GpuEnablement.AUTO);
         return switch (enabled) {
             case FALSE -> ConditionOutcome.noMatch("hts.gpu.enabled is false");
             case TRUE -> ConditionOutcome.match("hts.gpu.enabled is true");
