@@ -95,8 +95,11 @@ public final class HtsMetrics implements MeterBinder {
         final LongAdder nanos = new LongAdder();
     }
 
-    /** By device, outcome and policy: a handful of series, made on first use. */
-    private final Map<List<String>, TaskTotals> taskTotals = new ConcurrentHashMap<>();
+    /**
+     * Per registry this binder was bound to, then by device, outcome and policy: a handful of
+     * series, made on first use (a binder bound to two registries feeds each its own).
+     */
+    private final Map<MeterRegistry, Map<List<String>, TaskTotals>> taskTotals = new ConcurrentHashMap<>();
 
     private void record(MeterRegistry registry, RunProfile profile, TaskEvent event) {
         String outcome = event.type().name().substring("RUN_".length()).toLowerCase(Locale.ROOT);
@@ -130,7 +133,8 @@ public final class HtsMetrics implements MeterBinder {
     }
 
     private TaskTotals totals(MeterRegistry registry, String device, String outcome, String policy) {
-        return taskTotals.computeIfAbsent(List.of(device, outcome, policy), key -> {
+        Map<List<String>, TaskTotals> ofRegistry = taskTotals.computeIfAbsent(registry, r -> new ConcurrentHashMap<>());
+        return ofRegistry.computeIfAbsent(List.of(device, outcome, policy), key -> {
             TaskTotals t = new TaskTotals();
             FunctionTimer.builder("hts.tasks", t, x -> x.count.sum(), x -> x.nanos.sum(), TimeUnit.NANOSECONDS)
                     .tag("device", device).tag("outcome", outcome).tag("policy", policy)

@@ -111,6 +111,7 @@ public final class CompiledGraph {
 
     @Override
     public String toString() {
-        return "compiled graph '" + name() + "' (" + size() + " tasks, " + edgeCount() + " edges)";
+        return "compiled graph '" + name() + "' (" + io.hts.engine.observe.Elapsed.count(size(), "task") + ", "
+                + io.hts.engine.observe.Elapsed.count(edgeCount(), "edge") + ")";
     }
 }

@@ -267,6 +267,7 @@ public final class GraphTopology {
 
     @Override
     public String toString() {
-        return "topology of graph '" + name + "' (" + size() + " tasks, " + edgeCount() + " edges)";
+        return "topology of graph '" + name + "' (" + io.hts.engine.observe.Elapsed.count(size(), "task") + ", "
+                + io.hts.engine.observe.Elapsed.count(edgeCount(), "edge") + ")";
     }
 }

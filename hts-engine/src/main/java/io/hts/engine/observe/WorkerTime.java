@@ -12,7 +12,8 @@ import java.util.Arrays;
  * other's. Tasks on a device count in neither (they do not use a worker while they run).
  *
  * @param capacity workers x makespan
- * @param work the CPU tasks' durations, summed
+ * @param work worker time spent in task bodies (a body that waits while its worker runs other tasks
+ *     counts once with them: its worker's time, not the tasks' durations summed)
  * @param schedulerDelay worker time idle while at least as many tasks were ready (the integral of
  *     min(ready tasks waiting, idle workers))
  * @param shapeIdle worker time idle with no task ready for it
@@ -52,7 +53,6 @@ public record WorkerTime(Duration capacity, Duration work, Duration schedulerDel
             long r = clamp(ready[k], makespan);
             long s = clamp(Math.max(start[k], r), makespan);
             long e = clamp(Math.max(end[k], s), makespan);
-            work += e - s;
             events[m++] = r << 2;           // one more task waits
             events[m++] = (s << 2) | 1;     // it stops waiting
             events[m++] = (s << 2) | 2;     // a worker is busy
@@ -68,6 +68,9 @@ public record WorkerTime(Duration capacity, Duration work, Duration schedulerDel
             long t = events[k] >>> 2;
             long dt = t - previous;
             if (dt > 0) {
+                // a body that waits while its worker helps run other tasks overlaps them on one
+                // worker: the worker's time counts once, as work
+                work += dt * Math.min(busy, workers);
                 long idle = Math.max(0, workers - busy);
                 delay += dt * Math.min(waiting, idle);
                 idleTotal += dt * idle;

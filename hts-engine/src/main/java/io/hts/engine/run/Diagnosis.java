@@ -66,7 +66,7 @@ public record Diagnosis(long runId, String graph, RunStatus status, Duration ela
                     .append(w.waitingOn());
         }
         if (waiting.size() > SHOWN) {
-            sb.append("\n  ... and ").append(waiting.size() - SHOWN).append(" more unfinished tasks");
+            sb.append("\n  ... and ").append(io.hts.engine.observe.Elapsed.count(waiting.size() - SHOWN, "more unfinished task"));
         }
         return sb.toString();
     }

@@ -91,7 +91,7 @@ final class ResilienceOutcomes {
     /** What a time-out's message says of the limit. */
     static String duration(@Nullable TimeLimiter limiter) {
         try {
-            return limiter == null ? "?" : String.valueOf(limiter.getTimeLimiterConfig().getTimeoutDuration());
+            return limiter == null ? "?" : io.hts.engine.observe.Elapsed.of(limiter.getTimeLimiterConfig().getTimeoutDuration());
         }
         catch (Throwable ex) {
             return "?";

@@ -28,6 +28,7 @@ import io.hts.engine.graph.CompiledGraph;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphValidationException;
 import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.observe.Elapsed;
 import io.hts.engine.observe.EventBus;
 import io.hts.engine.observe.EventType;
 import io.hts.engine.observe.Profiler;
@@ -172,7 +173,7 @@ public final class Scheduler implements AutoCloseable {
         FailureMode mode = options.failureMode() != null ? options.failureMode() : defaultFailureMode;
         GraphRun run = admission.admit(graph, id -> new GraphRun(this, plan, id, mode, profiling));
         if (events.wants(EventType.RUN_SUBMITTED)) {
-            String detail = compiled.size() + " tasks, " + compiled.edgeCount() + " edges, " + mode;
+            String detail = Elapsed.count(compiled.size(), "task") + ", " + Elapsed.count(compiled.edgeCount(), "edge") + ", " + mode;
             UserCode.run(this, () -> events.publish(EventType.RUN_SUBMITTED, run.id(), graph.name(), null, -1, null, -1, 0,
                     null, null, detail));
         }

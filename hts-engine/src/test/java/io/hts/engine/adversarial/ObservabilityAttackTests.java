@@ -27,6 +27,7 @@ import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.RunOptions;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.CapturedErr;
+import io.hts.engine.support.Ended;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -51,18 +52,6 @@ class ObservabilityAttackTests {
         return err.count("HTS run " + run.id() + " of graph '" + run.graph().name() + "'");
     }
 
-    private static GraphRun awaitQuietly(GraphRun run) {
-        try {
-            run.await(Duration.ofSeconds(30));
-        }
-        catch (GraphRunException expected) {
-            // a run that did not succeed
-        }
-        catch (Exception ex) {
-            throw new AssertionError("run did not end within 30s", ex);
-        }
-        return run;
-    }
 
     /** blocker (waits for the latch) -> a -> b, and an independent group of 3 members. */
     private static TaskGraph blocking(String name, CountDownLatch started, CountDownLatch release) {
@@ -115,7 +104,7 @@ class ObservabilityAttackTests {
                     f.get(10, TimeUnit.SECONDS);
                 }
                 release.countDown();
-                awaitQuietly(run);
+                Ended.run(run);
                 assertThat(run.status()).isNotEqualTo(RunStatus.SUCCEEDED);
                 assertThat(lines(run)).as("lines about run %s in:%n%s", run.id(), err.text()).isEqualTo(1);
             }
@@ -142,7 +131,7 @@ class ObservabilityAttackTests {
                 if (k % 2 == 0) {
                     run.cancel();
                 }
-                awaitQuietly(run);
+                Ended.run(run);
                 assertThat(lines(run)).as("lines about run %s in:%n%s", run.id(), err.text()).isEqualTo(1);
             }
         }
@@ -160,7 +149,7 @@ class ObservabilityAttackTests {
                 return 1;
             });
             GraphRun good = s.submit(ok);
-            awaitQuietly(good);
+            Ended.run(good);
             assertThat(good.status()).isEqualTo(RunStatus.SUCCEEDED);
 
             TaskGraph bad = TaskGraph.named("flaky-bad");
@@ -168,7 +157,7 @@ class ObservabilityAttackTests {
                 throw new IllegalStateException("permanent failure xyz");
             });
             GraphRun failed = s.submit(bad);
-            awaitQuietly(failed);
+            Ended.run(failed);
             assertThat(lines(good)).as(err.text()).isZero();
             assertThat(lines(failed)).as(err.text()).isEqualTo(1);
             assertThat(err.text()).contains("'always': java.lang.IllegalStateException: permanent failure xyz");
@@ -192,7 +181,7 @@ class ObservabilityAttackTests {
                 return r.await().status();
             });
             GraphRun run = s.submit(outer);
-            awaitQuietly(run);
+            Ended.run(run);
             assertThat(run.status()).isEqualTo(RunStatus.FAILED);
             assertThat(inner).hasSize(1);
             assertThat(lines(inner.get(0))).as(err.text()).isEqualTo(1);
@@ -216,7 +205,7 @@ class ObservabilityAttackTests {
             });
             g.task("child").after(boom).cpu(ctx -> 1);
             GraphRun run = s.submit(g);
-            awaitQuietly(run);
+            Ended.run(run);
             assertThat(calls.get()).isPositive();
             assertThat(lines(run)).as(err.text()).isEqualTo(1);
 
@@ -226,7 +215,7 @@ class ObservabilityAttackTests {
             awaitLatch(started);
             cancelled.cancel();
             release.countDown();
-            awaitQuietly(cancelled);
+            Ended.run(cancelled);
             assertThat(lines(cancelled)).as(err.text()).isEqualTo(1);
         }
     }
@@ -253,7 +242,7 @@ class ObservabilityAttackTests {
                 run = s.submit(g, RunOptions.failureMode(FailureMode.CONTINUE));
                 runs.add(run);
             }
-            awaitQuietly(run);
+            Ended.run(run);
             assertThat(lines(run)).as(err.text()).isEqualTo(1);
         }
     }
@@ -276,7 +265,7 @@ class ObservabilityAttackTests {
                     g.task("x").cpu(ctx -> {
                         throw new IllegalStateException("rl failure");
                     });
-                    return awaitQuietly(s.submit(g));
+                    return Ended.run(s.submit(g));
                 }));
             }
             go.countDown();
@@ -298,7 +287,7 @@ class ObservabilityAttackTests {
                 throw new AssertionError("invariant broken 42");
             });
             GraphRun run = s.submit(g);
-            awaitQuietly(run);
+            Ended.run(run);
             assertThat(run.status()).isEqualTo(RunStatus.FAILED);
             assertThat(lines(run)).as(err.text()).isEqualTo(1);
             assertThat(err.text()).contains("java.lang.AssertionError: invariant broken 42")
@@ -317,7 +306,7 @@ class ObservabilityAttackTests {
                 throw a;
             });
             GraphRun run = s.submit(g);
-            awaitQuietly(run);
+            Ended.run(run);
             assertThat(lines(run)).as(err.text()).isEqualTo(1);
         }
     }
@@ -336,7 +325,7 @@ class ObservabilityAttackTests {
         release.countDown();
         s.close();
         for (GraphRun r : runs) {
-            awaitQuietly(r);
+            Ended.run(r);
         }
         assertThat(cancelled).isNotEmpty();
         for (GraphRun r : runs) {
@@ -369,8 +358,8 @@ class ObservabilityAttackTests {
             GraphRun run = s.submit(g);
             assertThat(run.cancel()).isTrue();
             release.countDown();
-            awaitQuietly(run);
-            busy.forEach(ObservabilityAttackTests::awaitQuietly);
+            Ended.run(run);
+            busy.forEach(Ended::run);
             assertThat(run.status()).isEqualTo(RunStatus.CANCELLED);
             assertThat(lines(run)).as(err.text()).isEqualTo(1);
             assertThat(err.text()).contains("INFO io.hts.engine.run.FailedRunLog - HTS run " + run.id()
@@ -401,7 +390,7 @@ class ObservabilityAttackTests {
                 throw new IllegalStateException("late failure");
             });
             GraphRun run = s.submit(g);
-            awaitQuietly(run);
+            Ended.run(run);
             assertThat(lines(run)).as(err.text()).isEqualTo(1);
             String out = err.text();
             assertThat(out).contains("2 failed (").contains("early failure").contains("late failure");
@@ -447,7 +436,7 @@ class ObservabilityAttackTests {
         try (Scheduler s = Scheduler.builder().threads(2).profiling(false).build()) {
             TaskGraph g = failingShape("off", "profiling off failure");
             GraphRun run = s.submit(g);
-            awaitQuietly(run);
+            Ended.run(run);
             RunProfile p = run.profile();
             everyTaskHasItsStateAndCause(p, g, run);
             assertThat(p.tasks().stream().filter(t -> t.name().equals("boom")).findFirst().orElseThrow().cause())
@@ -462,7 +451,7 @@ class ObservabilityAttackTests {
         try (Scheduler s = Scheduler.builder().threads(2).build()) {
             TaskGraph g = failingShape("kept", "kept failure");
             GraphRun run = s.submit(g);
-            awaitQuietly(run);
+            Ended.run(run);
             RunProfile kept = s.profiler().run(run.id()).orElseThrow();
             everyTaskHasItsStateAndCause(kept, g, run);
             for (int i = 0; i < g.size(); i++) {
@@ -497,7 +486,7 @@ class ObservabilityAttackTests {
             assertThat(run.cancel(single)).isTrue();
             assertThat(run.cancel(shards)).isTrue();
             release.countDown();
-            awaitQuietly(run);
+            Ended.run(run);
             everyTaskHasItsStateAndCause(run.profile(), g, run);
             everyTaskHasItsStateAndCause(s.profiler().run(run.id()).orElseThrow(), g, run);
             RunProfile p = run.profile();
@@ -525,7 +514,7 @@ class ObservabilityAttackTests {
                 if (k % 2 == 0) {
                     run.cancel();
                 }
-                awaitQuietly(run);
+                Ended.run(run);
                 everyTaskHasItsStateAndCause(run.profile(), g, run);
             }
         }
@@ -550,7 +539,7 @@ class ObservabilityAttackTests {
             });
             g.task("y").after(x).cpu(ctx -> 1);
             GraphRun run = s.submit(g);
-            awaitQuietly(run);
+            Ended.run(run);
             everyTaskHasItsStateAndCause(run.profile(), g, run);
             assertThat(lines(run)).as(err.text()).isEqualTo(1);
         }
@@ -578,7 +567,7 @@ class ObservabilityAttackTests {
                 }
             });
             GraphRun run = s.submit(g);
-            awaitQuietly(run);
+            Ended.run(run);
             assertThat(checked).isTrue();
             assertThat(problems).isEmpty();
         }
