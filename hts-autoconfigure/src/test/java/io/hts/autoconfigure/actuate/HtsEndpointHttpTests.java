@@ -250,8 +250,16 @@ class HtsEndpointHttpTests {
 
         @Test
         void switchingThePolicyIsRefusedWhileTheEndpointIsReadOnly() throws Exception {
-            assertThat(post(port, "/actuator/hts", "{\"policy\":\"gpu-first\"}")).isBetween(400, 405);
+            HttpResponse<String> refused = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://localhost:" + port + "/actuator/hts")).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"policy\":\"gpu-first\"}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(refused.statusCode()).isEqualTo(405);
+            assertThat(refused.body()).as("says what enables it").contains("read-only",
+                    "management.endpoint.hts.access", "unrestricted");
             assertThat(scheduler.policy().name()).isEqualTo("default");
+            assertThat(get(port, "/actuator/hts", new int[1]).get("policy").asText()).as("reads still work")
+                    .isEqualTo("default");
         }
     }
 
