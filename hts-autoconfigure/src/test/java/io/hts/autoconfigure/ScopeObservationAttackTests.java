@@ -40,9 +40,7 @@ import io.hts.engine.support.Ended;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.slf4j.MDC;
-import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
@@ -316,20 +314,8 @@ class ScopeObservationAttackTests {
 
     // ------------------------------------------------------------------ HTTP
 
-    @SpringBootConfiguration
-    @EnableAutoConfiguration
-    static class App {
-        @Bean
-        TaskGraph features() {
-            TaskGraph g = TaskGraph.named("features");
-            var load = g.task("load").cpu(ctx -> 21);
-            g.task("double").after(load).cpu(ctx -> ctx.input(load) * 2);
-            return g;
-        }
-    }
-
     private static ConfigurableApplicationContext start() {
-        return new SpringApplicationBuilder(App.class).properties("server.port=0", "server.address=127.0.0.1",
+        return new SpringApplicationBuilder(FeaturesApp.class).properties("server.port=0", "server.address=127.0.0.1",
                 "server.shutdown=graceful", "spring.lifecycle.timeout-per-shutdown-phase=60s",
                 "management.endpoints.web.exposure.include=htsevents,htsprofiler", "spring.main.banner-mode=off")
                 .run();

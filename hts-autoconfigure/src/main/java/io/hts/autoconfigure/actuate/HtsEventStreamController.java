@@ -1,9 +1,11 @@
 package io.hts.autoconfigure.actuate;
 
 import java.io.IOException;
+import java.util.Map;
 
 import io.hts.engine.observe.EventType;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -59,16 +61,21 @@ public class HtsEventStreamController {
                     "the id of the last event received (a sequence number)");
         }
         catch (EndpointProblems.Bad bad) {
-            return ResponseEntity.status(bad.response().getStatus()).contentType(MediaType.APPLICATION_JSON)
-                    .body(bad.response().getBody());
+            return answer(bad.response());
         }
         EventType wanted = type == null ? null : HtsEventsEndpoint.eventType(type);
         if (type != null && wanted == null) {
-            // a body that says why, whatever server.error.include-message says (a thrown status hides it)
-            var problem = HtsEventsEndpoint.unknownType(type);
-            return ResponseEntity.status(problem.getStatus()).contentType(MediaType.APPLICATION_JSON).body(problem.getBody());
+            return answer(HtsEventsEndpoint.unknownType(type));
         }
         return stream.subscribe(HtsEventsEndpoint.filter(runId, task, wanted),
                 routine || (wanted != null && wanted.isRoutine()), resumeAfter);
+    }
+
+    /**
+     * A problem as this controller answers it: a body that says why, whatever
+     * server.error.include-message says (a thrown status would hide it).
+     */
+    private static ResponseEntity<Map<String, Object>> answer(WebEndpointResponse<Map<String, Object>> problem) {
+        return ResponseEntity.status(problem.getStatus()).contentType(MediaType.APPLICATION_JSON).body(problem.getBody());
     }
 }

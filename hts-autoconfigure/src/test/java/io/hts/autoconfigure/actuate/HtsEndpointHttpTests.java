@@ -11,16 +11,14 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import io.hts.autoconfigure.FeaturesApp;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.Scheduler;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.annotation.Bean;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -34,46 +32,38 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
  */
 class HtsEndpointHttpTests {
 
-    @SpringBootConfiguration
-    @EnableAutoConfiguration
-    static class App {
+    static HttpResponse<String> fetch(int port, String path) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).GET()
+                .build(), HttpResponse.BodyHandlers.ofString());
+    }
 
-        @Bean
-        TaskGraph features() {
-            TaskGraph g = TaskGraph.named("features");
-            var load = g.task("load").cpu(ctx -> 21);
-            g.task("double").after(load).cpu(ctx -> ctx.input(load) * 2);
-            return g;
-        }
+    static HttpResponse<String> postJson(int port, String path, String json) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     /** The body of a GET whatever its status: an error answer must say what was wrong and what is accepted. */
     static String errorBody(int port, String path, int expectedStatus) throws Exception {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = fetch(port, path);
         assertThat(response.statusCode()).as("status of %s", path).isEqualTo(expectedStatus);
         return response.body();
     }
 
     static String contentType(int port, String path) throws Exception {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = fetch(port, path);
         assertThat(response.statusCode()).isEqualTo(200);
         return response.headers().firstValue("Content-Type").orElse("");
     }
 
     static JsonNode get(int port, String path, int[] status) throws Exception {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = fetch(port, path);
         status[0] = response.statusCode();
         return response.statusCode() == 200 ? JsonMapper.builder().build().readTree(response.body()) : null;
     }
 
     @Nested
-    @SpringBootTest(classes = App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    @SpringBootTest(classes = FeaturesApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
             properties = {"hts.scheduler.policy=round-robin", "management.endpoints.web.exposure.include=hts,htsevents,htsprofiler,health",
                 "management.endpoint.health.show-components=always", "management.endpoint.health.show-details=always"})
     class Exposed {
@@ -232,13 +222,11 @@ class HtsEndpointHttpTests {
     }
 
     static int post(int port, String path, String json) throws Exception {
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build(),
-                HttpResponse.BodyHandlers.ofString()).statusCode();
+        return postJson(port, path, json).statusCode();
     }
 
     @Nested
-    @SpringBootTest(classes = App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    @SpringBootTest(classes = FeaturesApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
             properties = "management.endpoints.web.exposure.include=hts")
     class ReadOnly {
 
@@ -250,10 +238,7 @@ class HtsEndpointHttpTests {
 
         @Test
         void switchingThePolicyIsRefusedWhileTheEndpointIsReadOnly() throws Exception {
-            HttpResponse<String> refused = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                    URI.create("http://localhost:" + port + "/actuator/hts")).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"policy\":\"gpu-first\"}")).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> refused = postJson(port, "/actuator/hts", "{\"policy\":\"gpu-first\"}");
             assertThat(refused.statusCode()).isEqualTo(405);
             assertThat(refused.body()).as("says what enables it").contains("read-only",
                     "management.endpoint.hts.access", "unrestricted");
@@ -264,7 +249,7 @@ class HtsEndpointHttpTests {
     }
 
     @Nested
-    @SpringBootTest(classes = App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    @SpringBootTest(classes = FeaturesApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
             properties = {"management.endpoints.web.exposure.include=hts", "management.endpoint.hts.access=unrestricted"})
     class Unrestricted {
 
@@ -278,10 +263,7 @@ class HtsEndpointHttpTests {
         void thePolicyCanBeSwitchedAndAnUnknownOneIsABadRequest() throws Exception {
             assertThat(post(port, "/actuator/hts", "{\"policy\":\"shortest-job-first\"}")).isEqualTo(200);
             assertThat(scheduler.policy().name()).isEqualTo("shortest-job-first");
-            HttpResponse<String> refused = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                    URI.create("http://localhost:" + port + "/actuator/hts")).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"policy\":\"fastest\"}")).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> refused = postJson(port, "/actuator/hts", "{\"policy\":\"fastest\"}");
             assertThat(refused.statusCode()).isEqualTo(400);
             assertThat(refused.body()).contains("unknown scheduling policy 'fastest'", "round-robin", "shortest-job-first");
         }
@@ -306,7 +288,7 @@ class HtsEndpointHttpTests {
     }
 
     @Nested
-    @SpringBootTest(classes = App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+    @SpringBootTest(classes = FeaturesApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
     class NotExposed {
 
         @LocalServerPort

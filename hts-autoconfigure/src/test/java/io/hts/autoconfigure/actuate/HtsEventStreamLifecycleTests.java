@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import io.hts.autoconfigure.FeaturesApp;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
 import org.junit.jupiter.api.Test;
@@ -29,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 class HtsEventStreamLifecycleTests {
 
     private static ConfigurableApplicationContext start() {
-        return new SpringApplicationBuilder(HtsEndpointHttpTests.App.class).properties("server.port=0",
+        return new SpringApplicationBuilder(FeaturesApp.class).properties("server.port=0",
                 "server.address=127.0.0.1", "server.shutdown=graceful", "spring.lifecycle.timeout-per-shutdown-phase=60s",
                 "management.endpoints.web.exposure.include=htsevents", "spring.main.banner-mode=off").run();
     }

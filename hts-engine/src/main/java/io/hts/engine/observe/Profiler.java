@@ -177,17 +177,7 @@ public final class Profiler {
         int[] names = {0};
         for (RunProfile p : runs) {
             Map<String, Histogram> histograms = byGraph.computeIfAbsent(p.graphName(), g -> new HashMap<>());
-            p.recordInto(name -> {
-                Histogram h = histograms.get(name);
-                if (h == null) {
-                    String key = names[0] < MAX_NAMES ? name : OTHER;
-                    h = histograms.computeIfAbsent(key, k -> {
-                        names[0]++;
-                        return new Histogram(3);
-                    });
-                }
-                return h;
-            });
+            p.recordInto(name -> histogram(histograms, name, names));
         }
         Map<String, Map<String, TaskStatistics>> out = new TreeMap<>();
         byGraph.forEach((graph, histograms) -> {
@@ -233,6 +223,22 @@ public final class Profiler {
         recorded = 0;
         statisticsVersion = -1;
         statistics = Map.of();
+    }
+
+    /**
+     * The histogram of {@code name} in {@code histograms}, made when missing; once {@code names[0]}
+     * (histograms made so far, over every map it counts for) reaches {@value #MAX_NAMES}, a new
+     * name's tasks go to {@value #OTHER}'s.
+     */
+    static Histogram histogram(Map<String, Histogram> histograms, String name, int[] names) {
+        Histogram h = histograms.get(name);
+        if (h != null) {
+            return h;
+        }
+        return histograms.computeIfAbsent(names[0] < MAX_NAMES ? name : OTHER, k -> {
+            names[0]++;
+            return new Histogram(3);
+        });
     }
 
     static TaskStatistics statistics(String graph, String name, Histogram h) {

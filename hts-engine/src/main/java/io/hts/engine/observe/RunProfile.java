@@ -304,8 +304,8 @@ public final class RunProfile {
     /** Per statistics name, this run's duration statistics. */
     public Map<String, TaskStatistics> statistics() {
         Map<String, Histogram> histograms = new LinkedHashMap<>();
-        recordInto(name -> histograms.computeIfAbsent(histograms.size() < Profiler.MAX_NAMES
-                || histograms.containsKey(name) ? name : Profiler.OTHER, k -> new Histogram(3)));
+        int[] names = {0};
+        recordInto(name -> Profiler.histogram(histograms, name, names));
         Map<String, TaskStatistics> out = new LinkedHashMap<>();
         histograms.forEach((name, h) -> out.put(name, Profiler.statistics(graph.name(), name, h)));
         return out;

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 import io.hts.engine.graph.RunStatus;
+import io.hts.engine.observe.Elapsed;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -123,8 +124,8 @@ final class FailedRunLog {
         int size = run.graph().size();
         StringBuilder sb = new StringBuilder("HTS run ").append(run.id()).append(" of graph '")
                 .append(run.graph().name()).append("' ").append(status == RunStatus.FAILED ? "failed" : "was cancelled")
-                .append(" after ").append(Duration.ofNanos(elapsedNanos).toMillis()).append(" ms; of its ").append(size)
-                .append(size == 1 ? " task, " : " tasks, ").append(failures.size()).append(" failed");
+                .append(" after ").append(Duration.ofNanos(elapsedNanos).toMillis()).append(" ms; of its ").append(Elapsed.count(size, "task"))
+                .append(", ").append(failures.size()).append(" failed");
         for (int k = 0; k < failures.size() && k < MAX_NAMED; k++) {
             TaskFailure f = failures.get(k);
             sb.append(k == 0 ? " (" : ", ").append('\'').append(f.task()).append("': ").append(TaskFailure.describe(f.error()));
@@ -141,7 +142,7 @@ final class FailedRunLog {
             sb.append(' ').append(cancelled.size() <= MAX_NAMED ? cancelled : cancelled.subList(0, MAX_NAMED) + "...");
         }
         if (skipped > 0) {
-            sb.append(" [").append(skipped).append(skipped == 1 ? " run" : " runs")
+            sb.append(" [").append(Elapsed.count(skipped, "run"))
                     .append(" that did not succeed were not logged before this one: at most the configured number a minute]");
         }
         return sb.toString();

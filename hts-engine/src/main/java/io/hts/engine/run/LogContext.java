@@ -1,10 +1,11 @@
 package io.hts.engine.run;
 
+import io.hts.engine.observe.TaskScope;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.MDC;
 
 /**
- * The {@link io.hts.engine.observe.TaskScope} that puts a task's run id, graph and task name into
+ * The {@link TaskScope} that puts a task's run id, graph and task name into
  * the SLF4J MDC around its body (keys {@value #RUN}, {@value #GRAPH}, {@value #TASK}), so that what
  * the body logs can be told apart and joined to the run's own lines; the first scope when the
  * scheduler was built with {@code SchedulerBuilder.logContext(true)} (Spring: {@code hts.logging.mdc},
@@ -23,31 +24,23 @@ final class LogContext {
     /** The task's name. */
     static final String TASK = "hts.task";
 
-    private final @Nullable String run;
-    private final @Nullable String graph;
-    private final @Nullable String task;
-
-    private LogContext(@Nullable String run, @Nullable String graph, @Nullable String task) {
-        this.run = run;
-        this.graph = graph;
-        this.task = task;
+    private LogContext() {
     }
 
     /** The scope: sets the task's keys on this thread, and gives back what was there when the body ends. */
-    static final io.hts.engine.observe.TaskScope SCOPE = (runId, graph, task) -> {
-        LogContext before = new LogContext(MDC.get(RUN), MDC.get(GRAPH), MDC.get(TASK));
+    static final TaskScope SCOPE = (runId, graph, task) -> {
+        String runBefore = MDC.get(RUN);
+        String graphBefore = MDC.get(GRAPH);
+        String taskBefore = MDC.get(TASK);
         MDC.put(RUN, Long.toString(runId));
         MDC.put(GRAPH, graph);
         MDC.put(TASK, task);
-        return before::restore;
+        return () -> {
+            put(RUN, runBefore);
+            put(GRAPH, graphBefore);
+            put(TASK, taskBefore);
+        };
     };
-
-    /** Gives the MDC back what the scope found. */
-    void restore() {
-        put(RUN, run);
-        put(GRAPH, graph);
-        put(TASK, task);
-    }
 
     private static void put(String key, @Nullable String value) {
         if (value == null) {

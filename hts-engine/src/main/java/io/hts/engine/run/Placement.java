@@ -189,14 +189,7 @@ final class Placement {
                 plan.estimate(i, Device.CPU), plan.estimate(i, Device.GPU));
         Device chosen;
         try {
-            RunRecorder.userCodeRuns();
-            UserCode.enter(run.scheduler);
-            try {
-                chosen = policy.selectDevice(info, status);
-            }
-            finally {
-                UserCode.exit();
-            }
+            chosen = UserCode.call(run.scheduler, () -> policy.selectDevice(info, status));
         }
         catch (Throwable ex) {
             run.scheduler.policyFailed(policy, ex);
@@ -218,14 +211,7 @@ final class Placement {
             return policy.readyOrder(); // a constant of ours: no user code, no guard on the hot path
         }
         try {
-            RunRecorder.userCodeRuns();
-            UserCode.enter(run.scheduler);
-            try {
-                return policy.readyOrder();
-            }
-            finally {
-                UserCode.exit();
-            }
+            return UserCode.call(run.scheduler, policy::readyOrder);
         }
         catch (Throwable ex) {
             run.scheduler.policyFailed(policy, ex);

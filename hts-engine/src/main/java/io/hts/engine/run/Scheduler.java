@@ -107,12 +107,7 @@ public final class Scheduler implements AutoCloseable {
         this.defaultFailureMode = b.failureMode;
         this.memoryShortage = b.memoryShortage;
         this.profiling = b.profiling;
-        List<io.hts.engine.observe.TaskScope> around = new java.util.ArrayList<>();
-        if (b.logContext) {
-            around.add(LogContext.SCOPE);
-        }
-        around.addAll(b.taskScopes);
-        this.scopes = new TaskScopes(around);
+        this.scopes = TaskScopes.of(b.logContext, b.taskScopes);
         this.threadNamePrefix = b.threadNamePrefix;
         this.timer = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, b.threadNamePrefix + "timer");
@@ -173,7 +168,8 @@ public final class Scheduler implements AutoCloseable {
         FailureMode mode = options.failureMode() != null ? options.failureMode() : defaultFailureMode;
         GraphRun run = admission.admit(graph, id -> new GraphRun(this, plan, id, mode, profiling));
         if (events.wants(EventType.RUN_SUBMITTED)) {
-            String detail = Elapsed.count(compiled.size(), "task") + ", " + Elapsed.count(compiled.edgeCount(), "edge") + ", " + mode;
+            String detail = Elapsed.count(compiled.size(), "task") + ", " + Elapsed.count(compiled.edgeCount(), "edge")
+                    + ", " + mode;
             UserCode.run(this, () -> events.publish(EventType.RUN_SUBMITTED, run.id(), graph.name(), null, -1, null, -1, 0,
                     null, null, detail));
         }

@@ -21,8 +21,18 @@ final class TaskScopes {
     private final TaskScope[] scopes;
     private final AtomicBoolean warned = new AtomicBoolean();
 
-    TaskScopes(List<TaskScope> scopes) {
+    private TaskScopes(List<TaskScope> scopes) {
         this.scopes = scopes.toArray(new TaskScope[0]);
+    }
+
+    /** The MDC scope first when {@code logContext}, then the builder's scopes in the order added. */
+    static TaskScopes of(boolean logContext, List<TaskScope> added) {
+        List<TaskScope> all = new java.util.ArrayList<>(added.size() + 1);
+        if (logContext) {
+            all.add(LogContext.SCOPE);
+        }
+        all.addAll(added);
+        return new TaskScopes(all);
     }
 
     boolean isEmpty() {

@@ -106,6 +106,21 @@ final class UserCode {
         }
     }
 
+    /**
+     * Runs a callback of {@code scheduler} that answers (a policy's choice) under this guard; a
+     * worker's next task does not take the time it runs as hand-off.
+     */
+    static <T> T call(Scheduler scheduler, java.util.function.Supplier<T> callback) {
+        RunRecorder.userCodeRuns();
+        enter(scheduler);
+        try {
+            return callback.get();
+        }
+        finally {
+            exit();
+        }
+    }
+
     /** A callback of {@code scheduler} begins on this thread; pair with {@link #exit()} in a finally. */
     static void enter(Scheduler scheduler) {
         Thread thread = Thread.currentThread();

@@ -3,16 +3,15 @@ package io.hts.engine.adversarial;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeoutException;
 
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
+import io.hts.engine.support.Ended;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 /** Shared checks of the engine's promises. */
 final class Checks {
@@ -22,21 +21,7 @@ final class Checks {
 
     /** Awaits the run (bounded); returns the GraphRunException thrown, or null on success. */
     static GraphRunException awaitEnd(GraphRun run, Duration max) {
-        try {
-            run.await(max);
-            return null;
-        }
-        catch (GraphRunException ex) {
-            return ex;
-        }
-        catch (TimeoutException ex) {
-            fail("run did not end within " + max + ": " + run + " states=" + run.states() + "\n" + run.diagnose());
-            return null;
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(ex);
-        }
+        return Ended.failure(run, max);
     }
 
     /** Every task final, status consistent with the states. */

@@ -423,7 +423,7 @@ class ScopeAndWorkerTimeAttackTests {
         try (Scheduler s = Scheduler.builder().threads(2).listener(l).build()) {
             TaskGraph g = TaskGraph.named("slow");
             g.task("slow").timeout(Duration.ofMillis(50)).cpu(ctx -> {
-                Thread.sleep(20_000); // interrupted by the time limit
+                new CountDownLatch(1).await(20, TimeUnit.SECONDS); // never counted down: the time limit interrupts it
                 return 1;
             });
             GraphRun run = s.submit(g);

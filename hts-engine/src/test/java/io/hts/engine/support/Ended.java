@@ -1,9 +1,11 @@
 package io.hts.engine.support;
 
 import java.time.Duration;
+import java.util.concurrent.TimeoutException;
 
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
+import org.jspecify.annotations.Nullable;
 
 /** Waits for a run to end, however it ends, for tests that look at it afterwards. */
 public final class Ended {
@@ -15,18 +17,34 @@ public final class Ended {
      * Awaits {@code run} for at most 30 s, whether it succeeds or not.
      *
      * @return the run, ended
-     * @throws AssertionError when it did not end in time
+     * @throws AssertionError when it did not end in time (with its diagnosis)
      */
     public static GraphRun run(GraphRun run) {
-        try {
-            run.await(Duration.ofSeconds(30));
-        }
-        catch (GraphRunException expected) {
-            // it did not succeed: ended all the same
-        }
-        catch (Exception ex) {
-            throw new AssertionError("run " + run.id() + " did not end within 30 s", ex);
-        }
+        failure(run, Duration.ofSeconds(30));
         return run;
+    }
+
+    /**
+     * Awaits {@code run} for at most {@code max}.
+     *
+     * @return the GraphRunException it ended with, or {@code null} when it succeeded
+     * @throws AssertionError when it did not end in time (with its diagnosis)
+     */
+    public static @Nullable GraphRunException failure(GraphRun run, Duration max) {
+        try {
+            run.await(max);
+            return null;
+        }
+        catch (GraphRunException ex) {
+            return ex;
+        }
+        catch (TimeoutException ex) {
+            throw new AssertionError("run did not end within " + max + ": " + run + " states=" + run.states() + "\n"
+                    + run.diagnose(), ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(ex);
+        }
     }
 }
