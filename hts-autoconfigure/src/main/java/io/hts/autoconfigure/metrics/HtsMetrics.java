@@ -32,8 +32,8 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  *       one the run was submitted under): the tasks of finished runs that ran, from their profiles
  *       (so only with profiling on and the run's profile kept); no per-task-name tags, which would
  *       not scale with task counts. A run's tasks are added up in one pass over its profile and
- *       reach Micrometer as two numbers, not one timer sample a task: a run of a million tasks costs
- *       milliseconds at its end, not a second (per-name percentiles are the profiler's);
+ *       reach Micrometer as two numbers, not one timer sample a task (per-name percentiles are the
+ *       profiler's);
  *   <li>{@code hts.tasks.active} (gauge): busy CPU workers plus running GPU tasks;
  *   <li>{@code hts.queue.depth} (gauge; tag device): tasks waiting for each device;
  *   <li>{@code hts.executor.steals}, {@code hts.executor.executed} (function counters) and
