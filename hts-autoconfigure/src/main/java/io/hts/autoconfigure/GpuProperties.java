@@ -30,9 +30,10 @@ public class GpuProperties {
     /**
      * How long a device's launcher spins looking for work before it sleeps: when idle, for the
      * next task; when device work is due, past its expected end. Raise it (to 20ms, say) when each
-     * request runs one GPU operation and must not pay a thread wake-up (tens of microseconds on
-     * virtual machines), at the cost of one busy core per device while it spins. Any duration of
-     * 0 or more is accepted; one over a day spins a day.
+     * request submits one GPU operation with submit() and must not pay a thread wake-up (tens of
+     * microseconds on virtual machines; a caller of execute launches its task itself and does not
+     * need it), at the cost of one busy core per device while it spins. Any duration of 0 or more
+     * is accepted; one over a day spins a day.
      */
     private Duration pollSpin = Duration.ofNanos(50_000);
 

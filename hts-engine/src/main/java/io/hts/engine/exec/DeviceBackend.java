@@ -81,6 +81,23 @@ public interface DeviceBackend extends AutoCloseable {
         return false;
     }
 
+    /**
+     * Like {@link #dispatch}, offered on the thread of a caller that waits for the task's run right
+     * after, without a deadline ({@code Scheduler.execute}), once the run's other roots were
+     * dispatched. A backend whose own thread is not launching may launch the task on this thread,
+     * running its body here: that spares the hand-off to the backend's thread, which costs a
+     * thread wake-up and a cold core (tens to hundreds of microseconds on virtual machines, more
+     * than a small GPU operation takes). The engine keeps the caller's interrupt status from the
+     * body and settles it after, as it does for callbacks on callers' threads.
+     *
+     * @param task the task
+     * @return whether the backend took the task (launched, queued or reported it); {@code false}
+     *     (the default): it did nothing with it, and the engine then calls {@link #dispatch}
+     */
+    default boolean dispatchHere(DeviceTask task) {
+        return false;
+    }
+
     /** Releases the backend's resources. The scheduler closes the backends it was given. */
     @Override
     default void close() {

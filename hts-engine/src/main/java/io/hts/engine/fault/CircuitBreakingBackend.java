@@ -172,16 +172,44 @@ public final class CircuitBreakingBackend implements DeviceBackend {
             breaker.releasePermission();
             return false;
         }
+        send(task, false);
+        return true;
+    }
+
+    /**
+     * Passes a task that holds its permits to the device: offered to launch on this thread first
+     * when {@code here}, else (or when the device declines) dispatched.
+     */
+    private void send(DeviceTask task, boolean here) {
         Guarded g = new Guarded(task, breaker.getCurrentTimestamp());
         dispatched.put(task, g);
         try {
-            delegate.dispatch(g);
+            if (!here || !delegate.dispatchHere(g)) {
+                delegate.dispatch(g);
+            }
         }
         catch (Throwable ex) {
             // A backend must not throw; if it does, the task fails as if reported so (the engine ends it
             // once, started or not), and its permits go back.
             g.fail(ex);
         }
+    }
+
+    /**
+     * Offers the device a task to launch on the caller's thread when nothing waits before it and
+     * the breaker and the bulkhead let it through at once; anything else goes the way of
+     * {@link #dispatch} (declined here).
+     */
+    @Override
+    public boolean dispatchHere(DeviceTask task) {
+        if (closed || task.isCancelled() || !waiting.isEmpty() || !breaker.tryAcquirePermission()) {
+            return false;
+        }
+        if (bulkhead != null && !bulkhead.tryAcquirePermission()) {
+            breaker.releasePermission();
+            return false;
+        }
+        send(task, true);
         return true;
     }
 

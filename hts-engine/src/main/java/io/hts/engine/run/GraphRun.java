@@ -13,6 +13,7 @@ import java.util.concurrent.TimeoutException;
 
 import io.hts.engine.exec.PoolTask;
 import io.hts.engine.exec.WorkStealingPool;
+import io.hts.engine.exec.Worker;
 import io.hts.engine.graph.CompiledGraph;
 import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.RunResults;
@@ -368,18 +369,33 @@ public final class GraphRun implements RunResults {
 
     // ================================================================== start and finish
 
-    /** Makes the roots ready. Called once by the scheduler after registering the run. */
-    void start() {
+    /**
+     * Makes the roots ready. Called once by the scheduler after registering the run;
+     * {@code callerWaits}: its caller waits for the run right after (and may launch a GPU root
+     * itself: {@link Placement#callerStarts()}).
+     */
+    void start(boolean callerWaits) {
         int roots = topology.rootCount();
         if (topology.size() == 0) {
             finish();
             return;
         }
         if (roots <= 64) {
-            for (int k = 0; k < roots; k++) {
-                PoolTask t = placement.rootReady(topology.root(k));
-                if (t != null) {
-                    pool.submit(t);
+            boolean offer = callerWaits && scheduler.gpuBackend() != null && !(Thread.currentThread() instanceof Worker);
+            if (offer) {
+                placement.callerStarts();
+            }
+            try {
+                for (int k = 0; k < roots; k++) {
+                    PoolTask t = placement.rootReady(topology.root(k));
+                    if (t != null) {
+                        pool.submit(t);
+                    }
+                }
+            }
+            finally {
+                if (offer) {
+                    placement.callerStarted();
                 }
             }
         }

@@ -29,12 +29,25 @@ import org.jspecify.annotations.Nullable;
  * the canceller changes the state before it looks the registration up, so one of the two always
  * sees the other and a cancelled task never stays queued for resources. A grant that wins the race
  * against the withdrawal routes an attempt that then fails to start and gives the resources back.
+ *
+ * <p><b>A GPU root launched by its waiting caller.</b> While the thread of
+ * {@code Scheduler.execute} makes a run's roots ready, {@code waitingCaller} names it, and the
+ * first GPU attempt it routes is kept in {@code callerAttempt} instead of dispatched; once the
+ * other roots went their way, that thread offers the attempt to the backend to launch itself
+ * ({@link io.hts.engine.exec.DeviceBackend#dispatchHere}), its body guarded by
+ * {@link UserCode#onCaller}. Both fields are plain: only that thread writes them, and another
+ * thread that reads them never finds itself in {@code waitingCaller}. {@code callerAttempt} stays
+ * set while the attempt is offered, so that what the launch routes on this thread (successors
+ * that follow it on the device) is dispatched, not kept.
  */
 final class Placement {
 
     private final GraphRun run;
     private final ExecutionPlan plan;
     private final Map<Integer, ResourceWait> waits = new ConcurrentHashMap<>();
+    /** See the class comment. */
+    private @Nullable Thread waitingCaller;
+    private @Nullable TaskExecution callerAttempt;
 
     Placement(GraphRun run) {
         this.run = run;
@@ -141,15 +154,11 @@ final class Placement {
                         + "' was placed on the GPU but the scheduler has no GPU backend"), device, e.attempt);
                 return null;
             }
-            try {
-                gpu.dispatch(e);
+            if (waitingCaller == Thread.currentThread() && callerAttempt == null) {
+                callerAttempt = e; // launched by the caller once the other roots are dispatched
+                return null;
             }
-            catch (Throwable ex) {
-                // A backend must not throw; if it does, the attempt fails as if the backend had
-                // reported the throw: not started, it fails unstarted; started (a backend that runs
-                // tasks inline), it ends as a failed attempt; already reported, nothing changes.
-                run.attempts.reported(e, null, ex);
-            }
+            dispatchTo(gpu, e, false);
             return null;
         }
         if (plan.has(i, ExecutionPlan.URGENT) || readyOrder() == ReadyOrder.SHORTEST_FIRST) {
@@ -160,6 +169,49 @@ final class Placement {
         return e;
     }
 
+
+    /**
+     * Hands an attempt to the device backend: offered to launch on this thread first when
+     * {@code here}, else (or when the backend declines) dispatched.
+     */
+    private void dispatchTo(DeviceBackend gpu, TaskExecution e, boolean here) {
+        try {
+            if (!here || !gpu.dispatchHere(e)) {
+                gpu.dispatch(e);
+            }
+        }
+        catch (Throwable ex) {
+            // A backend must not throw; if it does, the attempt fails as if the backend had
+            // reported the throw: not started, it fails unstarted; started (a backend that runs
+            // tasks inline), it ends as a failed attempt; already reported, nothing changes.
+            run.attempts.reported(e, null, ex);
+        }
+    }
+
+    /** The caller of {@code Scheduler.execute} begins to make the roots ready (see the class comment). */
+    void callerStarts() {
+        waitingCaller = Thread.currentThread();
+    }
+
+    /** The roots are dispatched: the caller offers the GPU attempt it kept to the backend, to launch it here. */
+    void callerStarted() {
+        TaskExecution e = callerAttempt;
+        try {
+            DeviceBackend gpu = run.scheduler.gpuBackend();
+            if (e != null && gpu != null) {
+                dispatchTo(gpu, e, true);
+            }
+        }
+        finally {
+            callerAttempt = null;
+            waitingCaller = null;
+        }
+    }
+
+    /** Whether this thread is the waiting caller launching a GPU root itself (its body is then guarded). */
+    boolean onWaitingCaller() {
+        return waitingCaller == Thread.currentThread();
+    }
 
     /** The device for a ready task; consults the policy only when there is a real choice. */
     private @Nullable Device chooseDevice(int i, int attempt) {

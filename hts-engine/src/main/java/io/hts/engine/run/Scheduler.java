@@ -156,6 +156,11 @@ public final class Scheduler implements AutoCloseable {
      *     still finishing may still start nested runs: they belong to work already admitted)
      */
     public GraphRun submit(TaskGraph graph, RunOptions options) {
+        return start(graph, options, false);
+    }
+
+    /** Starts a run; {@code callerWaits}: the caller awaits it right after, without a deadline. */
+    private GraphRun start(TaskGraph graph, RunOptions options, boolean callerWaits) {
         Objects.requireNonNull(graph, "graph");
         Objects.requireNonNull(options, "options");
         if (!admission.admits()) {
@@ -173,7 +178,7 @@ public final class Scheduler implements AutoCloseable {
             UserCode.run(this, () -> events.publish(EventType.RUN_SUBMITTED, run.id(), graph.name(), null, -1, null, -1, 0,
                     null, null, detail));
         }
-        run.start();
+        run.start(callerWaits);
         return run;
     }
 
@@ -185,7 +190,7 @@ public final class Scheduler implements AutoCloseable {
      * @throws GraphRunException when a task failed or the run was cancelled
      */
     public GraphRun execute(TaskGraph graph) {
-        return submit(graph).await();
+        return execute(graph, RunOptions.defaults());
     }
 
     /**
@@ -197,7 +202,7 @@ public final class Scheduler implements AutoCloseable {
      * @throws GraphRunException when a task failed or the run was cancelled
      */
     public GraphRun execute(TaskGraph graph, RunOptions options) {
-        return submit(graph, options).await();
+        return start(graph, options, true).await();
     }
 
     /** Runs not yet finished. */

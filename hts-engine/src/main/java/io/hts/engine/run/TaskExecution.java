@@ -295,11 +295,12 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
             throw new IllegalStateException("task '" + taskName() + "' has no GPU body");
         }
         TaskScopes scopes = run.scheduler.scopes;
-        if (scopes.isEmpty()) {
-            return body;
-        }
         GpuBody<?> user = body;
-        return ctx -> scopes.around(run, index, () -> user.run(ctx)); // on the device's thread, as a CPU body's
+        GpuBody<?> scoped = scopes.isEmpty() ? body : ctx -> scopes.around(run, index, () -> user.run(ctx));
+        if (run.placement.onWaitingCaller()) {
+            return ctx -> UserCode.onCaller(run.scheduler, () -> scoped.run(ctx)); // the caller's interrupt kept from it
+        }
+        return scoped; // on the device's thread, in its scopes as a CPU body is
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.hts.engine.run;
 
 import java.util.Arrays;
+import java.util.concurrent.Callable;
 
 import io.hts.engine.exec.PoolTask;
 import io.hts.engine.exec.Worker;
@@ -118,6 +119,27 @@ final class UserCode {
         }
         finally {
             exit();
+        }
+    }
+
+    /**
+     * Runs user code that a caller's thread runs for the scheduler (a GPU body that the caller of
+     * {@code execute} launches itself) with the caller's interrupt kept from it: a flag set before
+     * is cleared for the code and set again after; one that another thread sends meanwhile is kept;
+     * the code's own is cleared.
+     */
+    static <T> T onCaller(Scheduler scheduler, Callable<T> code) throws Exception {
+        Thread thread = Thread.currentThread();
+        boolean before = Thread.interrupted();
+        enter(scheduler); // the flag is clear: watched for other threads' interrupts
+        try {
+            return code.call();
+        }
+        finally {
+            exit();
+            if (before) {
+                thread.interrupt();
+            }
         }
     }
 

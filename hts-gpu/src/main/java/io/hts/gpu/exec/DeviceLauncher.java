@@ -23,7 +23,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Ownership.</b> Only the thread that holds {@code driver} (the launcher, or a caller waiting
  * for a run: {@link #assist}) polls events and finishes tasks ({@link DeviceCompletions}); only the
- * launcher runs GPU bodies and users' completion actions. The token is taken by compare-and-set and given back by a volatile
+ * launcher runs GPU bodies and users' completion actions, except the one body that the caller of
+ * {@code Scheduler.execute} launches itself while it holds the token ({@link #launchHere}, its
+ * interrupt kept from the body by the engine). The token is taken by compare-and-set and given back by a volatile
  * write, so each holder sees what the previous one did. The launcher alone releases the backend's resources,
  * when it exits (keeping the token for good), so a {@link #close} from any thread, a completion
  * included, never waits for itself. Other threads only {@link #submit} (a lock-free queue) and look
@@ -51,6 +53,10 @@ import org.slf4j.LoggerFactory;
 final class DeviceLauncher {
 
     private static final Logger log = LoggerFactory.getLogger(DeviceLauncher.class);
+    /** How long an idle launcher spins without the token between looks (a few microseconds). */
+    private static final int IDLE_SPINS_WITHOUT_TOKEN = 256;
+    /** How long a caller that would launch its task itself waits for a launcher holding the token. */
+    private static final long TOKEN_WAIT_NANOS = 20_000;
 
     private final GpuBackend backend;
     private final CudaApi api;
@@ -121,6 +127,65 @@ final class DeviceLauncher {
         if (exited) {
             drainQueue(backend.refusal(), null); // the launcher may have looked at the queue before the add
         }
+    }
+
+    /**
+     * Launches a task on the calling thread (the caller of {@code Scheduler.execute}, which waits
+     * for the run right after) when the launcher is not launching, nothing is queued before it and
+     * a stream is free: no hand-off to the launcher, whose wake-up on a cold core costs tens of
+     * microseconds or more. A launcher that holds the token (finishing the report of a previous
+     * run, say) is waited for a few microseconds, no longer: the caller would spin for its run
+     * anyway. The launcher is then woken to follow the work in flight, in case the caller stops
+     * assisting.
+     *
+     * @return whether it was launched (or dropped, cancelled meanwhile); {@code false}: nothing
+     *     happened, {@link #submit} it
+     */
+    boolean launchHere(DeviceTask task) {
+        Thread me = Thread.currentThread();
+        if (me == thread || !takeTokenSoon(me)) {
+            return false;
+        }
+        boolean launched = false;
+        try {
+            if (closing || backend.isDown() || !queue.isEmpty()) {
+                return false;
+            }
+            api.makeCurrent(backend.deviceInfo().ordinal());
+            StreamLease lease = streams.tryAcquire();
+            if (lease == null) {
+                return false;
+            }
+            running.incrementAndGet();
+            launched = true;
+            launch(task, lease);
+        }
+        finally {
+            driver.set(null);
+            if (launched) {
+                LockSupport.unpark(thread);
+            }
+        }
+        return true;
+    }
+
+    /** Takes the token for a caller within {@link #TOKEN_WAIT_NANOS}, unless tasks are queued or it closes. */
+    private boolean takeTokenSoon(Thread me) {
+        long deadline = 0;
+        while (!closing && queue.isEmpty()) {
+            if (driver.compareAndSet(null, me)) {
+                return true;
+            }
+            long now = System.nanoTime();
+            if (deadline == 0) {
+                deadline = now + TOKEN_WAIT_NANOS;
+            }
+            else if (now - deadline > 0) {
+                return false;
+            }
+            Thread.onSpinWait();
+        }
+        return false;
     }
 
     /**
@@ -257,6 +322,7 @@ final class DeviceLauncher {
             }
             refused = 0;
             boolean exit = false;
+            boolean idle = false;
             long park; // < 0: look again at once; 0: spin once; > 0: park that long
             try {
                 boolean progress = completions.poll();
@@ -273,6 +339,7 @@ final class DeviceLauncher {
                     }
                     backend.housekeeping(true, now);
                     park = times.idleWait(now, pollSpinNanos);
+                    idle = true;
                 }
                 else {
                     park = settings.spinWhileBusy() ? 0 : times.busyWait(completions.inFlight(), now, pollSpinNanos);
@@ -289,9 +356,23 @@ final class DeviceLauncher {
             if (park > 0) {
                 LockSupport.parkNanos(this, park);
             }
+            else if (park == 0 && idle) {
+                spinIdle();
+            }
             else if (park == 0) {
                 Thread.onSpinWait();
             }
+        }
+    }
+
+    /**
+     * Spins a while without the token, with nothing queued or in flight, so that a caller of
+     * {@code execute} finds it free and launches its task itself ({@link #launchHere}); returns
+     * early when a task arrives, one was launched, or the backend closes.
+     */
+    private void spinIdle() {
+        for (int i = 0; i < IDLE_SPINS_WITHOUT_TOKEN && queue.isEmpty() && running.get() == 0 && !closing; i++) {
+            Thread.onSpinWait();
         }
     }
 
@@ -340,7 +421,9 @@ final class DeviceLauncher {
             error = ex;
         }
         finally {
-            Thread.interrupted(); // a flag the body set is not the launcher's nor a waiter's (see assist)
+            if (Thread.currentThread() == thread) {
+                Thread.interrupted(); // a flag the body set is not the launcher's; on a caller, the engine settled it
+            }
         }
         long[] cell = times.cellFor(task.taskName());
         boolean callback = !settings.spinWhileBusy() && times.needsCallback(cell);
@@ -349,7 +432,7 @@ final class DeviceLauncher {
             event = streams.events().obtain();
             api.record(event, lease.stream());
             if (callback) {
-                api.whenDone(lease.stream(), wake);
+                streams.whenDone(event, wake);
             }
         }
         catch (CudaException ex) {

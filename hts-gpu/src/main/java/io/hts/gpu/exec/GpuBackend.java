@@ -208,6 +208,12 @@ public final class GpuBackend implements DeviceBackend {
         launcher.submit(task);
     }
 
+    /** Launches the task on the calling thread (a caller about to wait for its run) when the launcher is not launching. */
+    @Override
+    public boolean dispatchHere(DeviceTask task) {
+        return health != DeviceHealth.DOWN && launcher.launchHere(task);
+    }
+
     /** Why this backend refuses tasks now (DOWN or closing). */
     String refusal() {
         return health == DeviceHealth.DOWN ? detail : "the GPU backend of " + name() + " is closing";

@@ -177,6 +177,16 @@ public final class MultiGpuBackend implements DeviceBackend {
         devices.get(i).dispatch(task);
     }
 
+    @Override
+    public boolean dispatchHere(DeviceTask task) {
+        int i = place(task);
+        if (i < 0 || !devices.get(i).dispatchHere(task)) {
+            return false; // dispatch places it again, or refuses it
+        }
+        placed.incrementAndGet(i);
+        return true;
+    }
+
     /** The index in {@link #devices()} of the device for a task; -1 when it is pinned to a device not here. */
     int place(DeviceTask task) {
         int pinned = task.gpuOrdinal();

@@ -100,6 +100,13 @@ public final class PartialGpuBackend implements DeviceBackend {
     }
 
     @Override
+    public boolean dispatchHere(DeviceTask task) {
+        MultiGpuBackend gpus = running;
+        return gpus != null && failed.stream().noneMatch(d -> d.ordinal() == task.gpuOrdinal())
+                && gpus.dispatchHere(task);
+    }
+
+    @Override
     public void dispatch(DeviceTask task) {
         int pinned = task.gpuOrdinal();
         for (UnusableGpuBackend d : failed) {

@@ -25,6 +25,8 @@ public final class StreamManager implements AutoCloseable {
     private final List<StreamLease> leases;
     private final BitSet free;
     private final EventPool events;
+    /** Carries completion callbacks, each after its task's event, so that no task's stream waits for one. */
+    private final CudaApi.Stream callbacks;
     private boolean closed;
 
     /**
@@ -49,6 +51,7 @@ public final class StreamManager implements AutoCloseable {
         this.free = new BitSet(streams);
         free.set(0, streams);
         this.events = new EventPool(api);
+        this.callbacks = api.createStream();
     }
 
     /** The device ordinal. */
@@ -88,6 +91,21 @@ public final class StreamManager implements AutoCloseable {
         free.set(lease.lane());
     }
 
+    /**
+     * Runs {@code callback} on CUDA's callback thread once the work {@code done} was recorded after
+     * has completed. The callback goes on a stream of its own that waits for the event on the
+     * device, not on the task's stream: a host function blocks its stream until it has returned
+     * (hundreds of microseconds for a call into the JVM), and the next task on that stream, often
+     * launched as soon as this one was seen complete, would wait behind it.
+     *
+     * @param done an event recorded after the work (re-recording it later does not move this wait)
+     * @param callback what to run; must be short and must not call CUDA
+     */
+    public void whenDone(CudaApi.Event done, Runnable callback) {
+        api.wait(callbacks, done);
+        api.whenDone(callbacks, callback);
+    }
+
     /** The events used to track completion and order work across streams. */
     public EventPool events() {
         return events;
@@ -118,10 +136,13 @@ public final class StreamManager implements AutoCloseable {
             closed = true;
         }
         api.makeCurrent(device);
-        for (StreamLease l : leases) {
+        List<CudaApi.Stream> all = new ArrayList<>();
+        leases.forEach(l -> all.add(l.stream()));
+        all.add(callbacks);
+        for (CudaApi.Stream stream : all) {
             try {
-                api.synchronize(l.stream());
-                api.destroyStream(l.stream());
+                api.synchronize(stream);
+                api.destroyStream(stream);
             }
             catch (CudaException ignored) {
                 // a poisoned context fails every call; its streams go with it

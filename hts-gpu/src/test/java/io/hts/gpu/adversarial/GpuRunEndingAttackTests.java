@@ -102,7 +102,7 @@ class GpuRunEndingAttackTests {
                 await().atMost(Duration.ofSeconds(5)).until(() -> run.state(t) != TaskState.RUNNING);
                 // the backend waits for the stream on the host before it releases anything the work
                 // uses; the scratch memory is never back while the fill kernel is still queued
-                assertThat(cuda.queuedWork() == 0 || !scratch.get().isReleased())
+                assertThat(cuda.queuedKernels() == 0 || !scratch.get().isReleased())
                         .as("scratch released while its kernel is still queued").isTrue();
                 assertThat(run.state(t)).isEqualTo(TaskState.FAILED);
             }

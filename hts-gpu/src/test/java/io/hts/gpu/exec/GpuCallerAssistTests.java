@@ -26,8 +26,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A caller waiting for a run polls the device meanwhile ({@code DeviceBackend.assist}): it sees
- * completions on its own thread, bodies stay on the launcher, and whoever drives, every run ends
- * with the right results, under concurrent callers, cancels and time-outs.
+ * completions on its own thread, bodies other than a root it launched itself stay on the launcher,
+ * and whoever drives, every run ends with the right results, under concurrent callers, cancels and
+ * time-outs.
  */
 class GpuCallerAssistTests {
 
@@ -35,6 +36,8 @@ class GpuCallerAssistTests {
 
     private final SimulatedCuda cuda = new SimulatedCuda(256 * MIB);
     private final Set<Thread> completionThreads = ConcurrentHashMap.newKeySet();
+    /** Where the chains' roots ran: the launcher, or the caller of execute that launched one itself. */
+    private final Set<Thread> rootThreads = ConcurrentHashMap.newKeySet();
 
     private GpuBackend backend() {
         return cuda.backend(2);
@@ -44,7 +47,7 @@ class GpuCallerAssistTests {
     private TaskGraph chain(String name, float fill, Task<?>[] read, Set<Thread> bodyThreads) {
         TaskGraph g = TaskGraph.named(name);
         Task<DeviceBuffer> start = g.task("start").gpu(ctx -> {
-            bodyThreads.add(Thread.currentThread());
+            rootThreads.add(Thread.currentThread());
             GpuContext c = ctx.unwrap(GpuContext.class);
             DeviceBuffer b = c.allocate(4 * 64);
             c.kernels().fill(64, fill, b);
@@ -72,7 +75,7 @@ class GpuCallerAssistTests {
     }
 
     @Test
-    void aWaitingCallerSeesCompletionsOnItsOwnThreadWhileBodiesStayOnTheLauncher() {
+    void aWaitingCallerSeesCompletionsOnItsOwnThreadWhileBodiesAfterTheRootStayOnTheLauncher() {
         GpuBackend gpu = backend();
         Set<Thread> bodyThreads = ConcurrentHashMap.newKeySet();
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
@@ -81,8 +84,10 @@ class GpuCallerAssistTests {
                 GraphRun run = s.execute(chain("assist-" + i, 1f + i, read, bodyThreads));
                 assertThat(run.result(read[0])).isEqualTo(64 * 2f * (1f + i));
             }
-            assertThat(bodyThreads).as("bodies run on the device's launcher only")
+            assertThat(bodyThreads).as("bodies after the root run on the device's launcher only")
                     .doesNotContain(Thread.currentThread()).allSatisfy(t -> assertThat(t.getName()).startsWith("hts-gpu-"));
+            assertThat(rootThreads).as("roots run on the launcher or on the caller of execute")
+                    .allSatisfy(t -> assertThat(t == Thread.currentThread() || t.getName().startsWith("hts-gpu-")).isTrue());
             assertThat(completionThreads).as("completions seen by the launcher or the waiting caller")
                     .allSatisfy(t -> assertThat(t == Thread.currentThread() || t.getName().startsWith("hts-gpu-")).isTrue());
         }

@@ -55,6 +55,8 @@ public final class SimulatedCuda implements CudaApi {
     /** The device whose context is current on each thread (0 until made current), as the driver keeps it. */
     private final ThreadLocal<int[]> current = ThreadLocal.withInitial(() -> new int[1]);
     private int modulesLoaded;
+    /** Kernels launched whose work has not run yet. */
+    private int pendingKernels;
     private int modulesUnloaded;
 
     /** A kernel launch as a simulated kernel sees it ({@code module}: the text of the kernel's module). */
@@ -190,7 +192,12 @@ public final class SimulatedCuda implements CudaApi {
         }
     }
 
-    /** Work enqueued on some stream and not yet run. */
+    /** Kernels launched and not run yet. */
+    public synchronized int queuedKernels() {
+        return pendingKernels;
+    }
+
+    /** Work enqueued on any stream and not run yet: kernels, copies, event waits, host functions. */
     public synchronized int queuedWork() {
         int n = 0;
         for (SimStream s : streams) {
@@ -533,7 +540,9 @@ public final class SimulatedCuda implements CudaApi {
         Consumer<Launch> body = body(f.module(), name);
         Launch launch = new Launch(this, f.module().ptx, grid, block, List.copyOf(arguments.arguments()));
         Integer failure = failKernelAtCompletion.remove(name);
+        pendingKernels++;
         enqueue(stream, () -> {
+            pendingKernels--; // run by drain, under this object's lock
             if (failure != null) {
                 poisonedCode = failure;
                 poisonedName = nameOf(failure);
