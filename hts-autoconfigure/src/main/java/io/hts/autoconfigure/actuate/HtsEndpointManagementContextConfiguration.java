@@ -7,29 +7,32 @@ import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointPr
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * On the management context of a servlet application where {@code /actuator/hts} is available: a
- * POST to it while it is read-only gets a 405 that names {@code management.endpoint.hts.access}
- * ({@link HtsReadOnlyWriteFilter}).
+ * POST to it that it cannot serve (while it is read-only, or with a body that is not a JSON object)
+ * gets an answer saying why and what is accepted ({@link HtsWriteRequestFilter}).
  */
 @ManagementContextConfiguration(value = ManagementContextType.ANY, proxyBeanMethods = false)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(JsonMapper.class)
 @ConditionalOnBean(Scheduler.class)
 @ConditionalOnAvailableEndpoint(HtsEndpoint.class)
 public final class HtsEndpointManagementContextConfiguration {
 
     @Bean
-    FilterRegistrationBean<HtsReadOnlyWriteFilter> htsReadOnlyWriteFilter(Environment environment,
+    FilterRegistrationBean<HtsWriteRequestFilter> htsWriteRequestFilter(Environment environment,
             WebEndpointProperties web) {
-        FilterRegistrationBean<HtsReadOnlyWriteFilter> registration = new FilterRegistrationBean<>(
-                new HtsReadOnlyWriteFilter(new PropertiesEndpointAccessResolver(environment)));
+        FilterRegistrationBean<HtsWriteRequestFilter> registration = new FilterRegistrationBean<>(
+                new HtsWriteRequestFilter(new PropertiesEndpointAccessResolver(environment)));
         registration.addUrlPatterns(web.getBasePath() + "/hts");
-        registration.setName("htsReadOnlyWriteFilter");
+        registration.setName("htsWriteRequestFilter");
         return registration;
     }
 }

@@ -269,6 +269,32 @@ class HtsEndpointHttpTests {
         }
 
         @Test
+        void aBodyThatIsNotAJsonObjectIsABadRequestSayingWhatIsAccepted() throws Exception {
+            String before = scheduler.policy().name();
+            String[][] cases = {
+                {"policy=round-robin", "the body is not JSON"},
+                {"{\"policy\": \"round-robin\"", "the body is not JSON"},
+                {"[\"round-robin\"]", "the body is JSON but not an object: array"},
+                {"\"round-robin\"", "the body is JSON but not an object: string"},
+                {"{\"policy\":\"" + "x".repeat(70 * 1024) + "\"}", "the body is larger than 64 KiB"},
+            };
+            for (String[] c : cases) {
+                HttpResponse<String> refused = postJson(port, "/actuator/hts", c[0]);
+                assertThat(refused.statusCode()).as("POST of %s", c[0].length() > 40 ? c[0].substring(0, 40) : c[0])
+                        .isEqualTo(400);
+                assertThat(refused.headers().firstValue("Content-Type").orElse("")).startsWith("application/json");
+                JsonNode problem = JsonMapper.builder().build().readTree(refused.body());
+                assertThat(problem.get("status").asInt()).isEqualTo(400);
+                assertThat(problem.get("detail").asText()).startsWith(c[1]);
+                assertThat(problem.get("accepted").asText()).contains("{\"policy\": \"round-robin\"}", "{\"cancelRun\": 42}");
+            }
+            assertThat(scheduler.policy().name()).as("nothing changed").isEqualTo(before);
+            assertThat(post(port, "/actuator/hts", "{\"policy\":\"cpu-first\"}")).as("a JSON object still passes")
+                    .isEqualTo(200);
+            assertThat(scheduler.policy().name()).isEqualTo("cpu-first");
+        }
+
+        @Test
         void anActiveRunCanBeCancelled() throws Exception {
             java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
             TaskGraph g = TaskGraph.named("long");
