@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
  * device work complete, reports them, and at the end releases the device's resources.
  *
  * <p><b>Ownership.</b> Only the thread that holds {@code driver} (the launcher, or a caller waiting
- * for a run: {@link #assist}) polls events and finishes tasks ({@link DeviceCompletions}); only the
+ * for a run: {@link #assist}) polls events and finishes tasks ({@link DeviceCompletions}); while a
+ * waiter polls, the launcher parks instead of spinning for an end, so that the caller who needs it
+ * sees it on its own thread; only the
  * launcher runs GPU bodies and users' completion actions, except the one body that the caller of
  * {@code Scheduler.execute} launches itself while it holds the token ({@link #launchHere}, its
  * interrupt kept from the body by the engine). The token is taken by compare-and-set and given back by a volatile
@@ -55,6 +57,10 @@ final class DeviceLauncher {
     private static final Logger log = LoggerFactory.getLogger(DeviceLauncher.class);
     /** How long an idle launcher spins without the token between looks (a few microseconds). */
     private static final int IDLE_SPINS_WITHOUT_TOKEN = 256;
+    /** A waiter that polled this recently is polling still: the launcher leaves the device's ends to it. */
+    private static final long ASSIST_FRESH_NANOS = 50_000;
+    /** How long the launcher parks while a waiter polls (a backstop: the waiter sees its run's end). */
+    private static final long ASSISTED_PARK_NANOS = 100_000;
     /** How long a caller that would launch its task itself waits for a launcher holding the token. */
     private static final long TOKEN_WAIT_NANOS = 20_000;
 
@@ -77,6 +83,8 @@ final class DeviceLauncher {
     private final AtomicReference<@Nullable Thread> driver = new AtomicReference<>();
     /** {@code hts.gpu.poll-spin} in nanoseconds. */
     private final long pollSpinNanos;
+    /** When a waiting caller last polled the device ({@link #assist}), 0 before one did. */
+    private volatile long assistedAt;
     private volatile boolean closing;
     private volatile boolean exited;
 
@@ -219,6 +227,7 @@ final class DeviceLauncher {
         if (!driver.compareAndSet(null, me)) {
             return driver.get() == thread && busy();
         }
+        assistedAt = System.nanoTime();
         // the waiter's interrupt is its own: kept out of the completions it runs, given back after
         boolean interrupted = Thread.interrupted();
         try {
@@ -345,6 +354,11 @@ final class DeviceLauncher {
                     park = settings.spinWhileBusy() ? 0 : times.busyWait(completions.inFlight(), now, pollSpinNanos);
                     if (park > 0) {
                         backend.housekeeping(false, now); // while sleeping through long work, never near an end
+                    }
+                    else if (assistedAt != 0 && now - assistedAt < ASSIST_FRESH_NANOS) {
+                        // a waiting caller polls: it sees the end and returns on its own thread, with no
+                        // hand-off from this one; this one looks again in a while, and at its callback
+                        park = ASSISTED_PARK_NANOS;
                     }
                 }
             }
