@@ -225,7 +225,8 @@ final class DeviceLauncher {
             return busy();
         }
         if (!driver.compareAndSet(null, me)) {
-            return driver.get() == thread && busy();
+            Thread now = driver.get(); // the launcher took it meanwhile (and may have let go): keep assisting
+            return (now == null || now == thread) && busy();
         }
         assistedAt = System.nanoTime();
         // the waiter's interrupt is its own: kept out of the completions it runs, given back after
