@@ -84,7 +84,8 @@ public interface DeviceBackend extends AutoCloseable {
     /**
      * Like {@link #dispatch}, offered on the thread of a caller that waits for the task's run right
      * after, without a deadline ({@code Scheduler.execute}), once the run's other roots were
-     * dispatched. A backend whose own thread is not launching may launch the task on this thread,
+     * dispatched; never a task with a time limit (its caller must return when the limit abandons
+     * the body). A backend whose own thread is not launching may launch the task on this thread,
      * running its body here: that spares the hand-off to the backend's thread, which costs a
      * thread wake-up and a cold core (tens to hundreds of microseconds on virtual machines, more
      * than a small GPU operation takes). The engine keeps the caller's interrupt status from the

@@ -35,7 +35,8 @@ import org.jspecify.annotations.Nullable;
  * first GPU attempt it routes is kept in {@code callerAttempt} instead of dispatched; once the
  * other roots went their way, that thread offers the attempt to the backend to launch itself
  * ({@link io.hts.engine.exec.DeviceBackend#dispatchHere}), its body guarded by
- * {@link UserCode#onCaller}. Both fields are plain: only that thread writes them, and another
+ * {@link UserCode#onCaller}; not an attempt with a time limit, whose body the limit may abandon
+ * while {@code execute} must return. Both fields are plain: only that thread writes them, and another
  * thread that reads them never finds itself in {@code waitingCaller}. {@code callerAttempt} stays
  * set while the attempt is offered, so that what the launch routes on this thread (successors
  * that follow it on the device) is dispatched, not kept.
@@ -154,7 +155,8 @@ final class Placement {
                         + "' was placed on the GPU but the scheduler has no GPU backend"), device, e.attempt);
                 return null;
             }
-            if (waitingCaller == Thread.currentThread() && callerAttempt == null) {
+            if (waitingCaller == Thread.currentThread() && callerAttempt == null && !plan.has(i, ExecutionPlan.TIMED)) {
+                // (a timed attempt is not: a caller running a body its time limit abandoned could not return)
                 callerAttempt = e; // launched by the caller once the other roots are dispatched
                 return null;
             }

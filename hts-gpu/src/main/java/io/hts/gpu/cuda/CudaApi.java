@@ -50,6 +50,23 @@ public interface CudaApi {
      */
     void makeCurrent(int ordinal);
 
+    /**
+     * Makes the device's primary context current on a thread HTS borrows for a moment (a caller's,
+     * which may have a context of its own current), and returns what was current before, for
+     * {@link #giveBack}: the thread is left as it was found.
+     *
+     * @param ordinal the device
+     * @return what was current on this thread
+     */
+    Object borrow(int ordinal);
+
+    /**
+     * Makes current again what {@link #borrow} found on this thread.
+     *
+     * @param previous what {@code borrow} returned, on this thread
+     */
+    void giveBack(Object previous);
+
     /** Free and total memory of the current device, in bytes: {@code {free, total}}. */
     long[] memoryInfo();
 

@@ -156,6 +156,27 @@ public final class JCudaApi implements CudaApi {
         current.set(ordinal);
     }
 
+    /** What was current on a borrowed thread: the driver's context, and this class's note of it. */
+    private record Borrowed(CUcontext context, int noted) {
+    }
+
+    @Override
+    public Object borrow(int ordinal) {
+        CUcontext before = new CUcontext();
+        check("cuCtxGetCurrent", JCudaDriver.cuCtxGetCurrent(before));
+        Borrowed previous = new Borrowed(before, current.get());
+        check("cuCtxSetCurrent(" + ordinal + ")", JCudaDriver.cuCtxSetCurrent(context(ordinal)));
+        current.set(ordinal);
+        return previous;
+    }
+
+    @Override
+    public void giveBack(Object previous) {
+        Borrowed b = (Borrowed) previous;
+        current.set(b.noted());
+        check("cuCtxSetCurrent", JCudaDriver.cuCtxSetCurrent(b.context())); // none current before: unbinds
+    }
+
     /** The device's primary context, retained on first use. */
     private CUcontext context(int ordinal) {
         synchronized (contexts) {

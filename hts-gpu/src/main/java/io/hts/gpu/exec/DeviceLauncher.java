@@ -155,11 +155,12 @@ final class DeviceLauncher {
             return false;
         }
         boolean launched = false;
+        Object previous = null;
         try {
             if (closing || backend.isDown() || !queue.isEmpty()) {
                 return false;
             }
-            api.makeCurrent(backend.deviceInfo().ordinal());
+            previous = api.borrow(backend.deviceInfo().ordinal()); // the caller's own context comes back after
             StreamLease lease = streams.tryAcquire();
             if (lease == null) {
                 return false;
@@ -169,6 +170,7 @@ final class DeviceLauncher {
             launch(task, lease);
         }
         finally {
+            giveBack(previous);
             driver.set(null);
             if (launched) {
                 LockSupport.unpark(thread);
@@ -231,9 +233,10 @@ final class DeviceLauncher {
         assistedAt = System.nanoTime();
         // the waiter's interrupt is its own: kept out of the completions it runs, given back after
         boolean interrupted = Thread.interrupted();
+        Object previous = null;
         try {
             if (!closing) {
-                api.makeCurrent(backend.deviceInfo().ordinal());
+                previous = api.borrow(backend.deviceInfo().ordinal()); // the waiter's own context comes back after
                 completions.poll(); // bodies and user actions stay on the launcher: no waiter's interrupt or deadline reaches one
             }
         }
@@ -241,12 +244,30 @@ final class DeviceLauncher {
             log.warn("HTS GPU backend {}: a waiting caller's step failed; the launcher goes on", backend.name(), ex);
         }
         finally {
+            giveBack(previous);
             driver.set(null);
             if (interrupted) {
                 me.interrupt();
             }
         }
         return !closing && busy();
+    }
+
+    /**
+     * Leaves a borrowed thread with the context it had; a failure (a poisoned context refuses
+     * everything) is logged, never thrown: the thread's own work then meets it.
+     */
+    private void giveBack(@Nullable Object previous) {
+        if (previous == null) {
+            return;
+        }
+        try {
+            api.giveBack(previous);
+        }
+        catch (RuntimeException ex) {
+            log.warn("HTS GPU backend {}: the calling thread's own CUDA context could not be made current again",
+                    backend.name(), ex);
+        }
     }
 
     /** Whether tasks are queued or in flight here (counters any thread may read). */

@@ -64,6 +64,8 @@ final class GatedCuda implements CudaApi {
     @Override public synchronized DeviceInfo deviceInfo(int ordinal) { return sim.deviceInfo(ordinal); }
     @Override public int driverVersion() { return sim.driverVersion(); }
     @Override public void makeCurrent(int ordinal) { sim.makeCurrent(ordinal); }
+    @Override public Object borrow(int ordinal) { return sim.borrow(ordinal); }
+    @Override public void giveBack(Object previous) { sim.giveBack(previous); }
     @Override public synchronized long[] memoryInfo() { return sim.memoryInfo(); }
     @Override public synchronized long allocate(long bytes) { return sim.allocate(bytes); }
     @Override public synchronized void free(long address) { sim.free(address); }

@@ -309,6 +309,18 @@ public final class SimulatedCuda implements CudaApi {
         current.get()[0] = ordinal;
     }
 
+    @Override
+    public Object borrow(int ordinal) {
+        int before = currentDevice();
+        makeCurrent(ordinal);
+        return before;
+    }
+
+    @Override
+    public void giveBack(Object previous) {
+        makeCurrent((Integer) previous);
+    }
+
     /** The device whose context is current on the calling thread. */
     public int currentDevice() {
         return current.get()[0];
