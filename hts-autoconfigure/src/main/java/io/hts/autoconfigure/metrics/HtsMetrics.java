@@ -9,12 +9,10 @@ import java.util.concurrent.atomic.LongAdder;
 
 import io.hts.engine.exec.PoolStats;
 import io.hts.engine.graph.Device;
-import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.EventType;
 import io.hts.engine.observe.RunProfile;
 import io.hts.engine.observe.TaskEvent;
 import io.hts.engine.observe.TaskListener;
-import io.hts.engine.observe.TaskTiming;
 import io.hts.engine.policy.DeviceStatus;
 import io.hts.engine.run.Scheduler;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -109,27 +107,13 @@ public final class HtsMetrics implements MeterBinder {
         if (!profile.hasTimings()) {
             return;
         }
-        // one pass: per device and final state, how many ran and for how long
-        int devices = Device.values().length + 1;
-        int states = TaskState.values().length;
-        long[] count = new long[devices * states];
-        long[] nanos = new long[devices * states];
-        for (TaskTiming t : profile.tasks()) {
-            if (t.ran()) {
-                int k = (t.device() == null ? 0 : t.device().ordinal() + 1) * states + t.state().ordinal();
-                count[k]++;
-                nanos[k] += t.durationNanos();
-            }
-        }
-        for (int k = 0; k < count.length; k++) {
-            if (count[k] != 0) {
-                Device device = k / states == 0 ? null : Device.values()[k / states - 1];
-                TaskTotals totals = totals(registry, device == null ? "none" : device.id(),
-                        TaskState.values()[k % states].name().toLowerCase(Locale.ROOT), profile.policy());
-                totals.count.add(count[k]);
-                totals.nanos.add(nanos[k]);
-            }
-        }
+        // one pass over the timings: per device and final state, how many ran and for how long
+        profile.ranTotals((device, state, count, nanos) -> {
+            TaskTotals totals = totals(registry, device == null ? "none" : device.id(),
+                    state.name().toLowerCase(Locale.ROOT), profile.policy());
+            totals.count.add(count);
+            totals.nanos.add(nanos);
+        });
     }
 
     private TaskTotals totals(MeterRegistry registry, String device, String outcome, String policy) {

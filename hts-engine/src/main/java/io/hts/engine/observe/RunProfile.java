@@ -362,6 +362,36 @@ public final class RunProfile {
         }
     }
 
+    /**
+     * How many tasks ran and their total duration, per device and final state, in one pass over
+     * the timings with no {@link TaskTiming} made a task (metrics read it at every run's end).
+     *
+     * @param each receives each device ({@code null}: not recorded) and state that has tasks
+     */
+    public void ranTotals(RanTotals each) {
+        int kinds = TaskState.values().length;
+        long[] count = new long[(Device.values().length + 1) * kinds], nanos = new long[count.length];
+        for (int i = 0; start != null && end != null && i < graph.size(); i++) {
+            int slot = graph.slot(i);
+            if (start[slot] != 0 && end[slot] >= start[slot]) {
+                int k = (devices == null ? 0 : devices[slot]) * kinds + states.apply(i).ordinal();
+                count[k]++;
+                nanos[k] += end[slot] - start[slot];
+            }
+        }
+        for (int k = 0; k < count.length; k++) {
+            if (count[k] != 0) {
+                each.accept(k < kinds ? null : Device.values()[k / kinds - 1], TaskState.values()[k % kinds], count[k], nanos[k]);
+            }
+        }
+    }
+
+    /** Receives {@link #ranTotals}: a device ({@code null}: not recorded), a final state, how many ran, their nanoseconds. */
+    @FunctionalInterface
+    public interface RanTotals {
+        void accept(@Nullable Device device, TaskState state, long count, long nanos);
+    }
+
     long submitNanos() {
         return submitNanos;
     }

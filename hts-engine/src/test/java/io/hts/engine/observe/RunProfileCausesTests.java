@@ -107,4 +107,48 @@ class RunProfileCausesTests {
             assertThat(alone.estimatedBytes()).isLessThan(4L * 10_001 + 200);
         }
     }
+
+    /**
+     * ranTotals counts, per device and final state, exactly the tasks that ran with their total
+     * duration, as the per-task timings do: a failed run with tasks that succeeded, one that
+     * failed, a group, and cancelled ones that never ran; nothing without profiling.
+     */
+    @Test
+    void ranTotalsAgreeWithThePerTaskTimings() {
+        try (Scheduler s = Scheduler.builder().threads(2).build()) {
+            TaskGraph g = TaskGraph.named("totals");
+            Task<Integer> prepare = g.task("prepare").cpu(ctx -> 1);
+            g.group("part", 5, (k, t) -> t.after(prepare).cpu(ctx -> k));
+            Task<Integer> boom = g.task("boom").after(prepare).cpu(ctx -> {
+                throw new IllegalStateException("boom");
+            });
+            g.task("child").after(boom).cpu(ctx -> 2);
+            GraphRun run = s.submit(g, RunOptions.failureMode(FailureMode.CONTINUE));
+            assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
+            RunProfile p = run.profile();
+            Map<String, long[]> expected = new java.util.TreeMap<>();
+            for (TaskTiming t : p.tasks()) {
+                if (t.ran()) {
+                    long[] e = expected.computeIfAbsent(t.device() + "/" + t.state(), k -> new long[2]);
+                    e[0]++;
+                    e[1] += t.durationNanos();
+                }
+            }
+            Map<String, long[]> seen = new java.util.TreeMap<>();
+            p.ranTotals((device, state, count, nanos) -> {
+                assertThat(seen.put(device + "/" + state, new long[] {count, nanos})).as("once each").isNull();
+            });
+            assertThat(seen.keySet()).containsExactly("CPU/FAILED", "CPU/SUCCEEDED").isEqualTo(expected.keySet());
+            seen.forEach((k, v) -> assertThat(v).as(k).containsExactly(expected.get(k)));
+            assertThat(seen.get("CPU/SUCCEEDED")[0]).isEqualTo(6);
+            assertThat(seen.get("CPU/FAILED")[0]).isEqualTo(1);
+        }
+        try (Scheduler s = Scheduler.builder().threads(2).profiling(false).build()) {
+            TaskGraph g = TaskGraph.named("untimed");
+            g.task("a").cpu(ctx -> 1);
+            s.execute(g).profile().ranTotals((device, state, count, nanos) -> {
+                throw new AssertionError("no timings, no totals: " + device + " " + state);
+            });
+        }
+    }
 }
