@@ -9,7 +9,6 @@ import java.util.concurrent.atomic.LongAdder;
 
 import io.hts.engine.exec.PoolStats;
 import io.hts.engine.graph.Device;
-import io.hts.engine.observe.EventType;
 import io.hts.engine.observe.RunProfile;
 import io.hts.engine.observe.TaskEvent;
 import io.hts.engine.observe.TaskListener;
@@ -74,10 +73,12 @@ public final class HtsMetrics implements MeterBinder {
         s.addListener(new TaskListener() {
             @Override
             public void onEvent(TaskEvent event) {
-                if (event.type() == EventType.RUN_SUCCEEDED || event.type() == EventType.RUN_FAILED
-                        || event.type() == EventType.RUN_CANCELLED) {
-                    s.profiler().run(event.runId()).ifPresent(p -> record(registry, p, event));
-                }
+                // runs are read whole, below
+            }
+
+            @Override
+            public void onRunFinished(RunProfile profile) {
+                record(registry, profile); // every run, whether or not the profiler keeps it
             }
 
             @Override
@@ -99,8 +100,8 @@ public final class HtsMetrics implements MeterBinder {
      */
     private final Map<MeterRegistry, Map<List<String>, TaskTotals>> taskTotals = new ConcurrentHashMap<>();
 
-    private void record(MeterRegistry registry, RunProfile profile, TaskEvent event) {
-        String outcome = event.type().name().substring("RUN_".length()).toLowerCase(Locale.ROOT);
+    private void record(MeterRegistry registry, RunProfile profile) {
+        String outcome = profile.status().name().toLowerCase(Locale.ROOT);
         Timer.builder("hts.runs").tag("graph", profile.graphName()).tag("outcome", outcome)
                 .description("Makespan of finished runs").register(registry)
                 .record(profile.makespan().toNanos(), TimeUnit.NANOSECONDS);

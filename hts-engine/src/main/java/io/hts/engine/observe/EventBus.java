@@ -161,6 +161,23 @@ public final class EventBus {
         }
     }
 
+    /**
+     * Hands a finished run's final profile to every listener ({@link TaskListener#onRunFinished});
+     * never throws.
+     *
+     * @param profile the profile
+     */
+    public void runFinished(RunProfile profile) {
+        for (TaskListener l : listeners) {
+            try {
+                l.onRunFinished(profile);
+            }
+            catch (Throwable ex) {
+                failed(l, null, ex);
+            }
+        }
+    }
+
     private void deliver(TaskEvent event) {
         boolean routine = event.type().isRoutine();
         for (TaskListener l : listeners) {

@@ -23,4 +23,16 @@ public interface TaskListener {
     default boolean wantsRoutineEvents() {
         return true;
     }
+
+    /**
+     * Called once for every run that finished, with its final profile (with per-task timings only
+     * when profiling is on), on the thread that ended the run, before the run's
+     * {@code RUN_SUCCEEDED}, {@code RUN_FAILED} or {@code RUN_CANCELLED} event: what reads every
+     * run (metrics) reads it here, whether or not the profiler keeps the run, and however many
+     * runs end at once. Isolated like {@link #onEvent}: what it throws is logged, never passed on.
+     *
+     * @param profile the run's final profile
+     */
+    default void onRunFinished(RunProfile profile) {
+    }
 }

@@ -67,6 +67,7 @@ final class RunCompletion {
             finalProfile = profile;
             run.state.publish(outcome);
             run.scheduler.runFinished(run, profile);
+            run.recorder.runFinished(profile);
             failure = outcome == RunStatus.SUCCEEDED ? null : exception(outcome);
             run.recorder.publish(switch (outcome) {
                 case SUCCEEDED -> EventType.RUN_SUCCEEDED;

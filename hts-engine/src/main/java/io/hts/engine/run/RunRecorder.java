@@ -118,6 +118,20 @@ final class RunRecorder {
         return bus.wants(type);
     }
 
+    /** Hands the run's final profile to the listeners ({@code TaskListener.onRunFinished}); never throws. */
+    void runFinished(RunProfile profile) {
+        if (bus.hasListeners()) {
+            userCodeRuns();
+            UserCode.enter(run.scheduler);
+            try {
+                bus.runFinished(profile);
+            }
+            finally {
+                UserCode.exit();
+            }
+        }
+    }
+
     /** Publishes an event when anyone wants it; never throws. */
     void publish(EventType type, int i, @Nullable Device device, int lane, int attempt, @Nullable Throwable error,
             @Nullable DeviceDecision decision, @Nullable String detail) {
