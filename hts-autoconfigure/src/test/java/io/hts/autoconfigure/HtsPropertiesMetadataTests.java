@@ -70,6 +70,27 @@ class HtsPropertiesMetadataTests {
                 .isEqualTo(generated);
     }
 
+    /** A property's default as a table cell: a list's items joined, "(unset)" without one. */
+    private static String defaultOf(JsonNode property) {
+        JsonNode d = property.get("defaultValue");
+        if (d == null || d.isNull()) {
+            return "(unset)";
+        }
+        List<String> items = new ArrayList<>();
+        if (d.isArray()) {
+            d.forEach(item -> items.add(item.asText()));
+        }
+        else {
+            items.add(d.asText());
+        }
+        return "`" + cell(String.join(", ", items)) + "`";
+    }
+
+    /** Text fit for one Markdown table cell: a bar escaped, line breaks as spaces. */
+    private static String cell(String text) {
+        return text.replace("|", "\\|").replaceAll("\\s*\\R\\s*", " ");
+    }
+
     /** The Markdown table of the hts.* properties, sorted by name. */
     static String table(JsonNode metadata) {
         List<JsonNode> properties = new ArrayList<>();
@@ -81,10 +102,8 @@ class HtsPropertiesMetadataTests {
         properties.sort((a, b) -> a.get("name").asText().compareTo(b.get("name").asText()));
         StringBuilder out = new StringBuilder("| property | default | what |\n|---|---|---|\n");
         for (JsonNode p : properties) {
-            JsonNode d = p.get("defaultValue");
-            String def = d == null ? "(unset)" : "`" + d.asText() + "`";
-            out.append("| `").append(p.get("name").asText()).append("` | ").append(def).append(" | ")
-                    .append(p.get("description").asText().replace("|", "\\|")).append(" |\n");
+            out.append("| `").append(p.get("name").asText()).append("` | ").append(defaultOf(p)).append(" | ")
+                    .append(cell(p.get("description").asText())).append(" |\n");
         }
         return out.toString();
     }

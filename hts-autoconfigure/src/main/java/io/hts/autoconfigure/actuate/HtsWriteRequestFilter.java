@@ -17,6 +17,7 @@ import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
 import org.springframework.boot.actuate.endpoint.EndpointId;
@@ -32,13 +33,15 @@ import tools.jackson.databind.json.JsonMapper;
  * <ul>
  *   <li>while the endpoint is read-only (its default): 405, naming
  *       {@code management.endpoint.hts.access} and that writing should be protected once granted;
- *   <li>a body that is not a JSON object (malformed, another JSON value, over 64 KiB): 400, naming
+ *   <li>a body that is not a JSON object of plain values (malformed, another JSON value, a value
+ *       that is an object or an array, over 64 KiB, not in its declared charset): 400, naming
  *       what was wrong and the accepted forms, {@code {"policy": "round-robin"}} and
  *       {@code {"cancelRun": 42}}; without this, Spring MVC refuses it before HTS sees it, with
  *       Boot's error body, which says nothing under its default error settings.
  * </ul>
- * Registered on that one path; any other request passes through, a POST with a JSON object too
- * (its body buffered and handed on).
+ * Registered on that one path (the endpoint's path mapping and the dispatcher servlet's path
+ * applied); any other request passes through, a POST with a JSON object too (its body buffered
+ * and handed on; a blank body handed on empty, as the endpoint takes it).
  */
 final class HtsWriteRequestFilter extends OncePerRequestFilter {
 
@@ -74,33 +77,66 @@ final class HtsWriteRequestFilter extends OncePerRequestFilter {
             return;
         }
         byte[] body = request.getInputStream().readNBytes(MAX_BODY + 1);
-        String wrong = whatIsWrong(body);
+        String wrong = whatIsWrong(body, declaredCharset(request));
         if (wrong != null) {
             Map<String, Object> problem = problem(HttpServletResponse.SC_BAD_REQUEST, "Bad Request", wrong);
             problem.put("accepted", ACCEPTED);
             write(response, problem);
             return;
         }
-        chain.doFilter(new BufferedBody(request, body), response);
+        boolean blank = new String(body, StandardCharsets.ISO_8859_1).isBlank();
+        chain.doFilter(new BufferedBody(request, blank ? new byte[0] : body), response);
     }
 
-    /** Why the body is not a JSON object, or null when it is one (or empty: the endpoint answers that). */
-    private static String whatIsWrong(byte[] body) {
+    /**
+     * The charset the request's Content-Type names, as Spring's JSON converter reads it (not the
+     * request's character encoding, which a character-encoding filter may force), or null.
+     */
+    private static @Nullable String declaredCharset(HttpServletRequest request) {
+        try {
+            String type = request.getContentType();
+            Charset charset = type == null ? null : MediaType.parseMediaType(type).getCharset();
+            return charset == null ? null : charset.name();
+        }
+        catch (RuntimeException ex) {
+            return null; // a malformed Content-Type: Spring MVC answers it
+        }
+    }
+
+    /**
+     * Why the body is not a JSON object of plain values, or null when it is one, or blank (the
+     * endpoint takes that as empty).
+     */
+    private static @Nullable String whatIsWrong(byte[] body, @Nullable String charset) {
         if (body.length > MAX_BODY) {
             return "the body is larger than " + MAX_BODY / 1024 + " KiB";
         }
-        if (new String(body, StandardCharsets.UTF_8).isBlank()) {
+        if (new String(body, StandardCharsets.ISO_8859_1).isBlank()) {
             return null;
         }
+        JsonNode tree;
         try {
-            JsonNode tree = JSON.readTree(body);
-            return tree.isObject() ? null : "the body is JSON but not an object: " + tree.getNodeType().name().toLowerCase(Locale.ROOT);
+            // in the charset the request declares, as Spring's converter reads it; else as JSON detects it
+            tree = charset == null ? JSON.readTree(body) : JSON.readTree(new String(body, Charset.forName(charset)));
         }
         catch (JacksonException ex) {
             String message = ex.getOriginalMessage();
             return "the body is not JSON (" + (message == null ? ex.getClass().getSimpleName() : message.lines()
                     .findFirst().orElse(message)) + ")";
         }
+        catch (IllegalArgumentException ex) {
+            return "the body's charset '" + charset + "' is not one this server knows";
+        }
+        if (!tree.isObject()) {
+            return "the body is JSON but not an object: " + tree.getNodeType().name().toLowerCase(Locale.ROOT);
+        }
+        for (Map.Entry<String, JsonNode> field : tree.properties()) {
+            if (field.getValue().isObject() || field.getValue().isArray()) {
+                return "the value of '" + field.getKey() + "' is " + (field.getValue().isObject() ? "an object" : "an array")
+                        + "; each value is a string or a number";
+            }
+        }
+        return null;
     }
 
     private static Map<String, Object> problem(int status, String title, String detail) {
