@@ -1,13 +1,20 @@
 package io.hts.sample;
 
+import java.util.Map;
+
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.context.event.ApplicationEnvironmentPreparedEvent;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationListener;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.MapPropertySource;
 
 /**
  * The sample application: HTS through {@code hts-spring-boot-starter} alone. It runs its three
- * graphs once ({@link SampleJobs}), prints what each did, and exits; with
- * {@code --sample.keep-running=true} it stays up, with the dashboard at {@code http://localhost:8080/}.
+ * graphs once ({@link SampleJobs}), prints what each did, and exits, without starting a web server
+ * (no free port needed); with {@code --sample.keep-running=true} it stays up, with the dashboard at
+ * {@code http://localhost:8080/}.
  */
 @SpringBootApplication
 @EnableConfigurationProperties(SampleProperties.class)
@@ -19,6 +26,20 @@ public class HtsSampleApplication {
      * @param args Spring Boot arguments, e.g. {@code --hts.scheduler.policy=round-robin}
      */
     public static void main(String[] args) {
-        SpringApplication.run(HtsSampleApplication.class, args);
+        application().run(args);
+    }
+
+    /** The application as {@link #main} runs it: without a web server unless it keeps running. */
+    static SpringApplication application() {
+        SpringApplication app = new SpringApplication(HtsSampleApplication.class);
+        app.addListeners((ApplicationListener<ApplicationEnvironmentPreparedEvent>) event -> {
+            ConfigurableEnvironment environment = event.getEnvironment();
+            if (!environment.getProperty("sample.keep-running", Boolean.class, false)) {
+                // runs once and exits: no web server, so no free port is needed (a value set anywhere else wins)
+                environment.getPropertySources().addLast(new MapPropertySource("sample-runs-once",
+                        Map.of("spring.main.web-application-type", "none")));
+            }
+        });
+        return app;
     }
 }
