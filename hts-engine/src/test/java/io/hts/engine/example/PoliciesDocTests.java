@@ -1,0 +1,63 @@
+package io.hts.engine.example;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.Scheduler;
+import io.hts.engine.support.FakeGpuBackend;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** docs/policies.md shows {@link QueueAwarePolicy} as written, and it places tasks as the page says. */
+class PoliciesDocTests {
+
+    @Test
+    void thePageShowsThePolicyAsWritten() throws Exception {
+        String page = Files.readString(Path.of("..", "docs", "policies.md"));
+        String source = Files.readString(Path.of("src/test/java/io/hts/engine/example/QueueAwarePolicy.java"));
+        String body = source.substring(source.indexOf("public final class QueueAwarePolicy"));
+        assertThat(page).as("docs/policies.md shows QueueAwarePolicy as written").contains(body.strip());
+    }
+
+    /**
+     * With a stream free, a task with both bodies goes to the GPU; with both streams of the GPU
+     * held, it goes to the CPU instead of queueing; a task with one body is never asked about.
+     */
+    @Test
+    void itSendsTasksToTheGpuOnlyWhileAStreamIsFree() throws Exception {
+        FakeGpuBackend gpu = new FakeGpuBackend(2);
+        try (Scheduler s = Scheduler.builder().threads(2).policy(new QueueAwarePolicy(0)).gpuBackend(gpu).build()) {
+            TaskGraph idle = TaskGraph.named("idle");
+            Task<String> first = idle.task("first").bodies(ctx -> "cpu", ctx -> "gpu");
+            assertThat(s.execute(idle).result(first)).isEqualTo("gpu");
+
+            CountDownLatch holding = new CountDownLatch(2);
+            CountDownLatch release = new CountDownLatch(1);
+            TaskGraph busy = TaskGraph.named("busy");
+            for (int i = 0; i < 2; i++) {
+                busy.task("hold-" + i).gpu(ctx -> {
+                    holding.countDown();
+                    return release.await(10, TimeUnit.SECONDS);
+                });
+            }
+            GraphRun held = s.submit(busy);
+            try {
+                assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+                TaskGraph meanwhile = TaskGraph.named("meanwhile");
+                Task<String> second = meanwhile.task("second").bodies(ctx -> "cpu", ctx -> "gpu");
+                assertThat(s.execute(meanwhile).result(second)).as("both streams held").isEqualTo("cpu");
+            }
+            finally {
+                release.countDown();
+            }
+            held.await();
+            assertThat(s.policy().name()).isEqualTo("queue-aware");
+        }
+    }
+}
