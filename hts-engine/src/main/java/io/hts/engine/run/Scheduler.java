@@ -16,7 +16,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.PoolStats;
@@ -40,8 +39,6 @@ import io.hts.engine.policy.DeviceStatus;
 import io.hts.engine.policy.SchedulingPolicy;
 import io.hts.engine.policy.SystemStatus;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Runs task graphs: validates a graph on first submission, places each ready task on a device
@@ -61,8 +58,6 @@ import org.slf4j.LoggerFactory;
  * {@link #shutdownNow()} also cancels them; {@link #close()} shuts down and waits.
  */
 public final class Scheduler implements AutoCloseable {
-
-    private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
 
     static final Set<Device> BOTH = Collections.unmodifiableSet(EnumSet.allOf(Device.class));
 
@@ -86,9 +81,8 @@ public final class Scheduler implements AutoCloseable {
     private final FailedRunLog failedRuns;
     private final RunAdmission admission;
     private final Map<String, TaskGraph> registered = new ConcurrentHashMap<>();
-    private final AtomicLong policyFailures = new AtomicLong();
     private final @Nullable StallWatchdog watchdog;
-    private volatile ActivePolicy policy;
+    private final CurrentPolicy policy;
 
     Scheduler(SchedulerBuilder b) {
         this.pool = b.pool.threadNamePrefix(b.threadNamePrefix).build();
@@ -103,7 +97,7 @@ public final class Scheduler implements AutoCloseable {
         this.profiler = new Profiler(b.retainedRuns, b.retainedProfileBytes);
         this.failedRuns = new FailedRunLog(b.failedRunsLoggedPerMinute);
         this.costModel = b.costModel;
-        this.policy = ActivePolicy.of(b.policy);
+        this.policy = new CurrentPolicy(b.policy);
         this.defaultFailureMode = b.failureMode;
         this.memoryShortage = b.memoryShortage;
         this.profiling = b.profiling;
@@ -238,14 +232,13 @@ public final class Scheduler implements AutoCloseable {
 
     /** The policy placing tasks that can run on more than one device. */
     public SchedulingPolicy policy() {
-        return policy.policy();
+        return policy.get().policy();
     }
 
     /** The policy, read once with whether it is one of HTS's own. */
     ActivePolicy activePolicy() {
-        return policy;
+        return policy.get();
     }
-
 
     /**
      * Switches the policy; tasks placed from now on use it.
@@ -253,7 +246,7 @@ public final class Scheduler implements AutoCloseable {
      * @param policy the new policy
      */
     public void setPolicy(SchedulingPolicy policy) {
-        this.policy = ActivePolicy.of(Objects.requireNonNull(policy, "policy"));
+        this.policy.set(policy);
     }
 
     /** The load and health of every device, as the policy sees it. */
@@ -326,7 +319,7 @@ public final class Scheduler implements AutoCloseable {
 
     /** Times the policy threw (its tasks then went to the CPU). */
     public long policyFailures() {
-        return policyFailures.get();
+        return policy.failures();
     }
 
     /** Whether per-task timings are recorded. */
@@ -467,20 +460,7 @@ public final class Scheduler implements AutoCloseable {
     }
 
     void policyFailed(SchedulingPolicy p, Throwable ex) {
-        long n = policyFailures.incrementAndGet();
-        try {
-            String name = p.getClass().getName();
-            if (n == 1) {
-                log.warn("Scheduling policy {} threw; its tasks go to the CPU in the default order (further failures"
-                        + " at DEBUG)", name, ex);
-            }
-            else {
-                log.debug("Scheduling policy {} threw", name, ex);
-            }
-        }
-        catch (Throwable ignored) {
-            // a throwable whose printing throws: counted, and scheduling goes on
-        }
+        policy.failed(p, ex);
     }
 
     /** Called once, by the admission, when no run is active after the shutdown. */
@@ -496,6 +476,6 @@ public final class Scheduler implements AutoCloseable {
     @Override
     public String toString() {
         return "Scheduler[" + pool.parallelism() + " CPU workers" + (gpu != null ? ", GPU " + gpu.name() : "")
-                + ", policy " + policy.policy().name() + ", " + admission.active().size() + " active runs]";
+                + ", policy " + policy().name() + ", " + admission.active().size() + " active runs]";
     }
 }
