@@ -77,14 +77,14 @@ final class HtsWriteRequestFilter extends OncePerRequestFilter {
             return;
         }
         byte[] body = request.getInputStream().readNBytes(MAX_BODY + 1);
-        String wrong = whatIsWrong(body, declaredCharset(request));
+        boolean blank = body.length <= MAX_BODY && new String(body, StandardCharsets.ISO_8859_1).isBlank();
+        String wrong = blank ? null : whatIsWrong(body, declaredCharset(request));
         if (wrong != null) {
             Map<String, Object> problem = problem(HttpServletResponse.SC_BAD_REQUEST, "Bad Request", wrong);
             problem.put("accepted", ACCEPTED);
             write(response, problem);
             return;
         }
-        boolean blank = new String(body, StandardCharsets.ISO_8859_1).isBlank();
         chain.doFilter(new BufferedBody(request, blank ? new byte[0] : body), response);
     }
 
@@ -103,16 +103,10 @@ final class HtsWriteRequestFilter extends OncePerRequestFilter {
         }
     }
 
-    /**
-     * Why the body is not a JSON object of plain values, or null when it is one, or blank (the
-     * endpoint takes that as empty).
-     */
+    /** Why a body that is not blank is not a JSON object of plain values, or null when it is one. */
     private static @Nullable String whatIsWrong(byte[] body, @Nullable String charset) {
         if (body.length > MAX_BODY) {
             return "the body is larger than " + MAX_BODY / 1024 + " KiB";
-        }
-        if (new String(body, StandardCharsets.ISO_8859_1).isBlank()) {
-            return null;
         }
         JsonNode tree;
         try {

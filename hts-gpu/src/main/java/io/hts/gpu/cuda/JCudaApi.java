@@ -21,6 +21,7 @@ import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import jcuda.driver.JCudaDriver;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link CudaApi} over JCuda's driver API ({@code libcuda.so.1} only, so it works on CUDA 12 and
@@ -156,25 +157,34 @@ public final class JCudaApi implements CudaApi {
         current.set(ordinal);
     }
 
-    /** What was current on a borrowed thread: the driver's context, and this class's note of it. */
-    private record Borrowed(CUcontext context, int noted) {
+    /**
+     * What was current on a borrowed thread: the driver's context ({@code null} when it was already
+     * the device's, so that nothing is to be set back), and this class's note of it.
+     */
+    private record Borrowed(@Nullable CUcontext context, int noted) {
     }
 
     @Override
     public Object borrow(int ordinal) {
         CUcontext before = new CUcontext();
         check("cuCtxGetCurrent", JCudaDriver.cuCtxGetCurrent(before));
-        Borrowed previous = new Borrowed(before, current.get());
-        check("cuCtxSetCurrent(" + ordinal + ")", JCudaDriver.cuCtxSetCurrent(context(ordinal)));
+        CUcontext target = context(ordinal);
+        int noted = current.get();
         current.set(ordinal);
-        return previous;
+        if (before.equals(target)) {
+            return new Borrowed(null, noted); // a waiter's every poll: one driver call, not three
+        }
+        check("cuCtxSetCurrent(" + ordinal + ")", JCudaDriver.cuCtxSetCurrent(target));
+        return new Borrowed(before, noted);
     }
 
     @Override
     public void giveBack(Object previous) {
         Borrowed b = (Borrowed) previous;
         current.set(b.noted());
-        check("cuCtxSetCurrent", JCudaDriver.cuCtxSetCurrent(b.context())); // none current before: unbinds
+        if (b.context() != null) {
+            check("cuCtxSetCurrent", JCudaDriver.cuCtxSetCurrent(b.context())); // none current before: unbinds
+        }
     }
 
     /** The device's primary context, retained on first use. */
