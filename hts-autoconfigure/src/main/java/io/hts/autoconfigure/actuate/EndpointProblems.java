@@ -47,7 +47,8 @@ final class EndpointProblems {
                 WebEndpointResponse.STATUS_NOT_FOUND);
     }
 
-    private static Map<String, Object> problem(int status, String title, String detail) {
+    /** The body every problem answer starts with, in this order: status, title, detail. */
+    static Map<String, Object> problem(int status, String title, String detail) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("status", status);
         body.put("title", title);

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
@@ -68,8 +67,8 @@ final class HtsWriteRequestFilter extends OncePerRequestFilter {
             throws ServletException, IOException {
         if (access.accessFor(HTS, Access.READ_ONLY) != Access.UNRESTRICTED) {
             response.setHeader("Allow", "GET");
-            Map<String, Object> problem = problem(HttpServletResponse.SC_METHOD_NOT_ALLOWED, "Method Not Allowed",
-                    "the hts endpoint is read-only: switching the policy and cancelling runs need write access");
+            Map<String, Object> problem = EndpointProblems.problem(HttpServletResponse.SC_METHOD_NOT_ALLOWED,
+                    "Method Not Allowed", "the hts endpoint is read-only: switching the policy and cancelling runs need write access");
             problem.put("parameter", "management.endpoint.hts.access");
             problem.put("accepted", "unrestricted, to allow a POST (protect the endpoint then: Spring Security, or a"
                     + " management port of its own)");
@@ -80,7 +79,8 @@ final class HtsWriteRequestFilter extends OncePerRequestFilter {
         boolean blank = body.length <= MAX_BODY && new String(body, StandardCharsets.ISO_8859_1).isBlank();
         String wrong = blank ? null : whatIsWrong(body, declaredCharset(request));
         if (wrong != null) {
-            Map<String, Object> problem = problem(HttpServletResponse.SC_BAD_REQUEST, "Bad Request", wrong);
+            Map<String, Object> problem = EndpointProblems.problem(HttpServletResponse.SC_BAD_REQUEST, "Bad Request",
+                    wrong);
             problem.put("accepted", ACCEPTED);
             write(response, problem);
             return;
@@ -126,19 +126,11 @@ final class HtsWriteRequestFilter extends OncePerRequestFilter {
         }
         for (Map.Entry<String, JsonNode> field : tree.properties()) {
             if (field.getValue().isObject() || field.getValue().isArray()) {
-                return "the value of '" + field.getKey() + "' is " + (field.getValue().isObject() ? "an object" : "an array")
-                        + "; each value is a string or a number";
+                String kind = field.getValue().isObject() ? "an object" : "an array";
+                return "the value of '" + field.getKey() + "' is " + kind + "; each value is a string or a number";
             }
         }
         return null;
-    }
-
-    private static Map<String, Object> problem(int status, String title, String detail) {
-        Map<String, Object> problem = new LinkedHashMap<>();
-        problem.put("status", status);
-        problem.put("title", title);
-        problem.put("detail", detail);
-        return problem;
     }
 
     private static void write(HttpServletResponse response, Map<String, Object> problem) throws IOException {
