@@ -48,6 +48,8 @@ final class DeviceCompletions {
     /** Hands the queued tasks back (refused with the device's reason and this cause). */
     private final Consumer<@Nullable Throwable> drainQueue;
     private final List<InFlight> inFlight = new ArrayList<>();
+    /** Set by a waiter that left a task's actions to the launcher, cleared by the launcher's poll. */
+    private boolean launcherWanted;
     /** Set by the driver that saw a sticky error, before the device is marked DOWN. */
     private boolean poisoned;
     private volatile long completed;
@@ -73,6 +75,11 @@ final class DeviceCompletions {
         return completed;
     }
 
+    /** Whether a waiter left a task that only the launcher may finish (read by the token's holder). */
+    boolean launcherWanted() {
+        return launcherWanted;
+    }
+
     boolean isEmpty() {
         return inFlight.isEmpty();
     }
@@ -94,6 +101,9 @@ final class DeviceCompletions {
      */
     boolean poll() {
         boolean onLauncher = Thread.currentThread() == launcher;
+        if (onLauncher) {
+            launcherWanted = false;
+        }
         boolean launcherNeeded = false;
         boolean any = false;
         for (int k = 0; k < inFlight.size(); ) {
@@ -126,6 +136,7 @@ final class DeviceCompletions {
             }
         }
         if (launcherNeeded) {
+            launcherWanted = true;
             LockSupport.unpark(launcher);
         }
         return any;

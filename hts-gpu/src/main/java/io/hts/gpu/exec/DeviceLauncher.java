@@ -23,9 +23,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Ownership.</b> Only the thread that holds {@code driver} (the launcher, or a caller waiting
  * for a run: {@link #assist}) polls events and finishes tasks ({@link DeviceCompletions}); while a
- * waiter polls, the launcher parks instead of spinning for an end, so that the caller who needs it
- * sees it on its own thread; only the
- * launcher runs GPU bodies and users' completion actions, except the one body that the caller of
+ * waiter polls, the launcher neither polls nor spins (unless the waiter left it a task to finish),
+ * so that the caller who needs the end sees it on its own, hot thread; only the launcher runs GPU bodies and users' completion actions, except the one body that the caller of
  * {@code Scheduler.execute} launches itself while it holds the token ({@link #launchHere}, its
  * interrupt kept from the body by the engine). The token is taken by compare-and-set and given back by a volatile
  * write, so each holder sees what the previous one did. The launcher alone releases the backend's resources,
@@ -356,9 +355,11 @@ final class DeviceLauncher {
             boolean idle = false;
             long park; // < 0: look again at once; 0: spin once; > 0: park that long
             try {
-                boolean progress = completions.poll();
-                progress |= launchReady();
                 long now = System.nanoTime();
+                boolean waiterPolls = assistedAt != 0 && now - assistedAt < ASSIST_FRESH_NANOS;
+                // a waiter that polls sees the end and reports it on its own thread, no hand-off
+                boolean progress = (!waiterPolls || completions.launcherWanted()) && completions.poll();
+                progress |= launchReady();
                 if (progress) {
                     times.progress();
                     park = -1;
@@ -377,10 +378,8 @@ final class DeviceLauncher {
                     if (park > 0) {
                         backend.housekeeping(false, now); // while sleeping through long work, never near an end
                     }
-                    else if (assistedAt != 0 && now - assistedAt < ASSIST_FRESH_NANOS) {
-                        // a waiting caller polls: it sees the end and returns on its own thread, with no
-                        // hand-off from this one; this one looks again in a while, and at its callback
-                        park = ASSISTED_PARK_NANOS;
+                    if (waiterPolls) {
+                        park = Math.max(park, ASSISTED_PARK_NANOS); // looks again in a while, and at its callback
                     }
                 }
             }
@@ -443,6 +442,7 @@ final class DeviceLauncher {
             return;
         }
         long t0 = System.nanoTime();
+        boolean onLauncher = Thread.currentThread() == thread;
         GpuContext ctx = new GpuContext(backend, task, lease);
         Object result = null;
         Throwable error = null;
@@ -457,12 +457,12 @@ final class DeviceLauncher {
             error = ex;
         }
         finally {
-            if (Thread.currentThread() == thread) {
+            if (onLauncher) {
                 Thread.interrupted(); // a flag the body set is not the launcher's; on a caller, the engine settled it
             }
         }
         long[] cell = times.cellFor(task.taskName());
-        boolean callback = !settings.spinWhileBusy() && times.needsCallback(cell);
+        boolean callback = !settings.spinWhileBusy() && times.needsCallback(cell, !onLauncher);
         CudaApi.Event event = null;
         try {
             event = streams.events().obtain();

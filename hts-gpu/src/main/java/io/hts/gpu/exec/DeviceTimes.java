@@ -25,6 +25,8 @@ final class DeviceTimes {
     /** How often short tasks, which have no completion callback, are polled past their window. */
     static final long SHORT_POLL = 50_000;
     private static final long CALLBACK_THRESHOLD = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Within how long a waiting caller polls the device before it blocks (50 ms from its launch). */
+    private static final long CALLER_POLLS = TimeUnit.MILLISECONDS.toNanos(40);
     private static final int MAX_NAMES = 10_000;
     private static final long IDLE_PARK = TimeUnit.MILLISECONDS.toNanos(100);
     /** How often the launcher retries for the token a waiter holds before it parks. */
@@ -119,11 +121,16 @@ final class DeviceTimes {
     /**
      * Whether a task gets a completion callback: when tasks of its name (or, for a new name, all
      * tasks) take a millisecond or more, or nothing is known yet. Short tasks are caught by
-     * spinning, and a callback would cost them more than it saves.
+     * spinning, and a callback would cost them more than it saves. A task that the caller of
+     * {@code execute} launched ({@code callerPolls}) is polled by that caller until its end, and
+     * a callback's call into the JVM on CUDA's thread at that moment delays the caller's return
+     * (15-25 µs on the H200 host): it gets one only when it may end after the caller stops
+     * polling ({@link #CALLER_POLLS}); the launcher's short polls are the backstop.
      */
-    boolean needsCallback(long[] cell) {
+    boolean needsCallback(long[] cell, boolean callerPolls) {
         long[] m = estimate(cell);
-        return m[0] == 0 || m[0] + 3 * m[1] >= CALLBACK_THRESHOLD;
+        long late = m[0] + 3 * m[1];
+        return m[0] == 0 || late >= (callerPolls ? CALLER_POLLS : CALLBACK_THRESHOLD);
     }
 
     /** The mean device time of all tasks, for the backlog estimate of {@code status()}. */

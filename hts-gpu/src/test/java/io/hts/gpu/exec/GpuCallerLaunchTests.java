@@ -201,6 +201,82 @@ class GpuCallerLaunchTests {
         }
     }
 
+    /** A GPU task whose work the device runs in about {@code millis} (the body spins that long). */
+    private static TaskGraph timedTask(String name, long millis, AtomicReference<Thread> ranOn) {
+        TaskGraph g = TaskGraph.named(name);
+        g.task("timed").gpu(ctx -> {
+            ranOn.set(Thread.currentThread());
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+            while (System.nanoTime() - end < 0) {
+                Thread.onSpinWait();
+            }
+            return null;
+        });
+        return g;
+    }
+
+    @Test
+    void aRootTheCallerLaunchedAndPollsGetsNoWakeCallbackWhileTheLaunchersTasksOfTheSameLengthDo() throws Exception {
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(backend()).build()) {
+            for (int i = 0; i < 5; i++) { // a history: tasks of this name take about 3 ms (over the 1 ms callback bound)
+                s.submit(timedTask("history-" + i, 3, new AtomicReference<>())).await();
+            }
+            int before = cuda.callsOf("cuLaunchHostFunc");
+            s.submit(timedTask("submitted", 3, new AtomicReference<>())).await();
+            assertThat(cuda.callsOf("cuLaunchHostFunc")).as("the launcher's 3 ms task wakes it by a callback")
+                    .isEqualTo(before + 1);
+            untilTheCallerLaunched(3, (i, ranOn) -> {
+                int callbacks = cuda.callsOf("cuLaunchHostFunc");
+                s.execute(timedTask("executed-" + i, 3, ranOn));
+                if (ranOn.get() == Thread.currentThread()) {
+                    assertThat(cuda.callsOf("cuLaunchHostFunc")).as("the caller polls for its own task's end")
+                            .isEqualTo(callbacks);
+                }
+            });
+        }
+    }
+
+    @Test
+    void whenTheCallerStopsPollingItsUncallbackedTaskTheLauncherStillSeesTheEnd() throws Exception {
+        ExecutorService callers = Executors.newSingleThreadExecutor();
+        try {
+            boolean tried = false;
+            for (int attempt = 0; attempt < 20 && !tried; attempt++) {
+                cuda.autoRun(true);
+                try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(backend()).build()) {
+                    for (int i = 0; i < 5; i++) { // a history of short tasks: no callbacks for the caller's
+                        Task<?>[] t = new Task<?>[1];
+                        s.execute(oneTask("short-" + i, i, new AtomicReference<>(), t));
+                    }
+                    cuda.autoRun(false); // the device holds the next task's work until the test runs it
+                    AtomicReference<Thread> ranOn = new AtomicReference<>();
+                    AtomicReference<Thread> caller = new AtomicReference<>();
+                    Task<?>[] t = new Task<?>[1];
+                    int callbacks = cuda.callsOf("cuLaunchHostFunc");
+                    Future<GraphRun> run = callers.submit(() -> {
+                        caller.set(Thread.currentThread());
+                        return s.execute(oneTask("held", 7f, ranOn, t));
+                    });
+                    await().atMost(Duration.ofSeconds(10)).until(() -> ranOn.get() != null);
+                    if (ranOn.get() == caller.get()) {
+                        tried = true;
+                        assertThat(cuda.callsOf("cuLaunchHostFunc")).isEqualTo(callbacks);
+                        // the caller polls a while (50 ms), then blocks on the run like any waiter
+                        await().atMost(Duration.ofSeconds(10)).until(() -> caller.get().getState() == Thread.State.WAITING
+                                || caller.get().getState() == Thread.State.TIMED_WAITING);
+                    }
+                    cuda.runAll(); // the work ends now, with nobody polling and no callback queued
+                    cuda.autoRun(true);
+                    assertThat((float[]) run.get(10, TimeUnit.SECONDS).result(t[0])).containsOnly(7f);
+                }
+            }
+            assertThat(tried).as("the caller launched the held task in one of the attempts").isTrue();
+        }
+        finally {
+            callers.shutdownNow();
+        }
+    }
+
     @Test
     void aBusyLauncherKeepsTheRootAndRunsItItself() throws Exception {
         ExecutorService callers = Executors.newSingleThreadExecutor();

@@ -50,6 +50,7 @@ public final class SimulatedCuda implements CudaApi {
     private int poisonedCode;
     private String poisonedName = "";
     private int calls;
+    private final Map<String, Integer> callsByName = new HashMap<>();
     private int pinnedLive;
     private int peerCopies;
     /** The device whose context is current on each thread (0 until made current), as the driver keeps it. */
@@ -192,6 +193,11 @@ public final class SimulatedCuda implements CudaApi {
         }
     }
 
+    /** How many times the driver call {@code call} (e.g. "cuLaunchHostFunc") was made. */
+    public synchronized int callsOf(String call) {
+        return callsByName.getOrDefault(call, 0);
+    }
+
     /** Kernels launched and not run yet. */
     public synchronized int queuedKernels() {
         return pendingKernels;
@@ -245,6 +251,7 @@ public final class SimulatedCuda implements CudaApi {
 
     private void enter(String call) {
         calls++;
+        callsByName.merge(call, 1, Integer::sum);
         if (poisonedCode != 0) {
             throw new CudaException(call, poisonedCode, poisonedName);
         }
