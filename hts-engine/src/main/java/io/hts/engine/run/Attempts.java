@@ -120,7 +120,7 @@ final class Attempts {
      */
     private boolean begin(TaskExecution e, int lane, @Nullable Worker w) {
         int i = e.index;
-        if (!deps.tryStart(i)) {
+        if (!(e.countsDependency() ? deps.dependencyDoneAndStart(i) : deps.tryStart(i))) {
             e.notStarted();
             releaseHeld(e);
             return false;

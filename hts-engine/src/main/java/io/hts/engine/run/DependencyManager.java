@@ -18,6 +18,7 @@ import io.hts.engine.graph.TaskState;
  * <pre>
  * CREATED --(last dependency done | root | device-ordered early start)--&gt; READY
  * READY --tryStart--&gt; RUNNING --tryEnd--&gt; SUCCEEDED | FAILED | CANCELLED
+ * CREATED --dependencyDoneAndStart (its only dependency done, its attempt starting)--&gt; RUNNING
  * RUNNING --tryRetry--&gt; RETRYING --tryRequeue--&gt; READY
  * CREATED | READY | RETRYING --tryCancel--&gt; CANCELLED
  * READY --tryFailUnstarted--&gt; FAILED                  (no device could take it)
@@ -31,8 +32,10 @@ import io.hts.engine.graph.TaskState;
  * releases what it holds (see {@link Propagation}). (3) CREATED to READY happens at most once: by
  * the {@link #dependencyDone} that takes the count from 1 to 0 (the seed's diamond: D waits for B
  * and C and runs once, after both), or by {@link #tryReady} for a root or a device-ordered task;
- * the count is never reset, so a late {@code dependencyDone} only decrements. (4) RUNNING belongs
- * to the attempt that won {@link #tryStart}: only the owner of that attempt's outcome (its body's
+ * the count is never reset, so a late {@code dependencyDone} only decrements; a task with one
+ * dependency may instead go from CREATED straight to RUNNING in {@link #dependencyDoneAndStart},
+ * which is both that count and the start. (4) RUNNING belongs
+ * to the attempt that won {@link #tryStart} (or {@link #dependencyDoneAndStart}): only the owner of that attempt's outcome (its body's
  * return, or its time-out; see {@link TaskExecution}) calls {@link #tryEnd} or {@link #tryRetry};
  * cancellers never move a RUNNING task, they ask it to stop.
  *
@@ -87,6 +90,23 @@ final class DependencyManager {
      * @return whether this call made the task READY (the caller dispatches it)
      */
     boolean dependencyDone(int i) {
+        return countDown(i, READY);
+    }
+
+    /**
+     * Counts the one dependency of task {@code i} and starts it in the same atomic step: CREATED
+     * with one dependency left to RUNNING. For an attempt made before its task's only dependency
+     * was counted (the continuation of the worker that ran that dependency, see
+     * {@link Propagation#succeeded}); a task cancelled meanwhile only has its count taken down.
+     *
+     * @return whether this call made the task RUNNING (the attempt owns it)
+     */
+    boolean dependencyDoneAndStart(int i) {
+        return countDown(i, RUNNING);
+    }
+
+    /** One dependency of task {@code i} done; the last one moves it from CREATED to {@code to} in the same step. */
+    private boolean countDown(int i, int to) {
         int p = topology.slot(i);
         while (true) {
             int v = (int) INT_ARRAY.getVolatile(words, p);
@@ -96,8 +116,7 @@ final class DependencyManager {
                         + " dependencies than it has");
             }
             boolean last = count == 1 && (v >>> COUNT_BITS) == CREATED;
-            int next = last ? word(READY, 0) : v - 1;
-            if (INT_ARRAY.compareAndSet(words, p, v, next)) {
+            if (INT_ARRAY.compareAndSet(words, p, v, last ? word(to, 0) : v - 1)) {
                 return last;
             }
         }

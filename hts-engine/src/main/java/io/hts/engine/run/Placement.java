@@ -72,6 +72,17 @@ final class Placement {
     }
 
     /**
+     * Whether task {@code s}, once its only dependency is done, would go straight to the worker
+     * that ran that dependency: a CPU body alone, no resources, not urgent, ready tasks taken in
+     * the pool's order, and nobody listening for TASK_READY (which it then never passes through).
+     */
+    boolean runsAsPlainCpu(int s) {
+        return plan.has(s, ExecutionPlan.CPU) && !plan.has(s, ExecutionPlan.GPU | ExecutionPlan.RESOURCES
+                | ExecutionPlan.URGENT) && run.topology.inDegree(s) == 1 && !run.recorder.wantsRoutine()
+                && readyOrder() != ReadyOrder.SHORTEST_FIRST;
+    }
+
+    /**
      * Sends a READY attempt towards a device: decides the device, takes resources (or queues for
      * them), and routes.
      *

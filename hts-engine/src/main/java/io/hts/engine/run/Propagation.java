@@ -144,19 +144,25 @@ final class Propagation {
         PoolTask next = null;
         for (int k = topology.successorStart(i), stop = topology.successorEnd(i); k < stop; k++) {
             int s = topology.successor(k);
-            if (deps.dependencyDone(s)) {
-                PoolTask t = run.placement.ready(s);
-                if (t != null) {
-                    if (w == null) {
-                        run.pool.submit(t);
-                    }
-                    else if (next == null) {
-                        next = t;
-                    }
-                    else {
-                        w.push(t);
-                    }
-                }
+            PoolTask t = null;
+            if (w != null && run.placement.runsAsPlainCpu(s)) {
+                // this task was its only dependency: its attempt counts it as it starts, one atomic step for both
+                t = TaskExecution.countingDependency(run, s);
+            }
+            else if (deps.dependencyDone(s)) {
+                t = run.placement.ready(s);
+            }
+            if (t == null) {
+                continue;
+            }
+            if (w == null) {
+                run.pool.submit(t);
+            }
+            else if (next == null) {
+                next = t;
+            }
+            else {
+                w.push(t);
             }
         }
         ResultLifetimes lifetimes = run.lifetimes;

@@ -62,10 +62,14 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
     static final int RETURNED_LATE = 5;
     static final int STARTING = 6;
 
+    /** {@code lane} of an attempt that counts its task's only dependency when it starts (see {@link #countsDependency}). */
+    private static final int COUNTS_DEPENDENCY = -2;
+
     final GraphRun run;
     final int index;
     final int attempt;
     Device device = Device.CPU;
+    /** The worker or stream it started on; -1 before; {@link #COUNTS_DEPENDENCY} (kept here: no field more per task). */
     int lane = -1;
     long startNanos;
     /** What only some attempts need (a time limit, a nested run, device work to follow); made by the attempt's owner. */
@@ -79,6 +83,27 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
         this.run = run;
         this.index = index;
         this.attempt = attempt;
+    }
+
+    /**
+     * The first attempt of a CPU task with one dependency, made by the worker that ran that
+     * dependency before the dependency is counted: it counts it when it starts, in the same step
+     * as its start ({@link DependencyManager#dependencyDoneAndStart}), so its task never passes
+     * through READY.
+     */
+    static TaskExecution countingDependency(GraphRun run, int index) {
+        TaskExecution e = new TaskExecution(run, index, 1);
+        e.lane = COUNTS_DEPENDENCY;
+        return e;
+    }
+
+    /** Whether this attempt counts its task's dependency as it starts; asked once, by its runner, before the start. */
+    boolean countsDependency() {
+        if (lane != COUNTS_DEPENDENCY) {
+            return false;
+        }
+        lane = -1;
+        return true;
     }
 
     @Override

@@ -32,9 +32,7 @@ public class InterruptAgainstBeginStress {
     static {
         TaskGraph g = TaskGraph.named("one");
         g.task("t").cpu(ctx -> 1);
-        var compiled = g.compile();
-        PLAN = compiled.bound(SCHEDULER, ExecutionPlan.class, c -> new ExecutionPlan(c, SCHEDULER.faultTolerance(),
-                SCHEDULER.resources(), SCHEDULER.costModel(), false));
+        PLAN = StressTopologies.plan(SCHEDULER, g);
     }
 
     private final GraphRun run = new GraphRun(SCHEDULER, PLAN, 1, FailureMode.FAIL_FAST, false);

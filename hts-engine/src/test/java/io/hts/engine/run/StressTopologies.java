@@ -12,6 +12,9 @@ final class StressTopologies {
     /** One task, index 0. */
     static final GraphTopology SINGLE;
 
+    /** {@code a -> b}: task 1 has one dependency, task 0. */
+    static final GraphTopology PAIR;
+
     static {
         TaskGraph diamond = TaskGraph.named("diamond");
         var a = diamond.task("a").cpu(ctx -> 1);
@@ -21,9 +24,19 @@ final class StressTopologies {
         TaskGraph single = TaskGraph.named("single");
         single.task("t").cpu(ctx -> 1);
         SINGLE = single.compile().topology();
+        TaskGraph pair = TaskGraph.named("pair");
+        var first = pair.task("a").cpu(ctx -> 1);
+        pair.task("b").after(first).cpu(ctx -> 2);
+        PAIR = pair.compile().topology();
     }
 
     private StressTopologies() {
+    }
+
+    /** The execution plan of {@code graph} on {@code scheduler} (compiled and bound as a run would be). */
+    static ExecutionPlan plan(Scheduler scheduler, TaskGraph graph) {
+        return graph.compile().bound(scheduler, ExecutionPlan.class, c -> new ExecutionPlan(c,
+                scheduler.faultTolerance(), scheduler.resources(), scheduler.costModel(), false));
     }
 
     /** A state manager over {@link #SINGLE} whose task is READY. */
