@@ -110,8 +110,8 @@ public final class GraphTopology {
     }
 
     /**
-     * Where task {@code i}'s entry lives in a run's per-task arrays (counters, states, results,
-     * timings). Tasks with nearby indices often run at the same moment on different workers; laid
+     * Where task {@code i}'s entry lives in a run's per-task arrays that workers race for
+     * (counters and states, results). Tasks with nearby indices often run at the same moment on different workers; laid
      * out densely, their entries would share cache lines and every write by one worker would
      * invalidate the other's copy (false sharing). The layout deals indices round-robin over 16
      * rows, so consecutive tasks sit a row apart (at least 64 bytes for arrays of ints and larger

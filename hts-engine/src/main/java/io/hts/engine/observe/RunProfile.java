@@ -62,7 +62,7 @@ public final class RunProfile {
      * @param finishNanos when it finished, -1 while running
      * @param parallelism the number of CPU workers
      * @param start per task, the start of its last attempt (0: never started); {@code null} when
-     *     profiling was off; every per-task array is indexed by {@link GraphTopology#slot(int)}
+     *     profiling was off; every per-task array is indexed by task
      * @param end per task, the end of its last attempt (0: not ended)
      * @param devices per task, the ordinal of its device + 1 (0: never placed)
      * @param lanes per task, the worker or stream of its last attempt
@@ -119,8 +119,9 @@ public final class RunProfile {
      */
     public long estimatedBytes() {
         long perTask = (start != null ? 16 : 0) + (devices != null ? 1 : 0) + (lanes != null ? 4 : 0)
-                + (attempts != null ? 4 : 0) + 4; // and the run's state words
-        return 256 + perTask * graph.slots() + causes.estimatedBytes() + graph.estimatedBytes();
+                + (attempts != null ? 4 : 0);
+        return 256 + perTask * graph.size() + 4L * graph.slots() // and the run's state words
+                + causes.estimatedBytes() + graph.estimatedBytes();
     }
 
     /** The run's status when the profile was taken. */
@@ -220,11 +221,10 @@ public final class RunProfile {
         long[] finish = new long[ready.length];
         int k = 0;
         for (int i = 0; i < ready.length; i++) {
-            int slot = graph.slot(i);
-            if (start[slot] != 0 && end[slot] != 0 && devices != null && devices[slot] == Device.CPU.ordinal() + 1) {
+            if (start[i] != 0 && end[i] != 0 && devices != null && devices[i] == Device.CPU.ordinal() + 1) {
                 ready[k] = readyNanos(i);
-                begin[k] = start[slot] - submitNanos;
-                finish[k] = end[slot] - submitNanos;
+                begin[k] = start[i] - submitNanos;
+                finish[k] = end[i] - submitNanos;
                 k++;
             }
         }
@@ -263,11 +263,11 @@ public final class RunProfile {
      * @return its timing
      */
     public TaskTiming timing(int index) {
-        long s = start != null && start[graph.slot(index)] != 0 ? start[graph.slot(index)] - submitNanos : -1;
-        long e = end != null && end[graph.slot(index)] != 0 ? end[graph.slot(index)] - submitNanos : -1;
-        Device d = devices != null && devices[graph.slot(index)] != 0 ? Device.values()[devices[graph.slot(index)] - 1] : null;
-        int lane = lanes != null && d != null ? lanes[graph.slot(index)] : -1;
-        int att = attempts != null ? attempts[graph.slot(index)] : (s >= 0 ? 1 : 0);
+        long s = start != null && start[index] != 0 ? start[index] - submitNanos : -1;
+        long e = end != null && end[index] != 0 ? end[index] - submitNanos : -1;
+        Device d = devices != null && devices[index] != 0 ? Device.values()[devices[index] - 1] : null;
+        int lane = lanes != null && d != null ? lanes[index] : -1;
+        int att = attempts != null ? attempts[index] : (s >= 0 ? 1 : 0);
         return new TaskTiming(index, graph.name(index), graph.statisticsName(index), states.apply(index), d, lane,
                 att, readyNanos(index), s, e, causes.of(index));
     }
@@ -284,7 +284,7 @@ public final class RunProfile {
         }
         PriorityQueue<TaskTiming> heap = new PriorityQueue<>(Comparator.comparingLong(TaskTiming::durationNanos));
         for (int i = 0; i < graph.size(); i++) {
-            if (start[graph.slot(i)] == 0 || end == null || end[graph.slot(i)] == 0) {
+            if (start[i] == 0 || end == null || end[i] == 0) {
                 continue;
             }
             long d = duration(i);
@@ -350,7 +350,7 @@ public final class RunProfile {
         String lastName = null;
         Histogram last = null;
         for (int i = 0; i < graph.size(); i++) {
-            if (start[graph.slot(i)] == 0 || end[graph.slot(i)] == 0 || states.apply(i) != TaskState.SUCCEEDED) {
+            if (start[i] == 0 || end[i] == 0 || states.apply(i) != TaskState.SUCCEEDED) {
                 continue;
             }
             String name = graph.statisticsName(i);
@@ -358,7 +358,7 @@ public final class RunProfile {
                 last = histogramOf.apply(name);
                 lastName = name;
             }
-            last.recordValue(Math.max(0, end[graph.slot(i)] - start[graph.slot(i)]));
+            last.recordValue(Math.max(0, end[i] - start[i]));
         }
     }
 
@@ -372,11 +372,10 @@ public final class RunProfile {
         int kinds = TaskState.values().length;
         long[] count = new long[(Device.values().length + 1) * kinds], nanos = new long[count.length];
         for (int i = 0; start != null && end != null && i < graph.size(); i++) {
-            int slot = graph.slot(i);
-            if (start[slot] != 0 && end[slot] >= start[slot]) {
-                int k = (devices == null ? 0 : devices[slot]) * kinds + states.apply(i).ordinal();
+            if (start[i] != 0 && end[i] >= start[i]) {
+                int k = (devices == null ? 0 : devices[i]) * kinds + states.apply(i).ordinal();
                 count[k]++;
-                nanos[k] += end[slot] - start[slot];
+                nanos[k] += end[i] - start[i];
             }
         }
         for (int k = 0; k < count.length; k++) {
@@ -397,10 +396,10 @@ public final class RunProfile {
     }
 
     private long duration(int i) {
-        if (start == null || end == null || start[graph.slot(i)] == 0 || end[graph.slot(i)] == 0) {
+        if (start == null || end == null || start[i] == 0 || end[i] == 0) {
             return 0;
         }
-        return Math.max(0, end[graph.slot(i)] - start[graph.slot(i)]);
+        return Math.max(0, end[i] - start[i]);
     }
 
     private long readyNanos(int i) {
@@ -410,8 +409,8 @@ public final class RunProfile {
         long ready = 0;
         for (int k = graph.predecessorStart(i); k < graph.predecessorEnd(i); k++) {
             int p = graph.predecessor(k);
-            if (end[graph.slot(p)] != 0) {
-                ready = Math.max(ready, end[graph.slot(p)] - submitNanos);
+            if (end[p] != 0) {
+                ready = Math.max(ready, end[p] - submitNanos);
             }
         }
         return ready;
@@ -456,13 +455,13 @@ public final class RunProfile {
                 bestPath = path[i];
                 bestEnd = i;
             }
-            if (start != null && end != null && start[graph.slot(i)] != 0 && end[graph.slot(i)] != 0) {
+            if (start != null && end != null && start[i] != 0 && end[i] != 0) {
                 total += d;
-                lastEnd = Math.max(lastEnd, end[graph.slot(i)]);
-                waitSum += Math.max(0, start[graph.slot(i)] - submitNanos - readyNanos(i));
+                lastEnd = Math.max(lastEnd, end[i]);
+                waitSum += Math.max(0, start[i] - submitNanos - readyNanos(i));
                 waitCount++;
-                if (devices != null && lanes != null && devices[graph.slot(i)] == Device.CPU.ordinal() + 1) {
-                    int w = lanes[graph.slot(i)];
+                if (devices != null && lanes != null && devices[i] == Device.CPU.ordinal() + 1) {
+                    int w = lanes[i];
                     if (w >= 0 && w < parallelism) {
                         busy[w] += d;
                         count[w]++;

@@ -60,6 +60,7 @@ final class DependencyManager {
     private static final int READY = TaskState.READY.ordinal();
     private static final int RUNNING = TaskState.RUNNING.ordinal();
     private static final int RETRYING = TaskState.RETRYING.ordinal();
+    private static final int SUCCEEDED = TaskState.SUCCEEDED.ordinal();
     private static final int FAILED = TaskState.FAILED.ordinal();
     private static final int CANCELLED = TaskState.CANCELLED.ordinal();
 
@@ -205,6 +206,30 @@ final class DependencyManager {
         return TaskState.of((int) INT_ARRAY.getVolatile(words, topology.slot(i)) >>> COUNT_BITS);
     }
 
+    /**
+     * The state a user is shown ({@code states()}, diagnoses, profiles): a CREATED task whose
+     * dependencies all succeeded is READY. Its attempt is queued; its last count is on its way,
+     * or is taken as the attempt starts ({@link #dependencyDoneAndStart}), which may be after a
+     * sibling's whole body on the same worker. Not for the engine's own decisions: those read
+     * {@link #state}.
+     */
+    TaskState observed(int i) {
+        return observed(words, topology, i);
+    }
+
+    private static TaskState observed(int[] words, GraphTopology t, int i) {
+        TaskState s = TaskState.of((int) INT_ARRAY.getVolatile(words, t.slot(i)) >>> COUNT_BITS);
+        if (s != TaskState.CREATED || t.inDegree(i) == 0) {
+            return s;
+        }
+        for (int k = t.predecessorStart(i), end = t.predecessorEnd(i); k < end; k++) {
+            if ((int) INT_ARRAY.getVolatile(words, t.slot(t.predecessor(k))) >>> COUNT_BITS != SUCCEEDED) {
+                return s;
+            }
+        }
+        return TaskState.READY;
+    }
+
     boolean is(int i, TaskState state) {
         return ((int) INT_ARRAY.getVolatile(words, topology.slot(i)) >>> COUNT_BITS) == state.ordinal();
     }
@@ -216,7 +241,7 @@ final class DependencyManager {
     java.util.function.IntFunction<TaskState> stateView() {
         int[] w = words;
         GraphTopology t = topology;
-        return i -> TaskState.of((int) INT_ARRAY.getVolatile(w, t.slot(i)) >>> COUNT_BITS);
+        return i -> observed(w, t, i);
     }
 
     /**

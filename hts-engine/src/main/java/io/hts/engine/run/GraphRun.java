@@ -178,14 +178,14 @@ public final class GraphRun implements RunResults {
      */
     @Override
     public TaskState state(Task<?> task) {
-        return deps.state(indexOf(task));
+        return deps.observed(indexOf(task));
     }
 
     /** Every task's state, by name, in graph order. */
     public Map<String, TaskState> states() {
         Map<String, TaskState> out = new LinkedHashMap<>();
         for (int i = 0; i < topology.size(); i++) {
-            out.put(topology.name(i), deps.state(i));
+            out.put(topology.name(i), deps.observed(i));
         }
         return out;
     }

@@ -36,7 +36,7 @@ final class RunDiagnostics {
         });
         List<Diagnosis.Waiting> waiting = new ArrayList<>();
         for (int i = 0; i < topology.size(); i++) {
-            TaskState s = deps.state(i);
+            TaskState s = deps.observed(i); // a queued continuation counts its dependency only as it starts: READY
             counts.merge(s, 1, Integer::sum);
             if (s.isTerminal()) {
                 continue;

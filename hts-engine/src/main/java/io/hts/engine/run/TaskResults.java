@@ -35,7 +35,7 @@ final class TaskResults implements TaskWatchers.Outcomes {
 
     @Override
     public TaskState state(int i) {
-        return deps.state(i);
+        return deps.observed(i);
     }
 
     /** The result slot of task {@code i}: its result once it succeeded (or its work is enqueued on a device). */

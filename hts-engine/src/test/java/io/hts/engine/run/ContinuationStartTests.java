@@ -18,8 +18,8 @@ import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.EventType;
-import io.hts.engine.observe.TaskEvent;
 import io.hts.engine.observe.TaskListener;
+import io.hts.engine.support.NotableEventsOnly;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,21 +32,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * its cancellation's interrupt, and a listener for routine events still sees every TASK_READY.
  */
 class ContinuationStartTests {
-
-    /** Wants only the notable events (failures, cancels, runs' ends): routine ones are not produced. */
-    private static final class NotableOnly implements TaskListener {
-        final AtomicInteger events = new AtomicInteger();
-
-        @Override
-        public void onEvent(TaskEvent event) {
-            events.incrementAndGet();
-        }
-
-        @Override
-        public boolean wantsRoutineEvents() {
-            return false;
-        }
-    }
 
     private static TaskGraph chain(int n, List<Task<Integer>> out) {
         TaskGraph g = TaskGraph.named("chain");
@@ -62,7 +47,7 @@ class ContinuationStartTests {
 
     @Test
     void aChainAndATreePassEveryResultAlong() {
-        try (Scheduler s = Scheduler.builder().threads(2).listener(new NotableOnly()).build()) {
+        try (Scheduler s = Scheduler.builder().threads(2).listener(new NotableEventsOnly()).build()) {
             List<Task<Integer>> tasks = new ArrayList<>();
             TaskGraph g = chain(20_000, tasks);
             for (int round = 0; round < 5; round++) {
@@ -87,7 +72,7 @@ class ContinuationStartTests {
     void runAndTaskCancelsAtRandomMomentsEndEveryChainTaskOnceAndInOrder() throws Exception {
         ExecutorService cancellers = Executors.newSingleThreadExecutor();
         SplittableRandom random = new SplittableRandom(42);
-        try (Scheduler s = Scheduler.builder().threads(2).listener(new NotableOnly()).build()) {
+        try (Scheduler s = Scheduler.builder().threads(2).listener(new NotableEventsOnly()).build()) {
             List<Task<Integer>> tasks = new ArrayList<>();
             TaskGraph g = chain(3_000, tasks);
             for (int round = 0; round < 200; round++) {
@@ -138,7 +123,7 @@ class ContinuationStartTests {
 
     @Test
     void aBodyStartedAsItsDependencysContinuationReceivesItsCancellationsInterrupt() throws Exception {
-        try (Scheduler s = Scheduler.builder().threads(1).listener(new NotableOnly()).build()) {
+        try (Scheduler s = Scheduler.builder().threads(1).listener(new NotableEventsOnly()).build()) {
             for (int round = 0; round < 20; round++) {
                 CountDownLatch entered = new CountDownLatch(1);
                 AtomicBoolean interrupted = new AtomicBoolean();
