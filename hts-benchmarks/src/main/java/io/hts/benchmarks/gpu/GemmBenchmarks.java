@@ -95,6 +95,17 @@ final class GemmBenchmarks {
         JCublas2.cublasCreate(handle);
         JCublas2.cublasSetStream(handle, new cudaStream_t(stream));
         try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(gpu).build()) {
+            // the caller's one-task path (execute, launch on the caller, polling, the run's end) is
+            // compiled by the JIT first, as in a service after its first requests: the one-task
+            // rows measure the scheduler, not the interpreter
+            TaskGraph warm = TaskGraph.named("warm-up");
+            warm.task("warm-up").gpu(ctx -> {
+                ctx.unwrap(GpuContext.class).kernels().fill(1, 1f, a);
+                return null;
+            });
+            for (int i = 0; i < 2_000; i++) {
+                s.execute(warm);
+            }
             for (Blas.Precision p : new Blas.Precision[] {Blas.Precision.FP32, Blas.Precision.TF32, Blas.Precision.BF16}) {
                 for (DeviceBuffer m : new DeviceBuffer[] {a, b}) {
                     host.clear();
@@ -149,10 +160,17 @@ final class GemmBenchmarks {
                     return null;
                 });
                 TaskGraph one = TaskGraph.named("gemm-one-" + p);
+                long[] bodyStamps = new long[3]; // body start, body end, the thread that ran it (1: the caller)
+                Thread benchmarkThread = Thread.currentThread();
                 one.task("gemm-one-" + p).gpu(ctx -> {
+                    bodyStamps[0] = System.nanoTime();
                     ctx.unwrap(GpuContext.class).blas().gemm(p, n, n, n, 1f, a, b, 0f, c);
+                    bodyStamps[1] = System.nanoTime();
+                    bodyStamps[2] = Thread.currentThread() == benchmarkThread ? 1 : 0;
                     return null;
                 });
+                // where a one-task run's time goes, summed over the measured runs (see the row below)
+                long[] oneSplit = new long[5];
                 double direct = Double.MAX_VALUE;
                 double hts = Double.MAX_VALUE;
                 double single = Double.MAX_VALUE;
@@ -244,8 +262,18 @@ final class GemmBenchmarks {
                             for (boolean htsNow : new boolean[] {(i & 1) == 0, (i & 1) != 0}) {
                                 long t = System.nanoTime();
                                 if (htsNow) {
-                                    s.execute(one);
-                                    htsSum += System.nanoTime() - t;
+                                    io.hts.engine.run.GraphRun oneRun = s.execute(one);
+                                    long back = System.nanoTime();
+                                    htsSum += back - t;
+                                    if (round > 0) {
+                                        var timing = oneRun.profile().tasks().get(0);
+                                        long submitted = bodyStamps[0] - timing.startNanos(); // profile times count from submission
+                                        oneSplit[0] += bodyStamps[0] - t;
+                                        oneSplit[1] += bodyStamps[1] - bodyStamps[0];
+                                        oneSplit[2] += submitted + timing.endNanos() - bodyStamps[1];
+                                        oneSplit[3] += back - submitted - timing.endNanos();
+                                        oneSplit[4] += bodyStamps[2];
+                                    }
                                 }
                                 else {
                                     directGemm(handle, p, n, a, b, c);
@@ -304,6 +332,12 @@ final class GemmBenchmarks {
                         + " 6 of each alternating", n, p),
                         f("%.3f ms", single / 1e6), f("%.3f ms", directSingle / 1e6),
                         f("%+.0f µs a run", (single - directSingle) / 1e3));
+                long measured = 4L * 6;
+                row(f("diagnosis %s one-task runs (%d): call to body start / body / body end to task end / task end to"
+                        + " the caller's return; launched by the caller in", p, measured),
+                        f("%.1f / %.1f / %.1f / %.1f µs (means)", oneSplit[0] / 1e3 / measured, oneSplit[1] / 1e3 / measured,
+                                oneSplit[2] / 1e3 / measured, oneSplit[3] / 1e3 / measured),
+                        f("%d of %d", oneSplit[4], measured), "");
             }
         }
         JCublas2.cublasDestroy(handle);
