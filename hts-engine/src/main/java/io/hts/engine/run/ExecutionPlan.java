@@ -39,6 +39,12 @@ final class ExecutionPlan {
      * ordered after their work by events, before they complete (see {@link GraphRun}).
      */
     static final int CHAINED = 64;
+    /**
+     * A task with a CPU body alone, one dependency, no resources and no urgency: when its
+     * dependency succeeds on a worker, that worker may start it as its continuation, counting the
+     * dependency in the same step (see {@link Placement#runsAsPlainCpu}). The sign bit of the byte.
+     */
+    static final int CONTINUATION = 128;
 
     final CompiledGraph graph;
     final byte[] flags;
@@ -175,6 +181,11 @@ final class ExecutionPlan {
             }
         }
         this.anyChained = chained;
+        for (int i = 0; i < n; i++) {
+            if (has(i, CPU) && !has(i, GPU | RESOURCES | URGENT) && topology.inDegree(i) == 1) {
+                flags[i] |= (byte) CONTINUATION;
+            }
+        }
     }
 
     /** A time limiter from an instance or a registry, checked against the accepted range of time limits. */

@@ -77,8 +77,7 @@ final class Placement {
      * the pool's order, and nobody listening for TASK_READY (which it then never passes through).
      */
     boolean runsAsPlainCpu(int s) {
-        return plan.has(s, ExecutionPlan.CPU) && !plan.has(s, ExecutionPlan.GPU | ExecutionPlan.RESOURCES
-                | ExecutionPlan.URGENT) && run.topology.inDegree(s) == 1 && !run.recorder.wantsRoutine()
+        return plan.has(s, ExecutionPlan.CONTINUATION) && !run.recorder.wantsRoutine()
                 && readyOrder() != ReadyOrder.SHORTEST_FIRST;
     }
 
