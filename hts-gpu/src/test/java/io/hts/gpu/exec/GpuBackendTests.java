@@ -354,7 +354,9 @@ class GpuBackendTests {
                     .hasRootCauseInstanceOf(CudaException.class).rootCause()
                     .hasMessageContaining("CUDA_ERROR_ILLEGAL_ADDRESS");
             assertThat(run.state(bad)).isEqualTo(TaskState.FAILED);
-            assertThat(gpu.status().health()).isEqualTo(DeviceHealth.DOWN);
+            // the culprit fails first, so that its error is its run's first; the device is marked
+            // DOWN right after, on the thread that saw the error, which may be after the run ended
+            await().atMost(Duration.ofSeconds(10)).until(() -> gpu.status().health() == DeviceHealth.DOWN);
             assertThat(gpu.status().detail()).contains("CUDA_ERROR_ILLEGAL_ADDRESS", "task 'bad'", "DOWN");
             assertThat(gpu.memory().poisonedBy()).isEqualTo("CUDA_ERROR_ILLEGAL_ADDRESS");
             assertThatThrownBy(() -> gpu.memory().allocate(1)).hasMessageContaining("poisoned by CUDA_ERROR_ILLEGAL_ADDRESS");
