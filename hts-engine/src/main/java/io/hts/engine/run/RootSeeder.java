@@ -6,11 +6,17 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Makes a range of a run's root tasks ready, splitting the range in halves: the upper half is
- * pushed for thieves to take, the lower half is split again, and the lowest root runs right
- * away. A graph with a million independent tasks therefore spreads over the workers in
- * logarithmic steps, without a million submissions through the shared external queue.
+ * pushed for thieves to take, the lower half is split again, down to {@link #LEAF} roots, which
+ * this worker makes ready itself: all but the lowest wait on its deque (for it, or a thief), and
+ * the lowest runs right away. A graph with a million independent tasks therefore spreads over the
+ * workers in logarithmic steps, without a million submissions through the shared external queue,
+ * and with one seeder object per {@code LEAF} roots (a seeder per root cost 24 bytes a task:
+ * docs/benchmarks.md).
  */
 final class RootSeeder extends PoolTask {
+
+    /** The most roots one seeder makes ready without splitting. */
+    static final int LEAF = 8;
 
     private final GraphRun run;
     private final int from;
@@ -26,10 +32,16 @@ final class RootSeeder extends PoolTask {
     protected @Nullable PoolTask execute(Worker worker) {
         int lo = from;
         int hi = to;
-        while (hi - lo > 1) {
+        while (hi - lo > LEAF) {
             int mid = (lo + hi) >>> 1;
             worker.push(new RootSeeder(run, mid, hi));
             hi = mid;
+        }
+        for (int k = hi - 1; k > lo; k--) { // pushed from the top down: this worker pops them in order
+            PoolTask t = run.placement.rootReady(run.topology.root(k));
+            if (t != null) {
+                worker.push(t);
+            }
         }
         return run.placement.rootReady(run.topology.root(lo));
     }

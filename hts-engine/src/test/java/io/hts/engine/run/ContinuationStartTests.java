@@ -8,12 +8,10 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskState;
@@ -80,25 +78,7 @@ class ContinuationStartTests {
                 int spins = random.nextInt(20_000);
                 boolean wholeRun = random.nextBoolean();
                 Task<Integer> target = tasks.get(random.nextInt(tasks.size()));
-                Future<?> cancel = cancellers.submit(() -> {
-                    for (int k = 0; k < spins; k++) {
-                        Thread.onSpinWait();
-                    }
-                    if (wholeRun) {
-                        run.cancel();
-                    }
-                    else {
-                        run.cancel(target);
-                    }
-                });
-                try {
-                    run.await(Duration.ofSeconds(30));
-                }
-                catch (GraphRunException ex) {
-                    assertThat(ex.status()).isEqualTo(RunStatus.CANCELLED);
-                }
-                cancel.get(10, TimeUnit.SECONDS);
-                assertThat(run.pendingTasks()).isZero();
+                RandomCancel.cancelAndAwait(run, cancellers, spins, wholeRun ? run::cancel : () -> run.cancel(target));
                 Map<String, TaskState> states = run.states();
                 boolean cancelledSeen = false;
                 for (int i = 0; i < tasks.size(); i++) {
