@@ -26,8 +26,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * A CPU task with one dependency starts on the worker that ran that dependency, counting it and
  * starting in one step, whenever nobody listens for TASK_READY: chains and trees pass every result
- * along, cancels at random moments end every task once, a body started that way still receives
- * its cancellation's interrupt, and a listener for routine events still sees every TASK_READY.
+ * along, and so do layered DAGs, where such tasks sit beside joins of up to three dependencies;
+ * cancels at random moments end every task once and never let a task run past a cancelled
+ * dependency; a body started that way still receives its cancellation's interrupt; and a listener
+ * for routine events still sees every TASK_READY.
  */
 class ContinuationStartTests {
 
@@ -148,6 +150,95 @@ class ContinuationStartTests {
             List<Task<Integer>> tasks = new ArrayList<>();
             assertThat(s.execute(chain(1_000, tasks)).result(tasks.get(999))).isEqualTo(1_000);
             assertThat(ready).hasValue(1_000);
+        }
+    }
+
+    /** A layered DAG: {@code layers} x {@code width} tasks, each after up to three tasks of the layer before. */
+    private record Layered(TaskGraph graph, List<Task<Long>> tasks, List<int[]> parents, long[] expected) {
+
+        static Layered of(int layers, int width, long seed) {
+            SplittableRandom random = new SplittableRandom(seed);
+            TaskGraph g = TaskGraph.named("layered");
+            List<Task<Long>> tasks = new ArrayList<>();
+            List<int[]> parents = new ArrayList<>();
+            long[] expected = new long[layers * width];
+            for (int layer = 0; layer < layers; layer++) {
+                for (int k = 0; k < width; k++) {
+                    int index = layer * width + k;
+                    int[] ps = layer == 0 ? new int[0]
+                            : random.ints(1 + random.nextInt(3), (layer - 1) * width, layer * width).distinct().toArray();
+                    List<Task<Long>> upstream = new ArrayList<>();
+                    long value = index;
+                    for (int p : ps) {
+                        upstream.add(tasks.get(p));
+                        value = (value * 31 + expected[p]) % 1_000_003;
+                    }
+                    expected[index] = value;
+                    tasks.add(g.task("n" + index).after(upstream).cpu(ctx -> {
+                        long v = index;
+                        for (Task<Long> u : upstream) {
+                            v = (v * 31 + ctx.input(u)) % 1_000_003;
+                        }
+                        return v;
+                    }));
+                    parents.add(ps);
+                }
+            }
+            return new Layered(g, tasks, parents, expected);
+        }
+    }
+
+    @Test
+    void aLayeredDagPassesEveryInputAlongWithAndWithoutRoutineListeners() {
+        Layered dag = Layered.of(60, 24, 11);
+        AtomicInteger ready = new AtomicInteger();
+        TaskListener routine = event -> {
+            if (event.type() == EventType.TASK_READY) {
+                ready.incrementAndGet();
+            }
+        };
+        for (TaskListener listener : List.of(new NotableEventsOnly(), routine)) {
+            try (Scheduler s = Scheduler.builder().threads(3).listener(listener).build()) {
+                for (int round = 0; round < 5; round++) {
+                    GraphRun run = s.execute(dag.graph());
+                    for (int i = 0; i < dag.tasks().size(); i++) {
+                        assertThat(run.result(dag.tasks().get(i))).as("n%d, round %d", i, round).isEqualTo(dag.expected()[i]);
+                    }
+                }
+            }
+        }
+        assertThat(ready.get()).isEqualTo(5 * dag.tasks().size()); // the listener that wants TASK_READY saw every one
+    }
+
+    @Test
+    void cancelsAtRandomMomentsNeverLetATaskOfALayeredDagRunPastACancelledDependency() throws Exception {
+        Layered dag = Layered.of(40, 12, 5);
+        ExecutorService cancellers = Executors.newSingleThreadExecutor();
+        SplittableRandom random = new SplittableRandom(99);
+        try (Scheduler s = Scheduler.builder().threads(2).listener(new NotableEventsOnly()).build()) {
+            for (int round = 0; round < 200; round++) {
+                GraphRun run = s.submit(dag.graph());
+                boolean wholeRun = random.nextBoolean();
+                Task<Long> target = dag.tasks().get(random.nextInt(dag.tasks().size()));
+                RandomCancel.cancelAndAwait(run, cancellers, random.nextInt(20_000),
+                        wholeRun ? run::cancel : () -> run.cancel(target));
+                for (int i = 0; i < dag.tasks().size(); i++) {
+                    TaskState st = run.state(dag.tasks().get(i));
+                    if (st == TaskState.SUCCEEDED) {
+                        assertThat(run.result(dag.tasks().get(i))).isEqualTo(dag.expected()[i]);
+                        for (int p : dag.parents().get(i)) {
+                            assertThat(run.state(dag.tasks().get(p))).as("parent n%d of succeeded n%d, round %d", p, i, round)
+                                    .isEqualTo(TaskState.SUCCEEDED);
+                        }
+                    }
+                    else {
+                        assertThat(st).as("n%d, round %d", i, round).isEqualTo(TaskState.CANCELLED);
+                    }
+                }
+            }
+        }
+        finally {
+            cancellers.shutdownNow();
         }
     }
 }
