@@ -176,7 +176,10 @@ public class HtsProperties {
         /** Retries after a failed attempt (0: none). */
         private int defaultRetries;
 
-        /** Wait before each retry. */
+        /**
+         * Wait before each retry: of the default retries, and of tasks that declare a retry count
+         * without a backoff.
+         */
         private Duration defaultBackoff = Duration.ofMillis(100);
 
         public @Nullable Duration getDefaultTimeout() {

@@ -60,6 +60,7 @@ final class HtsResilience {
         return FaultTolerance.builder()
                 .retryRegistry(retries)
                 .timeLimiterRegistry(timeLimiters)
+                .defaultBackoff(tasks.getDefaultBackoff()) // also for tasks that declare retries(n) without one
                 .defaultRetry(configured(retries, CPU) ? RetrySpec.named(CPU) : retry)
                 .gpuDefaultRetry(configured(retries, GPU) ? RetrySpec.named(GPU) : retry)
                 .defaultTimeLimit(configured(timeLimiters, CPU) ? TimeLimitSpec.named(CPU) : limit)

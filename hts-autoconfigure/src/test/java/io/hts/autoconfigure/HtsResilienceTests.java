@@ -1,5 +1,6 @@
 package io.hts.autoconfigure;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
@@ -13,6 +14,8 @@ import io.github.resilience4j.springboot.timelimiter.autoconfigure.TimeLimiterAu
 import io.hts.autoconfigure.actuate.HtsHealthIndicator;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.fault.CircuitBreakingBackend;
+import io.hts.engine.fault.FaultTolerance;
+import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.FailureMode;
 import io.hts.engine.run.GraphRunException;
@@ -82,6 +85,22 @@ class HtsResilienceTests {
                     assertThat(cpu).as("hts.tasks.default-retries=1").hasValue(2);
                     assertThat(gpu).hasValue(3);
                 });
+    }
+
+    @Test
+    void theDefaultBackoffAlsoAppliesToTasksThatDeclareARetryCountWithoutOne() {
+        withResilience4j.withPropertyValues("hts.tasks.default-backoff=750ms").run(context -> {
+            TaskGraph g = TaskGraph.named("declares-retries");
+            Task<Integer> counted = g.task("counted").retries(2).cpu(ctx -> 1);
+            Task<Integer> own = g.task("own").retries(2, Duration.ofMillis(5)).cpu(ctx -> 1);
+            FaultTolerance.Resolution resolution = context.getBean(Scheduler.class).faultTolerance().resolution();
+            for (int attempt = 1; attempt <= 2; attempt++) {
+                assertThat(resolution.retryFor(counted).getRetryConfig().getIntervalBiFunction().apply(attempt, null))
+                        .as("hts.tasks.default-backoff before retry %d", attempt).isEqualTo(750L);
+                assertThat(resolution.retryFor(own).getRetryConfig().getIntervalBiFunction().apply(attempt, null))
+                        .as("the task's own backoff wins").isEqualTo(5L);
+            }
+        });
     }
 
     @Test
