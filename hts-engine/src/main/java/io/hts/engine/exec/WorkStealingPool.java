@@ -80,7 +80,6 @@ public final class WorkStealingPool implements AutoCloseable {
     private final AtomicInteger liveWorkers;
     private final CountDownLatch terminated = new CountDownLatch(1);
     final String threadNamePrefix;
-    final boolean daemon;
     final Thread.UncaughtExceptionHandler taskFailureHandler;
     private volatile int state = RUNNING;
 
@@ -88,13 +87,12 @@ public final class WorkStealingPool implements AutoCloseable {
         int threads = builder.threads;
         this.taskFailureHandler = builder.taskFailureHandler;
         this.threadNamePrefix = builder.threadNamePrefix;
-        this.daemon = builder.daemon;
         this.workers = new Worker[threads];
         IdleWorkers.Slot[] slots = new IdleWorkers.Slot[threads];
         this.liveWorkers = new AtomicInteger(threads);
         for (int i = 0; i < threads; i++) {
             slots[i] = new IdleWorkers.Slot(i);
-            workers[i] = new Worker(this, i, threadNamePrefix + i, daemon, slots[i], false);
+            workers[i] = new Worker(this, i, threadNamePrefix + i, slots[i], false);
             slots[i].thread = workers[i];
         }
         this.idle = new IdleWorkers(slots);
@@ -406,7 +404,6 @@ public final class WorkStealingPool implements AutoCloseable {
         private int threads = Runtime.getRuntime().availableProcessors();
         private String threadNamePrefix = "hts-worker-";
         private int spinsBeforePark = 256;
-        private boolean daemon = true;
         private Thread.UncaughtExceptionHandler taskFailureHandler =
                 (t, ex) -> log.error("A task threw on {}; the worker goes on", t.getName(), ex);
 
@@ -450,17 +447,6 @@ public final class WorkStealingPool implements AutoCloseable {
                 throw new IllegalArgumentException("spinsBeforePark must be 0 or more, was " + spins);
             }
             this.spinsBeforePark = spins;
-            return this;
-        }
-
-        /**
-         * Whether worker threads are daemon threads (they do not keep the JVM alive).
-         *
-         * @param daemon {@code true} by default
-         * @return this builder
-         */
-        public Builder daemon(boolean daemon) {
-            this.daemon = daemon;
             return this;
         }
 

@@ -69,7 +69,7 @@ public final class Worker extends Thread {
     private long endNanos;
     private long endOwner;
 
-    Worker(WorkStealingPool pool, int index, String name, boolean daemon, IdleWorkers.@Nullable Slot idle,
+    Worker(WorkStealingPool pool, int index, String name, IdleWorkers.@Nullable Slot idle,
             boolean spare) {
         super(name);
         this.pool = pool;
@@ -77,7 +77,7 @@ public final class Worker extends Thread {
         this.idle = idle;
         this.spare = spare;
         this.victimSeed = 0x9E3779B9 * (index + 1);
-        setDaemon(daemon);
+        setDaemon(true); // a pool never keeps the JVM alive: its owner closes it
     }
 
     /** The position of this worker in its pool, from 0 (spares come after the regular workers). */

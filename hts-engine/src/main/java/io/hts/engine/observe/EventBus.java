@@ -113,11 +113,6 @@ public final class EventBus {
         return listenerFailures.get();
     }
 
-    /** The last sequence number handed out. */
-    public long lastSequence() {
-        return sequence.get();
-    }
-
     /**
      * Builds and delivers an event.
      *

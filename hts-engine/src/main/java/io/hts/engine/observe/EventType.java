@@ -4,48 +4,41 @@ package io.hts.engine.observe;
 public enum EventType {
 
     /** A run was submitted. */
-    RUN_SUBMITTED(false, false),
+    RUN_SUBMITTED(false),
     /** Every task of a run succeeded. */
-    RUN_SUCCEEDED(false, false),
+    RUN_SUCCEEDED(false),
     /** A run finished with at least one failed task. */
-    RUN_FAILED(false, false),
+    RUN_FAILED(false),
     /** A run finished cancelled. */
-    RUN_CANCELLED(false, false),
+    RUN_CANCELLED(false),
     /** A run made no progress for the configured stall time (the watchdog's report). */
-    RUN_STALLED(false, false),
+    RUN_STALLED(false),
 
     /** A task's dependencies are done; it is queued (CREATED or RETRYING to READY). */
-    TASK_READY(true, true),
+    TASK_READY(true),
     /** The policy chose a device for a task that could run on several; carries the decision. */
-    TASK_PLACED(true, false),
+    TASK_PLACED(false),
     /** A ready task waits for resources to be free. */
-    TASK_WAITING(true, false),
+    TASK_WAITING(false),
     /** A task's body started (READY to RUNNING). */
-    TASK_STARTED(true, true),
+    TASK_STARTED(true),
     /** A task succeeded. */
-    TASK_SUCCEEDED(true, true),
+    TASK_SUCCEEDED(true),
     /** An attempt failed and will be retried after a backoff (RUNNING to RETRYING). */
-    TASK_RETRYING(true, false),
+    TASK_RETRYING(false),
     /** A task failed for good. */
-    TASK_FAILED(true, false),
+    TASK_FAILED(false),
     /** A task was cancelled. */
-    TASK_CANCELLED(true, false),
+    TASK_CANCELLED(false),
     /** An attempt ran past its time limit; its body is abandoned until it returns. */
-    TASK_TIMED_OUT(true, false),
+    TASK_TIMED_OUT(false),
     /** The body of a timed-out attempt returned; its resources are released. */
-    TASK_ABANDONED_RETURNED(true, false);
+    TASK_ABANDONED_RETURNED(false);
 
-    private final boolean taskLevel;
     private final boolean routine;
 
-    EventType(boolean taskLevel, boolean routine) {
-        this.taskLevel = taskLevel;
+    EventType(boolean routine) {
         this.routine = routine;
-    }
-
-    /** Whether the event concerns one task (otherwise a whole run). */
-    public boolean isTaskLevel() {
-        return taskLevel;
     }
 
     /**

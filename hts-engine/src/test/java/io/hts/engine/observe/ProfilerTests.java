@@ -103,6 +103,35 @@ class ProfilerTests {
     }
 
     @Test
+    void theMeanWaitIsTheMeanOfTheTasksWaitsAndCountsATaskHeldBackByABusyWorker() {
+        long held = Duration.ofMillis(3).toNanos();
+        TaskGraph g = TaskGraph.named("held-back");
+        Task<Integer> a = g.task("a").cpu(ctx -> 1);
+        for (String name : new String[] {"b", "c"}) {
+            g.task(name).after(a).cpu(ctx -> {
+                long until = System.nanoTime() + held; // busy, not asleep: the only worker is taken
+                while (System.nanoTime() < until) {
+                    Thread.onSpinWait();
+                }
+                return 2;
+            });
+        }
+        try (Scheduler s = Scheduler.builder().threads(1).build()) {
+            RunProfile p = s.execute(g).profile();
+            long sum = 0;
+            long longest = 0;
+            for (TaskTiming t : p.tasks()) {
+                sum += t.waitNanos();
+                longest = Math.max(longest, t.waitNanos());
+            }
+            assertThat(p.meanWait()).isEqualTo(Duration.ofNanos(sum / 3));
+            // b and c became ready together on the only worker: the one that ran second waited for the first's body
+            assertThat(longest).isGreaterThanOrEqualTo(held);
+            assertThat(p.meanWait()).isGreaterThanOrEqualTo(Duration.ofNanos(held / 3));
+        }
+    }
+
+    @Test
     void theProfilerKeepsRecentRunsAndPerNamePercentiles() {
         try (Scheduler s = Scheduler.builder().threads(2).retainedRuns(3).build()) {
             TaskGraph g = TaskGraph.named("stats");

@@ -25,8 +25,7 @@ import org.slf4j.LoggerFactory;
  * is synchronized: the token's compare-and-set and volatile release order one holder's writes
  * before the next holder's reads. {@code running} is shared: the launcher counts a task in before
  * it leaves the queue, and it is counted out here only after its report, so a waiter that reads it
- * non-zero keeps assisting until its run has ended. {@code completed} is volatile for readers of
- * statistics.
+ * non-zero keeps assisting until its run has ended.
  *
  * <p><b>What a waiter may finish.</b> Completion actions that are user code, or large host copies,
  * run on the launcher only ({@link GpuContext#finishesOnLauncher}): a waiter leaves such a task in
@@ -52,7 +51,6 @@ final class DeviceCompletions {
     private boolean launcherWanted;
     /** Set by the driver that saw a sticky error, before the device is marked DOWN. */
     private boolean poisoned;
-    private volatile long completed;
 
     DeviceCompletions(GpuBackend backend, CudaApi api, StreamManager streams, DeviceTimes times,
             FollowedWork followable, AtomicInteger running, Thread launcher, Consumer<@Nullable Throwable> drainQueue) {
@@ -69,10 +67,6 @@ final class DeviceCompletions {
     /** Whether a sticky error poisoned the context: nothing more may be asked of it. */
     boolean poisoned() {
         return poisoned;
-    }
-
-    long completed() {
-        return completed;
     }
 
     /** Whether a waiter left a task that only the launcher may finish (read by the token's holder). */
@@ -161,7 +155,6 @@ final class DeviceCompletions {
             streams.release(f.lease); // its work has completed: the stream is free for the next task
         }
         times.record(f.times, System.nanoTime() - f.startNanos);
-        completed++;
         try {
             if (error == null) {
                 f.task.complete(f.result);

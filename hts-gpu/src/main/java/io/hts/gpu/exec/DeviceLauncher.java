@@ -110,10 +110,6 @@ final class DeviceLauncher {
         return times;
     }
 
-    long completed() {
-        return completions.completed();
-    }
-
     boolean isClosing() {
         return closing;
     }

@@ -291,11 +291,6 @@ public final class GpuBackend implements DeviceBackend {
         return Optional.ofNullable(cublas == null ? cublasProblem : null);
     }
 
-    /** GPU tasks whose device work has completed, since start. */
-    public long completedTasks() {
-        return launcher.completed();
-    }
-
     // ------------------------------------------------------------------ across devices
 
     /** Called by {@link MultiGpuBackend}: the other GPUs of the host. */

@@ -113,11 +113,6 @@ public final class BuddyAllocator {
         return capacity;
     }
 
-    /** The smallest block in bytes. */
-    public long minBlock() {
-        return minBlock;
-    }
-
     /** The order of the whole range: log2(capacity / minBlock). */
     public int maxOrder() {
         return maxOrder;

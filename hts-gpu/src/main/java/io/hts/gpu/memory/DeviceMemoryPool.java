@@ -358,11 +358,6 @@ public final class DeviceMemoryPool implements AutoCloseable {
         giveBack(p.buffer());
     }
 
-    /** Bytes freed but waiting for their stream's work to complete. */
-    public long pendingBytes() {
-        return pendingBytes.get();
-    }
-
     /** A snapshot: reserved, used, pending, largest free block, fragmentation, high water, failures. */
     public MemoryStatistics statistics() {
         List<MemoryStatistics> parts = new ArrayList<>();

@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
+import io.hts.gpu.exec.GpuBackend;
+import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.support.SimulatedCuda;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -173,6 +175,13 @@ class GpuDiscoveryTests {
         assertThat(r.reason()).startsWith("no NVIDIA driver: libcuda.so.1 was not found in ")
                 .contains("/usr/lib64, /lib64, /usr/lib, /lib").endsWith("; HTS runs tasks on the CPU");
         assertThat(jcudaFiles(tmp)).as("libJCuda* files in java.io.tmpdir").isEqualTo(before).isEmpty();
+    }
+
+    /** Without a driver the documented entry point gives no backend (its reason is logged once), and throws nothing. */
+    @Test
+    void startOnFirstDeviceWithoutADriverGivesNoBackend() {
+        assumeTrue(DriverLibrary.ofThisSystem().missing() != null, "a machine without libcuda.so.1");
+        assertThat(GpuBackend.startOnFirstDevice(total -> GpuSettings.defaults(total / 2))).isEmpty();
     }
 
     private static List<String> jcudaFiles(Path dir) throws IOException {

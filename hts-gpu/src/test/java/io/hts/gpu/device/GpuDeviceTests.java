@@ -81,6 +81,32 @@ class GpuDeviceTests {
         System.out.println("GPU under test: " + device + ", " + GpuRequirement.gpu().describe());
     }
 
+    /** The documented entry point (docs/gpu.md): discovery, a backend on the first device, a task on it. */
+    @Test
+    void startOnFirstDeviceGivesABackendThatRunsATask() {
+        GpuBackend first = GpuBackend.startOnFirstDevice(total -> GpuSettings.defaults(1L << 30)).orElseThrow();
+        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(first).build()) {
+            assertThat(first.deviceInfo().ordinal()).isZero();
+            float[] x = random(1 << 16, 9);
+            double expected = 0;
+            for (float v : x) {
+                expected += v;
+            }
+            TaskGraph g = TaskGraph.named("first-device");
+            Task<float[]> sum = g.task("sum").gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                DeviceBuffer dx = c.upload(x);
+                DeviceBuffer out = c.scratch(4);
+                c.kernels().sum(x.length, dx, out);
+                c.release(dx);
+                return c.download(out, new float[1]);
+            });
+            GraphRun run = s.execute(g);
+            assertThat(run.profile().tasks().get(0).device()).isEqualTo(Device.GPU);
+            assertThat((double) run.result(sum)[0]).isCloseTo(expected, within(0.01 + 1e-4 * Math.abs(expected)));
+        }
+    }
+
     /** The seed's dual-bodied task: same result from the CPU body and the GPU body (AXPY + sum). */
     @Test
     void dualBodiedTasksGiveTheSameResultOnCpuAndGpu() {

@@ -14,6 +14,7 @@ import io.hts.engine.run.FailureMode;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
+import io.hts.gpu.cuda.CudaErrorKind;
 import io.hts.gpu.cuda.CudaException;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.support.SimulatedCuda;
@@ -174,6 +175,10 @@ class GpuBackendFaultTests {
             assertThat(failure.failures()).singleElement().satisfies(f -> {
                 assertThat(f.task()).isEqualTo("bad");
                 assertThat(f.error()).isInstanceOf(CudaException.class).hasMessageContaining("CUDA_ERROR_LAUNCH_FAILED");
+                CudaException cuda719 = (CudaException) f.error();
+                assertThat(cuda719.code()).as("the CUresult a handler can switch on").isEqualTo(719);
+                assertThat(cuda719.errorName()).isEqualTo("CUDA_ERROR_LAUNCH_FAILED");
+                assertThat(cuda719.kind()).isEqualTo(CudaErrorKind.STICKY);
             });
             assertThat(run.states()).containsEntry("bad", TaskState.FAILED)
                     .containsEntry("cancelled-early", TaskState.CANCELLED).containsEntry("queued", TaskState.CANCELLED);
