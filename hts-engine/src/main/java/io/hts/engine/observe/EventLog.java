@@ -40,11 +40,6 @@ public final class EventLog {
         appended++;
     }
 
-    /** The number of events ever appended. */
-    public synchronized long appended() {
-        return appended;
-    }
-
     /**
      * Events newer than a cursor, oldest first.
      *
