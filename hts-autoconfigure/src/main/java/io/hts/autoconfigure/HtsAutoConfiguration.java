@@ -31,7 +31,8 @@ import org.springframework.core.env.Environment;
  * registered by name and its {@link TaskListener} beans subscribed; a GPU {@link DeviceBackend}
  * bean, when there is one, becomes the scheduler's GPU backend behind a circuit breaker; the
  * application's Resilience4j registries, when present, provide the {@code hts-cpu} and
- * {@code hts-gpu} instances and those tasks name ({@link HtsResilience}). Graceful shutdown
+ * {@code hts-gpu} instances and those tasks name ({@link HtsResilience}); the application's
+ * {@link SchedulerBuilderCustomizer} beans adjust the builder last, in order. Graceful shutdown
  * through {@link HtsSchedulerLifecycle}.
  */
 @AutoConfiguration(afterName = {"io.github.resilience4j.springboot.retry.autoconfigure.RetryAutoConfiguration",
@@ -62,7 +63,7 @@ public final class HtsAutoConfiguration {
             ObjectProvider<TaskListener> listeners, ObjectProvider<TaskScope> scopes, ObjectProvider<DeviceBackend> gpu, ObjectProvider<RetryRegistry> retryRegistry,
             ObjectProvider<TimeLimiterRegistry> timeLimiterRegistry,
             ObjectProvider<CircuitBreakerRegistry> circuitBreakerRegistry,
-            ObjectProvider<BulkheadRegistry> bulkheadRegistry) {
+            ObjectProvider<BulkheadRegistry> bulkheadRegistry, ObjectProvider<SchedulerBuilderCustomizer> customizers) {
         HtsProperties properties = checked.properties();
         HtsProperties.Executor executor = properties.getExecutor();
         HtsProperties.Tasks tasks = properties.getTasks();
@@ -92,6 +93,7 @@ public final class HtsAutoConfiguration {
         }
         listeners.orderedStream().forEach(builder::listener);
         scopes.orderedStream().forEach(builder::taskScope);
+        customizers.orderedStream().forEach(c -> c.customize(builder)); // last: what a customizer sets wins
         return builder.build();
     }
 
