@@ -9,6 +9,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.hts.autoconfigure.actuate.HtsEndpoint;
 import io.hts.autoconfigure.actuate.HtsEndpointAutoConfiguration;
+import io.hts.autoconfigure.health.HtsHealthContributorAutoConfiguration;
 import io.hts.autoconfigure.metrics.HtsGpuMetrics;
 import io.hts.autoconfigure.metrics.HtsMetricsAutoConfiguration;
 import io.hts.engine.exec.DeviceBackend;
@@ -58,7 +59,8 @@ class HtsGpuStartFailureTests {
 
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(HtsGpuAutoConfiguration.class, HtsAutoConfiguration.class,
-                    HtsEndpointAutoConfiguration.class, HtsMetricsAutoConfiguration.class))
+                    HtsEndpointAutoConfiguration.class, HtsHealthContributorAutoConfiguration.class,
+                    HtsMetricsAutoConfiguration.class))
             .withPropertyValues("hts.gpu.memory-pool.initial=4MB", "hts.gpu.memory-pool.maximum=32MB",
                     "hts.gpu.memory-pool.arena-size=4MB", "management.endpoints.web.exposure.include=hts");
 

@@ -11,7 +11,7 @@ import io.github.resilience4j.springboot.bulkhead.autoconfigure.BulkheadAutoConf
 import io.github.resilience4j.springboot.circuitbreaker.autoconfigure.CircuitBreakerAutoConfiguration;
 import io.github.resilience4j.springboot.retry.autoconfigure.RetryAutoConfiguration;
 import io.github.resilience4j.springboot.timelimiter.autoconfigure.TimeLimiterAutoConfiguration;
-import io.hts.autoconfigure.actuate.HtsHealthIndicator;
+import io.hts.autoconfigure.health.HtsHealthIndicator;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.fault.CircuitBreakingBackend;
 import io.hts.engine.fault.FaultTolerance;

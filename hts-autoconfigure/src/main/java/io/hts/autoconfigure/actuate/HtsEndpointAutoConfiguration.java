@@ -8,12 +8,9 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
-import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
-/** Auto-configuration of the {@code hts} Actuator endpoint and health contributor, when Actuator is on the class path. */
+/** Auto-configuration of the {@code hts}, {@code htsevents} and {@code htsprofiler} Actuator endpoints, when Actuator is on the class path. */
 @AutoConfiguration(after = HtsAutoConfiguration.class)
 @ConditionalOnClass(Endpoint.class)
 public final class HtsEndpointAutoConfiguration {
@@ -40,19 +37,5 @@ public final class HtsEndpointAutoConfiguration {
     @ConditionalOnAvailableEndpoint
     HtsProfilerEndpoint htsProfilerEndpoint(Scheduler scheduler) {
         return new HtsProfilerEndpoint(scheduler);
-    }
-
-    /** The health contributor, when Spring Boot's health support is on the class path. */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(HealthIndicator.class)
-    static final class Health {
-
-        @Bean("htsHealthIndicator")
-        @ConditionalOnMissingBean(name = "htsHealthIndicator")
-        @ConditionalOnBean(Scheduler.class)
-        @ConditionalOnEnabledHealthIndicator("hts")
-        HtsHealthIndicator htsHealthIndicator(Scheduler scheduler) {
-            return new HtsHealthIndicator(scheduler);
-        }
     }
 }

@@ -5,7 +5,6 @@ import io.hts.engine.run.Scheduler;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 
@@ -17,37 +16,23 @@ class HtsEndpointAutoConfigurationTests {
             .withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class, HtsEndpointAutoConfiguration.class));
 
     @Test
-    void exposedEndpointsAndTheHealthContributorAreDefined() {
+    void exposedEndpointsAreDefined() {
         runner.withPropertyValues("management.endpoints.web.exposure.include=hts,htsevents,htsprofiler")
                 .run(context -> assertThat(context).hasSingleBean(HtsEndpoint.class).hasSingleBean(HtsEventsEndpoint.class)
-                        .hasSingleBean(HtsProfilerEndpoint.class).hasBean("htsHealthIndicator"));
+                        .hasSingleBean(HtsProfilerEndpoint.class));
     }
 
     @Test
-    void endpointsNotExposedAreNotDefinedButHealthIs() {
+    void endpointsNotExposedAreNotDefined() {
         runner.run(context -> assertThat(context).doesNotHaveBean(HtsEndpoint.class)
-                .doesNotHaveBean(HtsEventsEndpoint.class).doesNotHaveBean(HtsProfilerEndpoint.class)
-                .hasBean("htsHealthIndicator"));
-    }
-
-    @Test
-    void theHealthContributorCanBeTurnedOff() {
-        runner.withPropertyValues("management.health.hts.enabled=false")
-                .run(context -> assertThat(context).doesNotHaveBean("htsHealthIndicator"));
+                .doesNotHaveBean(HtsEventsEndpoint.class).doesNotHaveBean(HtsProfilerEndpoint.class));
     }
 
     @Test
     void withoutActuatorThereAreNoEndpointsAndTheSchedulerStillWorks() {
         runner.withClassLoader(new FilteredClassLoader(Endpoint.class))
                 .withPropertyValues("management.endpoints.web.exposure.include=*").run(context -> assertThat(context)
-                        .hasNotFailed().hasSingleBean(Scheduler.class).doesNotHaveBean(HtsEndpoint.class)
-                        .doesNotHaveBean("htsHealthIndicator"));
-    }
-
-    @Test
-    void withoutSpringBootHealthThereIsNoContributor() {
-        runner.withClassLoader(new FilteredClassLoader(HealthIndicator.class)).run(context -> assertThat(context)
-                .hasNotFailed().doesNotHaveBean("htsHealthIndicator"));
+                        .hasNotFailed().hasSingleBean(Scheduler.class).doesNotHaveBean(HtsEndpoint.class));
     }
 
     @Test

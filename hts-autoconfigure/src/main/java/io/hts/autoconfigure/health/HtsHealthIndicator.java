@@ -1,4 +1,4 @@
-package io.hts.autoconfigure.actuate;
+package io.hts.autoconfigure.health;
 
 import io.hts.engine.exec.PoolStats;
 import io.hts.engine.policy.DeviceHealth;
