@@ -219,9 +219,11 @@ final class DependencyManager {
 
     private static TaskState observed(int[] words, GraphTopology t, int i) {
         TaskState s = TaskState.of((int) INT_ARRAY.getVolatile(words, t.slot(i)) >>> COUNT_BITS);
-        if (s != TaskState.CREATED || t.inDegree(i) == 0) {
+        if (s != TaskState.CREATED) {
             return s;
         }
+        // a root not made ready yet (a root seeder is on its way to it) has nothing left to wait for
+        // either: it is queued, as the caller's roots of a smaller graph are
         for (int k = t.predecessorStart(i), end = t.predecessorEnd(i); k < end; k++) {
             if ((int) INT_ARRAY.getVolatile(words, t.slot(t.predecessor(k))) >>> COUNT_BITS != SUCCEEDED) {
                 return s;

@@ -60,6 +60,8 @@ final class ExecutionPlan {
     private final ResourceDemand @Nullable [] gpuMemoryDemands;
     final CostModel.@Nullable Cell @Nullable [] costCells;
     final boolean anyRetry;
+    /** The highest priority of an urgent root (priority above 0), or 0 when no root is urgent. */
+    final int urgentRootPriority;
     final boolean anyChained;
 
     ExecutionPlan(CompiledGraph graph, FaultTolerance faults, ResourceLimiter limiter, CostModel costs,
@@ -166,6 +168,11 @@ final class ExecutionPlan {
         this.anyRetry = r != null || rg != null;
         boolean chained = false;
         GraphTopology topology = graph.topology();
+        int urgent = 0;
+        for (int k = 0; k < topology.rootCount(); k++) {
+            urgent = Math.max(urgent, graph.task(topology.root(k)).priority());
+        }
+        this.urgentRootPriority = urgent;
         for (int i = 0; i < n && gpuBackend; i++) {
             if (!gpuOnly(i) || has(i, TIMED | RESOURCES | RETRY) || topology.inDegree(i) == 0) {
                 continue;

@@ -400,7 +400,7 @@ public final class GraphRun implements RunResults {
             }
         }
         else {
-            pool.submit(new RootSeeder(this, 0, roots));
+            RootSeeder.seed(this);
         }
     }
 

@@ -11,7 +11,10 @@ import org.jspecify.annotations.Nullable;
  * the lowest runs right away. A graph with a million independent tasks therefore spreads over the
  * workers in logarithmic steps, without a million submissions through the shared external queue,
  * and with one seeder object per {@code LEAF} roots (a seeder per root cost 24 bytes a task:
- * docs/benchmarks.md).
+ * docs/benchmarks.md). When a root is urgent (a priority above 0), the seeders go through the
+ * pool's priority lane at the highest such priority, so that the urgent roots jump the queue as
+ * they would in a smaller graph, whose roots its caller makes ready: a worker running a chain
+ * looks at the lane between two of its tasks, not at the shared queue.
  */
 final class RootSeeder extends PoolTask {
 
@@ -28,13 +31,32 @@ final class RootSeeder extends PoolTask {
         this.to = to;
     }
 
+    /** Seeds all of a run's roots: through the priority lane when one of them is urgent. */
+    static void seed(GraphRun run) {
+        RootSeeder all = new RootSeeder(run, 0, run.topology.rootCount());
+        int urgent = run.plan.urgentRootPriority;
+        if (urgent > 0) {
+            run.pool.submitPriority(all, urgent, 0);
+        }
+        else {
+            run.pool.submit(all);
+        }
+    }
+
     @Override
     protected @Nullable PoolTask execute(Worker worker) {
         int lo = from;
         int hi = to;
         while (hi - lo > LEAF) {
             int mid = (lo + hi) >>> 1;
-            worker.push(new RootSeeder(run, mid, hi));
+            RootSeeder upper = new RootSeeder(run, mid, hi);
+            int urgent = run.plan.urgentRootPriority;
+            if (urgent > 0) {
+                run.pool.submitPriority(upper, urgent, 0);
+            }
+            else {
+                worker.push(upper);
+            }
             hi = mid;
         }
         for (int k = hi - 1; k > lo; k--) { // pushed from the top down: this worker pops them in order

@@ -261,8 +261,11 @@ public final class Scheduler implements AutoCloseable {
         DeviceStatus g;
         try {
             g = gpu.status();
+            if (g == null) {
+                g = new DeviceStatus(Device.GPU, DeviceHealth.DOWN, 0, 0, 0, 0, -1, gpu.name() + ".status() returned null");
+            }
         }
-        catch (RuntimeException ex) {
+        catch (Throwable ex) { // an Error too (a broken native binding): placement, which asks this, must never throw
             g = new DeviceStatus(Device.GPU, DeviceHealth.DOWN, 0, 0, 0, 0, -1, "status failed: " + ex);
         }
         return SystemStatus.of(cpu, g);

@@ -17,7 +17,7 @@ public final class Ended {
      * Awaits {@code run} for at most 30 s, whether it succeeds or not.
      *
      * @return the run, ended
-     * @throws AssertionError when it did not end in time (with its diagnosis)
+     * @throws AssertionError when it did not end in time (with its diagnosis; the run is then cancelled)
      */
     public static GraphRun run(GraphRun run) {
         failure(run, Duration.ofSeconds(30));
@@ -28,7 +28,7 @@ public final class Ended {
      * Awaits {@code run} for at most {@code max}.
      *
      * @return the GraphRunException it ended with, or {@code null} when it succeeded
-     * @throws AssertionError when it did not end in time (with its diagnosis)
+     * @throws AssertionError when it did not end in time (with its diagnosis; the run is then cancelled)
      */
     public static @Nullable GraphRunException failure(GraphRun run, Duration max) {
         try {
@@ -39,8 +39,10 @@ public final class Ended {
             return ex;
         }
         catch (TimeoutException ex) {
-            throw new AssertionError("run did not end within " + max + ": " + run + " states=" + run.states() + "\n"
-                    + run.diagnose(), ex);
+            String diagnosis = run + " states=" + run.states() + "\n" + run.diagnose();
+            int pending = run.pendingTasks();
+            run.cancel(); // so that the test's Scheduler.close(), which waits for active runs, returns
+            throw new AssertionError("run did not end within " + max + " (" + pending + " tasks pending): " + diagnosis, ex);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
