@@ -33,6 +33,12 @@ public class HtsProperties {
 
     private final Observation observation = new Observation();
 
+    private final Metrics metrics = new Metrics();
+
+    public Metrics getMetrics() {
+        return this.metrics;
+    }
+
     public Logging getLogging() {
         return this.logging;
     }
@@ -307,6 +313,24 @@ public class HtsProperties {
 
         public void setTasks(boolean tasks) {
             this.tasks = tasks;
+        }
+    }
+
+    /** HTS's Micrometer meters (with a MeterRegistry, as Actuator defines). */
+    public static class Metrics {
+
+        /**
+         * Whether HTS registers its meters: hts.runs, hts.tasks, the pool's and the GPUs' gauges. Off:
+         * none of them, and no per-run work to feed them.
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
     }
 }

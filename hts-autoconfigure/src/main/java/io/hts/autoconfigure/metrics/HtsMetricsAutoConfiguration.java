@@ -15,14 +15,19 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** Auto-configuration of {@link HtsMetrics} (and {@link HtsGpuMetrics} with a GPU) when Micrometer is on the class path. */
+/**
+ * Auto-configuration of {@link HtsMetrics} (and {@link HtsGpuMetrics} with a GPU) when Micrometer is
+ * on the class path, unless {@code hts.metrics.enabled=false}.
+ */
 @AutoConfiguration(after = {HtsAutoConfiguration.class, HtsGpuAutoConfiguration.class})
 @ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBooleanProperty(name = "hts.metrics.enabled", matchIfMissing = true)
 public final class HtsMetricsAutoConfiguration {
 
     @Bean

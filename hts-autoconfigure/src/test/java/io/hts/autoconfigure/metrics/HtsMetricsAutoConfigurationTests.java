@@ -28,6 +28,19 @@ class HtsMetricsAutoConfigurationTests {
             .withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class, HtsMetricsAutoConfiguration.class));
 
     @Test
+    void metricsTurnedOffByPropertyRegisterNoMeterAndNoListener() {
+        runner.withPropertyValues("hts.metrics.enabled=false").run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(Scheduler.class).doesNotHaveBean(HtsMetrics.class)
+                    .doesNotHaveBean(HtsGpuMetrics.class);
+            TaskGraph g = TaskGraph.named("unmeasured");
+            g.task("a").cpu(ctx -> 1);
+            assertThat(context.getBean(Scheduler.class).execute(g).isDone()).isTrue();
+        });
+        runner.withPropertyValues("hts.metrics.enabled=true")
+                .run(context -> assertThat(context).hasSingleBean(HtsMetrics.class));
+    }
+
+    @Test
     void runsAndTasksAreTimedAndThePoolIsGauged() {
         runner.withPropertyValues("hts.scheduler.policy=cpu-first").run(context -> {
             MeterRegistry registry = new SimpleMeterRegistry();

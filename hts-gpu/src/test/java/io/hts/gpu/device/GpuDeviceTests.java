@@ -38,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 /** The GPU backend, memory pool, kernels, NVRTC and cuBLAS on a real CUDA device. */
+@RequiresGpu
 class GpuDeviceTests {
 
     private static CudaApi cuda;

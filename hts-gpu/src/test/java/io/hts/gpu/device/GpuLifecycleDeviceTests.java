@@ -20,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /** Issue 12 on a real GPU: shutdown during device work, pool limits, free memory, reservations. */
+@RequiresGpu
 class GpuLifecycleDeviceTests {
 
     private static final long MIB = 1L << 20;

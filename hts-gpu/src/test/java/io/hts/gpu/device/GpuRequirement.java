@@ -1,6 +1,7 @@
 package io.hts.gpu.device;
 
 import io.hts.gpu.cuda.GpuDiscovery;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -15,12 +16,23 @@ final class GpuRequirement {
     private GpuRequirement() {
     }
 
-    static synchronized GpuDiscovery.Result gpu() {
+    /** Why no GPU can be used here, or null when one can. */
+    static synchronized @Nullable String missing() {
         if (found == null) {
             found = GpuDiscovery.discover();
         }
+        return found.available() ? null : found.reason();
+    }
+
+    /** Whether the GPU machine's kit requires the GPU tests to run ({@code HTS_GPU_TESTS=required}). */
+    static boolean required() {
+        return "required".equalsIgnoreCase(System.getenv("HTS_GPU_TESTS"));
+    }
+
+    static synchronized GpuDiscovery.Result gpu() {
+        missing();
         if (!found.available()) {
-            if ("required".equalsIgnoreCase(System.getenv("HTS_GPU_TESTS"))) {
+            if (required()) {
                 throw new AssertionError("HTS_GPU_TESTS=required but no GPU can be used: " + found.reason());
             }
             Assumptions.abort("no GPU: " + found.reason());

@@ -25,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * task's result read by a GPU-only successor that uploads it and computes with it. Before the fix
  * the successor of a downloaded array saw zeros and the run succeeded (20 of 20 runs on the H200).
  */
+@RequiresGpu
 class GpuResultVisibilityDeviceTests {
 
     private static final int N = 1 << 20;

@@ -16,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * of several modules in one JVM: so the scenario ({@link GpuStickyErrorScenario}) runs in a child
  * JVM of its own, started only where a GPU is found ({@link GpuRequirement}).
  */
+@RequiresGpu
 class GpuStickyErrorDeviceTests {
 
     @Test
