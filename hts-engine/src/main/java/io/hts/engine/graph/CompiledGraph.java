@@ -111,7 +111,6 @@ public final class CompiledGraph {
 
     @Override
     public String toString() {
-        return "compiled graph '" + name() + "' (" + io.hts.engine.observe.Elapsed.count(size(), "task") + ", "
-                + io.hts.engine.observe.Elapsed.count(edgeCount(), "edge") + ")";
+        return "compiled graph '" + name() + "' (" + topology().sizes() + ")";
     }
 }

@@ -267,7 +267,13 @@ public final class GraphTopology {
 
     @Override
     public String toString() {
-        return "topology of graph '" + name + "' (" + io.hts.engine.observe.Elapsed.count(size(), "task") + ", "
-                + io.hts.engine.observe.Elapsed.count(edgeCount(), "edge") + ")";
+        return "topology of graph '" + name + "' (" + sizes() + ")";
+    }
+
+    /** E.g. {@code 1 task, 3 edges}: for descriptions (the graph layer stays below observe's formatting). */
+    String sizes() {
+        int n = size();
+        int e = edgeCount();
+        return n + (n == 1 ? " task, " : " tasks, ") + e + (e == 1 ? " edge" : " edges");
     }
 }
