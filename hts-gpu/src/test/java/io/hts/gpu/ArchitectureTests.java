@@ -22,7 +22,7 @@ class ArchitectureTests {
             .because("a device module plugs into the engine through its SPIs and knows nothing of Spring");
 
     @ArchTest
-    static final ArchRule policiesAndGraphsDoNotNeedJCuda = noClasses().that().resideInAnyPackage("io.hts.gpu.memory..",
+    static final ArchRule cuBlasOnlyThroughTheBlasPackage = noClasses().that().resideInAnyPackage("io.hts.gpu.memory..",
             "io.hts.gpu.parallel..").should().dependOnClassesThat().resideInAPackage("jcuda.jcublas..")
             .because("cuBLAS is reached through io.hts.gpu.blas");
 }
