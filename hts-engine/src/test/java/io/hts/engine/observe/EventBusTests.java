@@ -62,8 +62,8 @@ class EventBusTests {
             }
             List<TaskEvent> recent = log.recent(100);
             assertThat(recent).hasSize(8);
-            assertThat(recent).extracting(TaskEvent::type).containsOnly(EventType.RUN_SUBMITTED,
-                    EventType.RUN_SUCCEEDED).as("routine events are not kept by default");
+            assertThat(recent).extracting(TaskEvent::type).as("routine events are not kept by default")
+                    .containsOnly(EventType.RUN_SUBMITTED, EventType.RUN_SUCCEEDED);
             long cursor = recent.get(3).sequence();
             List<TaskEvent> after = log.events(cursor, 100, e -> true);
             assertThat(after).hasSize(4).allMatch(e -> e.sequence() > cursor);

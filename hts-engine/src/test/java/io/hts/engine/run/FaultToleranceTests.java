@@ -26,6 +26,7 @@ import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.EventType;
 import io.hts.engine.observe.TaskEvent;
 import io.hts.engine.policy.GpuFirstPolicy;
+import io.hts.engine.support.Ended;
 import io.hts.engine.support.FakeGpuBackend;
 import io.hts.engine.support.RecordingListener;
 import org.junit.jupiter.api.Test;
@@ -274,24 +275,39 @@ class FaultToleranceTests {
     }
 
     @Test
-    void schedulerDefaultsApplyToTasksThatDeclareNothing() {
+    void schedulerDefaultsApplyToTasksThatDeclareNothing() throws Exception {
         FaultTolerance faults = FaultTolerance.builder().defaultRetry(RetrySpec.retries(1, Duration.ZERO))
                 .defaultTimeLimit(TimeLimitSpec.of(Duration.ofMillis(100))).build();
-        try (Scheduler scheduler = Scheduler.builder().threads(2).faultTolerance(faults).build()) {
+        try (Scheduler scheduler = Scheduler.builder().threads(3).faultTolerance(faults).build()) {
             AtomicInteger calls = new AtomicInteger();
+            AtomicInteger slowAttempts = new AtomicInteger();
+            CountDownLatch release = new CountDownLatch(1);
             TaskGraph g = TaskGraph.named("defaults");
-            Task<Integer> t = g.task("t").cpu(ctx -> {
+            Task<Integer> t = g.task("t").cpu(ctx -> { // the default retry: a second attempt
                 if (calls.incrementAndGet() == 1) {
                     throw new IllegalStateException("once");
                 }
                 return ctx.attempt();
             });
-            g.task("free").noTimeout().retries(0).cpu(ctx -> {
-                Thread.sleep(300);
+            Task<Integer> slow = g.task("slow").cpu(ctx -> { // the default time limit, and its retry
+                slowAttempts.incrementAndGet();
+                new CountDownLatch(1).await(); // ends only by the time-out's interrupt
                 return 0;
             });
-            GraphRun run = scheduler.execute(g);
+            Task<Integer> free = g.task("free").noTimeout().retries(0).cpu(ctx -> {
+                release.await(); // released only after "slow" timed out twice: well past the default limit
+                return 7;
+            });
+            GraphRun run = scheduler.submit(g, RunOptions.failureMode(FailureMode.CONTINUE));
+            assertThat(run.whenDone(slow)).failsWithin(Duration.ofSeconds(10)).withThrowableThat()
+                    .havingRootCause().isInstanceOf(TimeoutException.class);
+            release.countDown();
+            GraphRunException failure = Ended.failure(run, Duration.ofSeconds(10));
+            assertThat(failure).isNotNull();
+            assertThat(failure.failures()).singleElement().satisfies(f -> assertThat(f.task()).isEqualTo("slow"));
+            assertThat(slowAttempts).as("the default retry gave the timed-out task a second attempt").hasValue(2);
             assertThat(run.result(t)).isEqualTo(2);
+            assertThat(run.result(free)).as("a task that opts out runs past the default limit").isEqualTo(7);
         }
     }
 
