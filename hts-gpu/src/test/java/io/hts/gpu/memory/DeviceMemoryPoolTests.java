@@ -123,11 +123,11 @@ class DeviceMemoryPoolTests {
         }
     }
 
-    /** Eight threads through the striped cache and the buddies: no address is ever handed out twice at once. */
+    /** Eight threads through the striped cache and the buddies: no two live buffers ever overlap. */
     @Test
     void eightThreadsNeverHoldTheSameMemory() throws Exception {
         try (DeviceMemoryPool pool = pool(16 * MIB, 16 * MIB)) {
-            java.util.Set<Long> live = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            LiveRanges live = new LiveRanges();
             java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(8);
             List<java.util.concurrent.Future<?>> done = new ArrayList<>();
             for (int t = 0; t < 8; t++) {
@@ -138,17 +138,17 @@ class DeviceMemoryPoolTests {
                     for (int op = 0; op < 20_000; op++) {
                         if (!mine.isEmpty() && (random.nextBoolean() || mine.size() > 8)) {
                             DeviceBuffer b = mine.remove(random.nextInt(mine.size()));
-                            assertThat(live.remove(b.address())).isTrue();
+                            live.remove(b);
                             b.close();
                         }
                         else {
                             DeviceBuffer b = pool.allocate(256L << random.nextInt(8));
-                            assertThat(live.add(b.address())).as("address handed out twice").isTrue();
+                            live.add(b);
                             mine.add(b);
                         }
                     }
                     mine.forEach(b -> {
-                        live.remove(b.address());
+                        live.remove(b);
                         b.close();
                     });
                     return null;
@@ -303,6 +303,29 @@ class DeviceMemoryPoolTests {
         }
         finally {
             cuda.autoRun(true);
+        }
+    }
+
+    /** The address ranges of the live buffers; adding one that overlaps another fails the test. */
+    private static final class LiveRanges {
+
+        private final java.util.TreeMap<Long, Long> ends = new java.util.TreeMap<>();
+
+        synchronized void add(DeviceBuffer b) {
+            long start = b.address();
+            long end = start + b.bytes();
+            var below = ends.floorEntry(start);
+            assertThat(below == null || below.getValue() <= start)
+                    .as("[%d, %d) overlaps the live [%d, %d)", start, end, below == null ? 0 : below.getKey(),
+                            below == null ? 0 : below.getValue()).isTrue();
+            Long above = ends.ceilingKey(start);
+            assertThat(above == null || above >= end).as("[%d, %d) overlaps a live buffer at %d", start, end, above)
+                    .isTrue();
+            ends.put(start, end);
+        }
+
+        synchronized void remove(DeviceBuffer b) {
+            assertThat(ends.remove(b.address())).as("a live buffer at %d", b.address()).isEqualTo(b.address() + b.bytes());
         }
     }
 }

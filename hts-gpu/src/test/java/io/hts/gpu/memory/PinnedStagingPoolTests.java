@@ -1,5 +1,9 @@
 package io.hts.gpu.memory;
 
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
 import io.hts.gpu.support.SimulatedCuda;
 import org.junit.jupiter.api.Test;
 
@@ -32,13 +36,24 @@ class PinnedStagingPoolTests {
     }
 
     @Test
-    void twoStagingBuffersNeverShareBytes() {
+    void stagingBuffersLiveAtOnceNeverShareBytes() {
         PinnedStagingPool pool = new PinnedStagingPool(cuda, 1 << 16);
-        PinnedStagingPool.Staging a = pool.acquire(4096);
-        PinnedStagingPool.Staging b = pool.acquire(4096);
-        a.buffer().put(0, (byte) 1);
-        b.buffer().put(0, (byte) 2);
-        assertThat(a.buffer().get(0)).isEqualTo((byte) 1);
+        int[] sizes = {4096, 4096, 1000, 8192, 1, 20_000};
+        List<PinnedStagingPool.Staging> live = new ArrayList<>();
+        for (int k = 0; k < sizes.length; k++) {
+            PinnedStagingPool.Staging s = pool.acquire(sizes[k]);
+            assertThat(s.buffer().capacity()).isGreaterThanOrEqualTo(sizes[k]);
+            for (int i = 0; i < sizes[k]; i++) {
+                s.buffer().put(i, (byte) (k + 1)); // every byte it was given
+            }
+            live.add(s);
+        }
+        for (int k = 0; k < sizes.length; k++) {
+            ByteBuffer b = live.get(k).buffer();
+            for (int i = 0; i < sizes[k]; i++) {
+                assertThat(b.get(i)).as("byte %d of staging buffer %d", i, k).isEqualTo((byte) (k + 1));
+            }
+        }
         pool.close();
     }
 }
