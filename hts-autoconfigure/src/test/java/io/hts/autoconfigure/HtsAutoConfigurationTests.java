@@ -5,6 +5,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskState;
@@ -18,8 +19,10 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.ContextClosedEvent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -110,19 +113,28 @@ class HtsAutoConfigurationTests {
     @Test
     void closingTheContextDrainsRunsAndEndsTheWorkerThreads() {
         CountDownLatch started = new CountDownLatch(1);
-        AtomicInteger ran = new AtomicInteger();
-        runner.withPropertyValues("hts.executor.thread-name-prefix=hts-lifecycle-test-").run(context -> {
-            Scheduler s = context.getBean(Scheduler.class);
-            TaskGraph g = TaskGraph.named("drained");
-            g.task("short").cpu(ctx -> {
-                started.countDown();
-                Thread.onSpinWait();
-                return ran.incrementAndGet();
-            });
-            s.submit(g);
-            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-        });
-        assertThat(ran).hasValue(1);
+        CountDownLatch closing = new CountDownLatch(1);
+        AtomicInteger ranAfterClosingBegan = new AtomicInteger();
+        GraphRun[] run = new GraphRun[1];
+        runner.withPropertyValues("hts.executor.thread-name-prefix=hts-lifecycle-test-")
+                .withBean("closingSignal", ApplicationListener.class,
+                        () -> (ApplicationListener<ContextClosedEvent>) e -> closing.countDown())
+                .run(context -> {
+                    Scheduler s = context.getBean(Scheduler.class);
+                    TaskGraph g = TaskGraph.named("drained");
+                    g.task("held").cpu(ctx -> {
+                        started.countDown();
+                        // still running when the context starts to close: the close must wait for it
+                        if (closing.await(10, TimeUnit.SECONDS)) {
+                            ranAfterClosingBegan.incrementAndGet();
+                        }
+                        return 1;
+                    });
+                    run[0] = s.submit(g);
+                    assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                });
+        assertThat(ranAfterClosingBegan).as("the body was still running when the close began, and ended").hasValue(1);
+        assertThat(run[0].status()).as("drained, not cancelled").isEqualTo(RunStatus.SUCCEEDED);
         await().atMost(Duration.ofSeconds(10)).until(() -> Thread.getAllStackTraces().keySet().stream()
                 .noneMatch(t -> t.getName().startsWith("hts-lifecycle-test-")));
     }

@@ -113,19 +113,32 @@ class CircuitBreakingBackendTests {
                 .maxWaitDuration(Duration.ZERO).build());
         CircuitBreakingBackend gpu = new CircuitBreakingBackend(new FakeGpuBackend(6), breaker(Duration.ofSeconds(1)),
                 bulkhead, CircuitBreakingBackend.WhenOpen.WAIT);
+        // The GPU bodies finish only once a CPU task declared after them has run on the one CPU
+        // worker: a waiting GPU task that held a CPU thread (the worker, or the caller making the
+        // roots ready) would keep that task from ever running.
+        java.util.concurrent.CountDownLatch cpuTaskRan = new java.util.concurrent.CountDownLatch(1);
+        AtomicInteger sawCpuTask = new AtomicInteger();
         try (Scheduler s = Scheduler.builder().threads(1).gpuBackend(gpu).build()) {
             TaskGraph g = TaskGraph.named("capped");
             var all = g.group("k", 24, (i, t) -> t.gpu(ctx -> {
                 int now = inFlight.incrementAndGet();
                 most.accumulateAndGet(now, Math::max);
+                if (cpuTaskRan.await(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                    sawCpuTask.incrementAndGet();
+                }
                 for (long spin = System.nanoTime(); System.nanoTime() - spin < 2_000_000; ) {
                     Thread.onSpinWait(); // 2 ms of "device work" that overlaps when allowed to
                 }
                 inFlight.decrementAndGet();
                 return i;
             }));
+            g.task("cpu").cpu(ctx -> {
+                cpuTaskRan.countDown();
+                return -1;
+            });
             GraphRun run = s.execute(g);
             assertThat(run.results(all)).hasSize(24);
+            assertThat(sawCpuTask).as("GPU bodies that saw the CPU task run while the rest waited").hasValue(24);
             assertThat(most.get()).isBetween(1, 2);
             assertThat(bulkhead.getMetrics().getAvailableConcurrentCalls()).isEqualTo(2);
         }
