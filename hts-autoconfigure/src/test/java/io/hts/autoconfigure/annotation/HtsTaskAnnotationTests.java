@@ -4,8 +4,10 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.resilience4j.core.IntervalFunction;
 import io.hts.autoconfigure.HtsAutoConfiguration;
 import io.hts.engine.exec.DeviceBackend;
+import io.hts.engine.fault.RetrySpec;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GpuTaskContext;
 import io.hts.engine.graph.Task;
@@ -110,7 +112,9 @@ class HtsTaskAnnotationTests {
             Task<?> load = features.find("load").orElseThrow();
             Task<?> sum = features.find("sum").orElseThrow();
             assertThat(load.priority()).isEqualTo(3);
-            assertThat(sum.retry()).isNotNull();
+            assertThat(sum.retry()).as("@HtsTask(retries = 2), no backoff: the scheduler's default backoff")
+                    .isEqualTo(RetrySpec.retries(2, (IntervalFunction) null));
+            assertThat(load.retry()).as("retries left at -1: the scheduler's default").isNull();
             assertThat(sum.timeLimit()).isEqualTo(io.hts.engine.fault.TimeLimitSpec.of(Duration.ofSeconds(5)));
             assertThat(sum.hasBody(Device.GPU)).isFalse();
             assertThat(context.getBean(SelfRunning.class).tiny).isSameAs(context.getBean("tiny"));

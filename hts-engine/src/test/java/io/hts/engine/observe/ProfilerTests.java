@@ -135,7 +135,13 @@ class ProfilerTests {
     void theProfilerKeepsRecentRunsAndPerNamePercentiles() {
         try (Scheduler s = Scheduler.builder().threads(2).retainedRuns(3).build()) {
             TaskGraph g = TaskGraph.named("stats");
-            TaskGroup<Integer> shards = g.group("shard", 10, (i, t) -> t.cpu(ctx -> i));
+            TaskGroup<Integer> shards = g.group("shard", 10, (i, t) -> t.cpu(ctx -> {
+                long until = System.nanoTime() + (i + 1) * 1_000_000L; // shard i: at least i + 1 ms of work
+                while (System.nanoTime() < until) {
+                    Thread.onSpinWait();
+                }
+                return i;
+            }));
             g.task("merge").after(shards).cpu(ctx -> 0);
             Set<Long> ids = new HashSet<>();
             for (int i = 0; i < 5; i++) {
@@ -153,8 +159,12 @@ class ProfilerTests {
             assertThat(stats.get("shard").count()).as("10 shards x 3 retained runs").isEqualTo(30);
             assertThat(stats.get("merge").count()).isEqualTo(3);
             TaskStatistics shard = stats.get("shard");
-            assertThat(shard.p50()).isLessThanOrEqualTo(shard.p99());
-            assertThat(shard.p99()).isLessThanOrEqualTo(shard.max());
+            // 30 durations, three each of at least 1, 2, ..., 10 ms: the median is at least the
+            // 5 ms shards', the 99th percentile and the maximum at least the 10 ms shards'
+            assertThat(shard.p50()).isGreaterThanOrEqualTo(Duration.ofMillis(5)).isLessThanOrEqualTo(shard.p90());
+            assertThat(shard.p90()).isGreaterThanOrEqualTo(Duration.ofMillis(9)).isLessThanOrEqualTo(shard.p99());
+            assertThat(shard.p99()).isGreaterThanOrEqualTo(Duration.ofMillis(10)).isLessThanOrEqualTo(shard.max());
+            assertThat(shard.mean()).isGreaterThanOrEqualTo(Duration.ofMillis(5)); // 5.5 ms at least
             assertThat(profiler.slowestTasks(4)).hasSize(4);
         }
     }
