@@ -1,6 +1,8 @@
 package io.hts.autoconfigure;
 
 import java.time.Duration;
+import java.util.IdentityHashMap;
+import java.util.Map;
 
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
@@ -14,6 +16,7 @@ import io.hts.engine.observe.TaskScope;
 import io.hts.engine.policy.SchedulingPolicy;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.run.SchedulerBuilder;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -63,7 +66,8 @@ public final class HtsAutoConfiguration {
             ObjectProvider<TaskListener> listeners, ObjectProvider<TaskScope> scopes, ObjectProvider<DeviceBackend> gpu, ObjectProvider<RetryRegistry> retryRegistry,
             ObjectProvider<TimeLimiterRegistry> timeLimiterRegistry,
             ObjectProvider<CircuitBreakerRegistry> circuitBreakerRegistry,
-            ObjectProvider<BulkheadRegistry> bulkheadRegistry, ObjectProvider<SchedulerBuilderCustomizer> customizers) {
+            ObjectProvider<BulkheadRegistry> bulkheadRegistry, ObjectProvider<SchedulerBuilderCustomizer> customizers,
+            ListableBeanFactory beans) {
         HtsProperties properties = checked.properties();
         HtsProperties.Executor executor = properties.getExecutor();
         HtsProperties.Tasks tasks = properties.getTasks();
@@ -93,8 +97,24 @@ public final class HtsAutoConfiguration {
         }
         listeners.orderedStream().forEach(builder::listener);
         scopes.orderedStream().forEach(builder::taskScope);
-        customizers.orderedStream().forEach(c -> c.customize(builder)); // last: what a customizer sets wins
+        customize(builder, customizers, beans); // last: what a customizer sets wins
         return builder.build();
+    }
+
+    /** Applies the customizers in order; one that throws fails the start, naming its bean. */
+    private static void customize(SchedulerBuilder builder, ObjectProvider<SchedulerBuilderCustomizer> customizers,
+            ListableBeanFactory beans) {
+        Map<SchedulerBuilderCustomizer, String> names = new IdentityHashMap<>();
+        beans.getBeansOfType(SchedulerBuilderCustomizer.class).forEach((name, c) -> names.put(c, name));
+        customizers.orderedStream().forEach(c -> {
+            try {
+                c.customize(builder);
+            }
+            catch (RuntimeException ex) {
+                throw new IllegalStateException("SchedulerBuilderCustomizer '" + names.getOrDefault(c, c.getClass().getName())
+                        + "' failed on the HTS scheduler's builder: " + ex.getMessage(), ex);
+            }
+        });
     }
 
     @Bean

@@ -8,7 +8,7 @@ import io.hts.engine.run.SchedulerBuilder;
  * (or {@link org.springframework.core.Ordered}) order, after the {@code hts.*} properties and the
  * application's policy, listeners, task scopes, Resilience4j registries and GPU backend were set,
  * so a customizer sees them and what it sets wins. A customizer that throws fails the context's
- * start, naming it.
+ * start with an error that names its bean.
  *
  * <pre>{@code
  * @Bean

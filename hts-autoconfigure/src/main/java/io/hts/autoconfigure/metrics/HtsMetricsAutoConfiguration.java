@@ -15,10 +15,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
 /**
@@ -27,7 +27,7 @@ import org.springframework.context.annotation.Configuration;
  */
 @AutoConfiguration(after = {HtsAutoConfiguration.class, HtsGpuAutoConfiguration.class})
 @ConditionalOnClass(MeterRegistry.class)
-@ConditionalOnBooleanProperty(name = "hts.metrics.enabled", matchIfMissing = true)
+@Conditional(OnHtsMetricsEnabledCondition.class)
 public final class HtsMetricsAutoConfiguration {
 
     @Bean

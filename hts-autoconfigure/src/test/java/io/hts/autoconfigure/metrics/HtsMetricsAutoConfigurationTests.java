@@ -3,19 +3,15 @@ package io.hts.autoconfigure.metrics;
 import io.hts.autoconfigure.HtsAutoConfiguration;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.Scheduler;
+import io.hts.autoconfigure.support.SimulatedGpuConfiguration;
 import io.hts.gpu.exec.GpuBackend;
-import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.memory.DeviceBuffer;
-import io.hts.gpu.memory.PoolSettings;
-import io.hts.gpu.support.SimulatedCuda;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -104,7 +100,7 @@ class HtsMetricsAutoConfigurationTests {
 
     @Test
     void gpuMemoryIsGaugedPerDevice() {
-        runner.withUserConfiguration(SimulatedGpu.class).run(context -> {
+        runner.withUserConfiguration(SimulatedGpuConfiguration.class).run(context -> {
             MeterRegistry registry = new SimpleMeterRegistry();
             context.getBean(HtsGpuMetrics.class).bindTo(registry);
             GpuBackend gpu = context.getBean(GpuBackend.class);
@@ -129,16 +125,6 @@ class HtsMetricsAutoConfigurationTests {
         runner.run(context -> assertThat(context).hasSingleBean(HtsMetrics.class).doesNotHaveBean(HtsGpuMetrics.class));
     }
 
-    @Configuration(proxyBeanMethods = false)
-    static class SimulatedGpu {
-
-        @Bean
-        GpuBackend simulatedGpu() {
-            SimulatedCuda cuda = new SimulatedCuda(64 * MIB);
-            return new GpuBackend(cuda, cuda.deviceInfo(0), GpuSettings.defaults(16 * MIB)
-                    .withMemory(new PoolSettings(4 * MIB, 16 * MIB, 4 * MIB, 256)), false);
-        }
-    }
 
     @Test
     void withoutMicrometerThereAreNoMetricsAndTheSchedulerStillWorks() {
