@@ -67,7 +67,8 @@ class CircuitBreakingBackendTests {
 
     @Test
     void whileOpenGpuOnlyTasksWaitAndRunOnceTheBreakerLetsCallsThrough() {
-        CircuitBreaker breaker = breaker(Duration.ofMillis(300));
+        // open for longer than any test: the test itself lets calls through, when it has seen the wait
+        CircuitBreaker breaker = breaker(Duration.ofMinutes(5));
         CircuitBreakingBackend gpu = new CircuitBreakingBackend(new FakeGpuBackend(2), breaker, null,
                 CircuitBreakingBackend.WhenOpen.WAIT);
         try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(gpu).build()) {
@@ -77,8 +78,10 @@ class CircuitBreakingBackendTests {
             Task<Device> dual = g.task("dual").bodies(ctx -> ctx.device(), ctx -> ctx.device());
             Task<Device> gpuOnly = g.task("gpu-only").gpu(ctx -> ctx.device());
             GraphRun run = s.submit(g);
-            await().atMost(Duration.ofSeconds(10)).until(() -> run.state(dual) == TaskState.SUCCEEDED);
+            await().atMost(Duration.ofSeconds(10)).until(() -> run.state(dual) == TaskState.SUCCEEDED && gpu.waiting() == 1);
             assertThat(run.result(dual)).as("moved to the CPU while open").isEqualTo(Device.CPU);
+            assertThat(run.state(gpuOnly)).as("waits while open").isNotIn(TaskState.SUCCEEDED, TaskState.FAILED);
+            breaker.transitionToHalfOpenState();
             run.await();
             assertThat(run.result(gpuOnly)).isEqualTo(Device.GPU);
             assertThat(breaker.getState()).isIn(CircuitBreaker.State.HALF_OPEN, CircuitBreaker.State.CLOSED);

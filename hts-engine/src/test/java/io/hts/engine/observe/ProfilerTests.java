@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.Task;
@@ -20,21 +22,41 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class ProfilerTests {
 
-    /** a -> (slow1 -> slow2) and a -> fast -> join; the slow branch is the critical path. */
+    /**
+     * a -> (slow1 -> slow2) and a -> fast -> join; the slow branch is the critical path by
+     * construction, not by the clock's luck: fast starts only once slow1 runs, and slow1 works its
+     * 30 ms only after fast ended, so slow1 alone outlasts fast (on two workers).
+     */
     private static TaskGraph branches() {
+        CountDownLatch slow1Started = new CountDownLatch(1);
+        CountDownLatch fastEnded = new CountDownLatch(1);
         TaskGraph g = TaskGraph.named("branches");
         Task<Integer> a = g.task("a").cpu(ctx -> 1);
         Task<Integer> slow1 = g.task("slow1").after(a).cpu(ctx -> {
-            Thread.sleep(30);
+            slow1Started.countDown();
+            fastEnded.await(10, TimeUnit.SECONDS);
+            work(30);
             return 2;
         });
         Task<Integer> slow2 = g.task("slow2").after(slow1).cpu(ctx -> {
-            Thread.sleep(30);
+            work(30);
             return 3;
         });
-        Task<Integer> fast = g.task("fast").after(a).cpu(ctx -> 4);
+        Task<Integer> fast = g.task("fast").after(a).cpu(ctx -> {
+            slow1Started.await(10, TimeUnit.SECONDS);
+            fastEnded.countDown();
+            return 4;
+        });
         g.task("join").after(slow2, fast).cpu(ctx -> 5);
         return g;
+    }
+
+    /** Busy for {@code ms} milliseconds (CPU work, not a sleep). */
+    private static void work(long ms) {
+        long until = System.nanoTime() + ms * 1_000_000;
+        while (System.nanoTime() < until) {
+            Thread.onSpinWait();
+        }
     }
 
     /**
@@ -109,10 +131,7 @@ class ProfilerTests {
         Task<Integer> a = g.task("a").cpu(ctx -> 1);
         for (String name : new String[] {"b", "c"}) {
             g.task(name).after(a).cpu(ctx -> {
-                long until = System.nanoTime() + held; // busy, not asleep: the only worker is taken
-                while (System.nanoTime() < until) {
-                    Thread.onSpinWait();
-                }
+                work(3); // busy, not asleep: the only worker is taken
                 return 2;
             });
         }
@@ -136,10 +155,7 @@ class ProfilerTests {
         try (Scheduler s = Scheduler.builder().threads(2).retainedRuns(3).build()) {
             TaskGraph g = TaskGraph.named("stats");
             TaskGroup<Integer> shards = g.group("shard", 10, (i, t) -> t.cpu(ctx -> {
-                long until = System.nanoTime() + (i + 1) * 1_000_000L; // shard i: at least i + 1 ms of work
-                while (System.nanoTime() < until) {
-                    Thread.onSpinWait();
-                }
+                work(i + 1); // shard i: at least i + 1 ms
                 return i;
             }));
             g.task("merge").after(shards).cpu(ctx -> 0);

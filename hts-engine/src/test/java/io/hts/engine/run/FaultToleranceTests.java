@@ -110,24 +110,28 @@ class FaultToleranceTests {
             AtomicInteger calls = new AtomicInteger();
             CountDownLatch otherRan = new CountDownLatch(1);
             TaskGraph g = TaskGraph.named("backoff");
-            g.task("slow-retry").retries(1, Duration.ofSeconds(2)).cpu(ctx -> {
+            // a backoff no test outlives: the task is RETRYING for as long as the test looks
+            g.task("slow-retry").retries(1, Duration.ofHours(1)).cpu(ctx -> {
                 if (calls.incrementAndGet() == 1) {
                     throw new IllegalStateException("first");
                 }
                 return null;
             });
             GraphRun run = scheduler.submit(g);
-            await().atMost(Duration.ofSeconds(5)).until(() -> calls.get() == 1);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> run.state(g.find("slow-retry").orElseThrow()) == TaskState.RETRYING);
             TaskGraph other = TaskGraph.named("other");
             other.task("meanwhile").cpu(ctx -> {
                 otherRan.countDown();
                 return null;
             });
             scheduler.submit(other);
-            assertThat(otherRan.await(1, TimeUnit.SECONDS))
-                    .as("the only worker is free during the 2 s backoff").isTrue();
+            assertThat(otherRan.await(10, TimeUnit.SECONDS)).as("the only worker is free during the backoff").isTrue();
             assertThat(run.state(g.find("slow-retry").orElseThrow())).isEqualTo(TaskState.RETRYING);
-            run.await();
+            assertThat(calls).as("no second attempt before the backoff passed").hasValue(1);
+            run.cancel();
+            assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
+            assertThat(run.state(g.find("slow-retry").orElseThrow())).as("a cancel ends the wait").isEqualTo(TaskState.CANCELLED);
         }
     }
 
