@@ -19,64 +19,66 @@ import org.jspecify.annotations.Nullable;
  * starving, a waiter skipped {@value #MAX_OVERTAKES} times <em>starves</em>: it then blocks the
  * arrivals and the later waiters that need any of <em>its</em> resources (only those) until it
  * fits.
- *
- * <h2>Invariants</h2>
- *
- * Guarded by one lock; they hold whenever the lock is free.
- * <ol>
- *   <li>For each resource, {@code 0 <= available <= capacity}, and {@code capacity - available} is
- *       what the outstanding grants hold. A release that would return more than is taken throws
- *       {@link IllegalStateException} and changes nothing (no clamping hides a double release).
- *   <li>Every waiting waiter is linked, in arrival order, in the {@link WaiterQueue} of each
- *       resource it asks a positive amount of, and nowhere else; granted and withdrawn waiters are
- *       linked nowhere and keep no continuation (nothing keeps their task alive).
- *   <li>A waiter starves once it has been skipped {@code maxOvertakes} times, and then stays in the
- *       starving set of each of its queues until it leaves. A waiter is <em>blocked</em> when a
- *       starving waiter that arrived before it needs one of its resources; an arrival, when any
- *       starving waiter needs one of its resources.
- *   <li>No waiting waiter both fits and is unblocked: every change that could make one (a
- *       release; the withdrawal of a starving waiter) runs a grant pass before unlocking.
- *   <li>A waiter's state goes from waiting to granted or to withdrawn exactly once, written under
- *       the lock: the grant and {@link Waiting#cancel()} race for it there, and exactly one wins.
- * </ol>
- *
- * <h2>The grant pass</h2>
- *
- * A release (or the withdrawal of a starving waiter) runs one forward sweep over the queues it may
- * unblock, merged by arrival order; {@link ResourceAdmission}, the sequential core that holds the
- * amounts and the queues, describes it.
- *
- * <h2>Locking</h2>
- *
- * One {@link ReentrantLock} guards the {@link ResourceAdmission} (all amounts and queues): an
- * all-or-nothing demand spans several counters and the arrival order spans several queues, so
- * per-resource locks would need ordered multi-locking and would serialize on shared resources
- * anyway. The acquire paths hold it for O(k) array work and nothing blocks inside it; a monitor
- * would serve as well, but this lock's uncontended pair is a few ns cheaper on JDK 17. A
- * waiter's state is volatile and only written under the lock, so the {@code cancel()} of a
- * decided waiter answers without locking. Continuations never run under the lock: they run after
- * unlocking, on the thread whose release (or withdrawal of a starving waiter) granted them, in
- * arrival order, so they may call back in. When some throw, all still run and the first exception
- * is rethrown with the others suppressed (the resources stay taken for the continuations that
- * threw: they own them).
- *
- * <h2>Complexity</h2>
- *
- * n waiters, k resources in a demand, R configured resources, s starving waiters of a resource.
- * <ul>
- *   <li>{@link #tryAcquire}, {@link #acquireOrWait}: O(k), whatever n (an amount and a starving
- *       mark per resource; queuing appends k nodes).
- *   <li>{@link #release}: O(k + R) plus the pass: O(R) to pick each examined waiter and O(k log s)
- *       per grant. The examined waiters are the granted ones, at most one stopping waiter per
- *       cursor, and skipped ones; a waiter can be skipped at most {@code maxOvertakes} times before
- *       it starves and stops every cursor that reaches it, so skips are an amortised constant per
- *       queued waiter. The work is bounded by the grants plus that amortised constant.
- *   <li>{@link Waiting#cancel()}: O(1) without the lock once decided; otherwise O(k), plus
- *       O(k log s) and a pass (whose grants run on the cancelling thread) for a starving waiter.
- *   <li>{@link #available}, {@link #waiting}: O(1) under the lock; {@link #capacity}: O(1).
- * </ul>
  */
 public final class ResourceLimiter {
+
+    /*
+     * Invariants.
+     *
+     * Guarded by one lock; they hold whenever the lock is free.
+     * <ol>
+     *   <li>For each resource, {@code 0 <= available <= capacity}, and {@code capacity - available} is
+     *       what the outstanding grants hold. A release that would return more than is taken throws
+     *       {@link IllegalStateException} and changes nothing (no clamping hides a double release).
+     *   <li>Every waiting waiter is linked, in arrival order, in the {@link WaiterQueue} of each
+     *       resource it asks a positive amount of, and nowhere else; granted and withdrawn waiters are
+     *       linked nowhere and keep no continuation (nothing keeps their task alive).
+     *   <li>A waiter starves once it has been skipped {@code maxOvertakes} times, and then stays in the
+     *       starving set of each of its queues until it leaves. A waiter is <em>blocked</em> when a
+     *       starving waiter that arrived before it needs one of its resources; an arrival, when any
+     *       starving waiter needs one of its resources.
+     *   <li>No waiting waiter both fits and is unblocked: every change that could make one (a
+     *       release; the withdrawal of a starving waiter) runs a grant pass before unlocking.
+     *   <li>A waiter's state goes from waiting to granted or to withdrawn exactly once, written under
+     *       the lock: the grant and {@link Waiting#cancel()} race for it there, and exactly one wins.
+     * </ol>
+     *
+     * The grant pass.
+     *
+     * A release (or the withdrawal of a starving waiter) runs one forward sweep over the queues it may
+     * unblock, merged by arrival order; {@link ResourceAdmission}, the sequential core that holds the
+     * amounts and the queues, describes it.
+     *
+     * Locking.
+     *
+     * One {@link ReentrantLock} guards the {@link ResourceAdmission} (all amounts and queues): an
+     * all-or-nothing demand spans several counters and the arrival order spans several queues, so
+     * per-resource locks would need ordered multi-locking and would serialize on shared resources
+     * anyway. The acquire paths hold it for O(k) array work and nothing blocks inside it; a monitor
+     * would serve as well, but this lock's uncontended pair is a few ns cheaper on JDK 17. A
+     * waiter's state is volatile and only written under the lock, so the {@code cancel()} of a
+     * decided waiter answers without locking. Continuations never run under the lock: they run after
+     * unlocking, on the thread whose release (or withdrawal of a starving waiter) granted them, in
+     * arrival order, so they may call back in. When some throw, all still run and the first exception
+     * is rethrown with the others suppressed (the resources stay taken for the continuations that
+     * threw: they own them).
+     *
+     * Complexity.
+     *
+     * n waiters, k resources in a demand, R configured resources, s starving waiters of a resource.
+     * <ul>
+     *   <li>{@link #tryAcquire}, {@link #acquireOrWait}: O(k), whatever n (an amount and a starving
+     *       mark per resource; queuing appends k nodes).
+     *   <li>{@link #release}: O(k + R) plus the pass: O(R) to pick each examined waiter and O(k log s)
+     *       per grant. The examined waiters are the granted ones, at most one stopping waiter per
+     *       cursor, and skipped ones; a waiter can be skipped at most {@code maxOvertakes} times before
+     *       it starves and stops every cursor that reaches it, so skips are an amortised constant per
+     *       queued waiter. The work is bounded by the grants plus that amortised constant.
+     *   <li>{@link Waiting#cancel()}: O(1) without the lock once decided; otherwise O(k), plus
+     *       O(k log s) and a pass (whose grants run on the cancelling thread) for a starving waiter.
+     *   <li>{@link #available}, {@link #waiting}: O(1) under the lock; {@link #capacity}: O(1).
+     * </ul>
+     */
 
     /**
      * The resource name for device memory in bytes: a GPU task that declares it is dispatched once

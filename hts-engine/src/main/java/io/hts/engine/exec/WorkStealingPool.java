@@ -20,52 +20,54 @@ import org.slf4j.LoggerFactory;
 /**
  * HTS's CPU executor: a fixed set of worker threads that balance load by work stealing.
  *
- * <h2>Implementation overview</h2>
- *
- * <p><b>Queues.</b> Each {@link Worker} owns a Chase-Lev {@link WorkStealingDeque}. Work created by
- * a worker (the successors a finished task makes ready) goes to the bottom of its own deque and is
- * popped from there again, LIFO, which keeps data warm in that core's cache; no other thread
- * touches the bottom, so the common path has no lock and no CAS. Work submitted from outside the
- * pool (a graph's roots, completions delivered by the GPU backend or the retry timer) goes to a
- * lock-free shared queue. Urgent work goes to the {@link PriorityLane}, a small heap every worker
- * checks first (one volatile read when it is empty).
- *
- * <p><b>Finding work.</b> A worker looks, in order: the priority lane; its own deque; the shared
- * queue (every 64th scan looks there before its own deque, so shared work is never starved by a
- * busy deque); then the deques of the other workers, starting at a random victim (xorshift) and
- * trying each once, stealing from the top. A task may return a continuation, which the worker runs
- * next without queueing it (a chain of dependent tasks runs as a loop on one thread); before
- * running it the worker takes queued urgent work first. <b>Priority guarantee:</b> whenever a
- * worker picks its next task, a task queued in the priority lane is taken before any normal task;
- * so once urgent tasks are queued, at most one normal task per other worker (picked in the same
- * instant) starts before the last of them.
- *
- * <p><b>Idling</b> follows {@link IdleWorkers}: spin for a bounded number of rescans, then queue
- * on the idle stack, rescan once, and park; producers publish, fence and signal. No wake-up is
- * lost and none lands on a busy worker while another is parked; an idle pool uses no CPU. To keep
- * wake-ups (a futex call each) rare, a producer signals only when its push takes a deque from
- * empty to non-empty, for every shared or urgent submission, and a successful thief that sees more
- * work left signals one more worker, like {@code ForkJoinPool}'s signal propagation.
- *
- * <p><b>Waiting inside a task.</b> {@link #helpUntil} lets a task body wait (for a nested run) on
- * its worker without taking the worker from the pool: the worker runs other ready tasks meanwhile,
- * and when none is ready it waits as an idle worker does, woken by new work or by the end of the
- * wait. Nested waits nest on the worker's stack; past {@value Worker#MAX_HELP_DEPTH} levels the
- * worker blocks instead, and a spare worker runs in its place until the wait is over.
- *
- * <p><b>Batched counts.</b> A worker adds to shared counters (a run's finished tasks) in local
- * batches, flushed when full, before work of another counter, before a wait and before idling.
- *
- * <p><b>Shutdown.</b> {@link #shutdown()} rejects further submissions from threads outside the
- * pool, lets workers finish everything queued (including what running tasks create) and then lets
- * them exit. A submission racing the shutdown either is rejected or runs: a submitter offers its
- * task and then reads the state, withdrawing the task and throwing when the pool shut down
- * meanwhile; a worker exits only after a scan that followed its reading of the shut-down state.
- *
  * <p>This class deliberately does not implement {@link java.util.concurrent.Executor}: Spring
  * Boot's own task executor backs off when an {@code Executor} bean exists.
  */
 public final class WorkStealingPool implements AutoCloseable {
+
+    /*
+     * Implementation overview.
+     *
+     * Queues. Each {@link Worker} owns a Chase-Lev {@link WorkStealingDeque}. Work created by
+     * a worker (the successors a finished task makes ready) goes to the bottom of its own deque and is
+     * popped from there again, LIFO, which keeps data warm in that core's cache; no other thread
+     * touches the bottom, so the common path has no lock and no CAS. Work submitted from outside the
+     * pool (a graph's roots, completions delivered by the GPU backend or the retry timer) goes to a
+     * lock-free shared queue. Urgent work goes to the {@link PriorityLane}, a small heap every worker
+     * checks first (one volatile read when it is empty).
+     *
+     * Finding work. A worker looks, in order: the priority lane; its own deque; the shared
+     * queue (every 64th scan looks there before its own deque, so shared work is never starved by a
+     * busy deque); then the deques of the other workers, starting at a random victim (xorshift) and
+     * trying each once, stealing from the top. A task may return a continuation, which the worker runs
+     * next without queueing it (a chain of dependent tasks runs as a loop on one thread); before
+     * running it the worker takes queued urgent work first. Priority guarantee: whenever a
+     * worker picks its next task, a task queued in the priority lane is taken before any normal task;
+     * so once urgent tasks are queued, at most one normal task per other worker (picked in the same
+     * instant) starts before the last of them.
+     *
+     * Idling follows {@link IdleWorkers}: spin for a bounded number of rescans, then queue
+     * on the idle stack, rescan once, and park; producers publish, fence and signal. No wake-up is
+     * lost and none lands on a busy worker while another is parked; an idle pool uses no CPU. To keep
+     * wake-ups (a futex call each) rare, a producer signals only when its push takes a deque from
+     * empty to non-empty, for every shared or urgent submission, and a successful thief that sees more
+     * work left signals one more worker, like {@code ForkJoinPool}'s signal propagation.
+     *
+     * Waiting inside a task. {@link #helpUntil} lets a task body wait (for a nested run) on
+     * its worker without taking the worker from the pool: the worker runs other ready tasks meanwhile,
+     * and when none is ready it waits as an idle worker does, woken by new work or by the end of the
+     * wait. Nested waits nest on the worker's stack; past {@value Worker#MAX_HELP_DEPTH} levels the
+     * worker blocks instead, and a spare worker runs in its place until the wait is over.
+     *
+     * Batched counts. A worker adds to shared counters (a run's finished tasks) in local
+     * batches, flushed when full, before work of another counter, before a wait and before idling.
+     *
+     * Shutdown. {@link #shutdown()} rejects further submissions from threads outside the
+     * pool, lets workers finish everything queued (including what running tasks create) and then lets
+     * them exit. A submission racing the shutdown either is rejected or runs: a submitter offers its
+     * task and then reads the state, withdrawing the task and throwing when the pool shut down
+     * meanwhile; a worker exits only after a scan that followed its reading of the shut-down state.
+     */
 
     private static final Logger log = LoggerFactory.getLogger(WorkStealingPool.class);
 

@@ -10,45 +10,47 @@ import org.jspecify.annotations.Nullable;
  * A binary buddy allocator over an abstract address range {@code [0, capacity)}: it hands out
  * offsets, never touches memory, and so serves device memory (an arena from {@code cuMemAlloc}),
  * pinned host memory or anything else addressed by offset. Pure Java, no CUDA.
- *
- * <h2>Implementation overview</h2>
- *
- * <p><b>Orders.</b> The range is {@code minBlock << maxOrder} bytes, both powers of two. A block
- * of order {@code k} is {@code minBlock << k} bytes and starts at a multiple of its size; its
- * <em>buddy</em> is the other half of the order {@code k + 1} block it was split from, at index
- * {@code i ^ 1}. A request is rounded up to the smallest order that holds it (internal
- * fragmentation, reported in {@link MemoryStatistics}).
- *
- * <p><b>Free lists.</b> Each order has a {@link FreeBitmap} of its free blocks (one bit per block,
- * with summary words above), so "take the lowest free block of order k", "is the buddy free" and
- * "remove the buddy" are each O(log<sub>64</sub> n), and an allocation or free visits at most
- * {@code maxOrder} orders: O(log n) overall, with no allocation per operation beyond the
- * returned {@link MemoryBlock}. Each order also has a bitmap of its allocated blocks, which
- * makes a double or foreign free an immediate error instead of a corrupted arena.
- *
- * <p><b>Allocation</b> of order {@code k} takes the lowest free block of the first order
- * {@code j >= k} that has one, then splits it down: at each order between {@code j} and {@code k}
- * the upper half goes onto that order's free list and the lower half is split further.
- *
- * <p><b>Free</b> coalesces upwards: while the block's buddy is free, remove the buddy and continue
- * with the merged block one order up; put the final block on its order's free list. A fully
- * freed allocator is therefore one block of {@code maxOrder} again.
- *
- * <p><b>Locking.</b> Each order has its own lock, and a thread holds at most one at a time (so
- * there is no lock order and no deadlock): the membership of order {@code k}'s bitmaps changes
- * only under order {@code k}'s lock, which makes "buddy is free, take it" atomic. Two threads
- * freeing both halves of a pair meet under that order's lock, and the second merges. Between two
- * orders a block being split or merged is in no list ("in transit"); an allocation that finds
- * nothing while another thread has memory in transit retries instead of failing spuriously:
- * {@code inTransit} is incremented, under the lock of the list a block leaves, before it leaves,
- * and decremented after it has landed; {@code landings} counts blocks that landed. A failed
- * allocation retries when either shows movement since it started, so it fails only when
- * every order was empty while nothing was moving (and retries only while others make progress).
- * Threads allocating small blocks contend only on the small orders' locks; a large allocation
- * does not stall them. Counters are atomics, read without locks for statistics (a snapshot, not a
- * linearizable picture).
  */
 public final class BuddyAllocator {
+
+    /*
+     * Implementation overview.
+     *
+     * Orders. The range is {@code minBlock << maxOrder} bytes, both powers of two. A block
+     * of order {@code k} is {@code minBlock << k} bytes and starts at a multiple of its size; its
+     * <em>buddy</em> is the other half of the order {@code k + 1} block it was split from, at index
+     * {@code i ^ 1}. A request is rounded up to the smallest order that holds it (internal
+     * fragmentation, reported in {@link MemoryStatistics}).
+     *
+     * Free lists. Each order has a {@link FreeBitmap} of its free blocks (one bit per block,
+     * with summary words above), so "take the lowest free block of order k", "is the buddy free" and
+     * "remove the buddy" are each O(log<sub>64</sub> n), and an allocation or free visits at most
+     * {@code maxOrder} orders: O(log n) overall, with no allocation per operation beyond the
+     * returned {@link MemoryBlock}. Each order also has a bitmap of its allocated blocks, which
+     * makes a double or foreign free an immediate error instead of a corrupted arena.
+     *
+     * Allocation of order {@code k} takes the lowest free block of the first order
+     * {@code j >= k} that has one, then splits it down: at each order between {@code j} and {@code k}
+     * the upper half goes onto that order's free list and the lower half is split further.
+     *
+     * Free coalesces upwards: while the block's buddy is free, remove the buddy and continue
+     * with the merged block one order up; put the final block on its order's free list. A fully
+     * freed allocator is therefore one block of {@code maxOrder} again.
+     *
+     * Locking. Each order has its own lock, and a thread holds at most one at a time (so
+     * there is no lock order and no deadlock): the membership of order {@code k}'s bitmaps changes
+     * only under order {@code k}'s lock, which makes "buddy is free, take it" atomic. Two threads
+     * freeing both halves of a pair meet under that order's lock, and the second merges. Between two
+     * orders a block being split or merged is in no list ("in transit"); an allocation that finds
+     * nothing while another thread has memory in transit retries instead of failing spuriously:
+     * {@code inTransit} is incremented, under the lock of the list a block leaves, before it leaves,
+     * and decremented after it has landed; {@code landings} counts blocks that landed. A failed
+     * allocation retries when either shows movement since it started, so it fails only when
+     * every order was empty while nothing was moving (and retries only while others make progress).
+     * Threads allocating small blocks contend only on the small orders' locks; a large allocation
+     * does not stall them. Counters are atomics, read without locks for statistics (a snapshot, not a
+     * linearizable picture).
+     */
 
     private final long capacity;
     private final long minBlock;

@@ -18,42 +18,44 @@ import org.jspecify.annotations.Nullable;
  * {@code cuMemAlloc} (power-of-two sizes) and carved up by one {@link BuddyAllocator} each, so an
  * allocation after warm-up is a few hundred nanoseconds of Java instead of a driver call of tens
  * of microseconds.
- *
- * <h2>Implementation overview</h2>
- *
- * <p><b>Growth.</b> The pool starts with arenas covering {@code initialBytes} and adds an arena
- * of {@code arenaBytes} (or of the request rounded up to a power of two, when larger) whenever no
- * arena can serve a request, until {@code maximumBytes} are reserved. Arenas are never returned
- * to the driver before {@link #close()}: like PyTorch's caching allocator, the pool keeps what it
- * took.
- *
- * <p><b>Stream-ordered reuse.</b> A buffer released with a stream ({@link
- * DeviceBuffer#closeAfter}) may still be read or written by work queued on that stream. The pool
- * records an event on the stream and keeps the block <em>pending</em>; it returns to its buddy
- * allocator only when the event has completed. Pending blocks are reclaimed, oldest first, at the
- * next allocation and whenever memory runs short, waiting on their events (host-side) only when
- * nothing else can serve the request.
- *
- * <p><b>Reuse by size.</b> Released blocks of up to 1/16 of an arena are kept by size class in a
- * {@link FreeBlockCache} (striped by thread, 16 a class and stripe, at most one arena's worth in
- * all) and handed out again with one short critical section; others return to their buddy at once
- * and coalesce.
- *
- * <p><b>Order of attempts</b> for an allocation: the cache; the arenas as they are; after
- * reclaiming the completed pending blocks; after flushing the cache into the buddies; a new arena,
- * if the limit allows; after waiting for the pending blocks one by one. Then it fails with {@link MemoryExhaustedException} carrying the statistics.
- *
- * <p><b>Poisoning.</b> After a sticky CUDA error the context is unusable and so is everything
- * allocated in it: {@link #poison} makes every later allocation fail with the error's name, and
- * {@link #close()} no longer calls the driver for those arenas.
- *
- * <p><b>Threads.</b> Allocation and release are thread-safe: the buddies are, the cache is striped
- * by thread, arenas are a copy-on-write list grown under a lock, pending blocks a lock-free queue.
- * A cache hit and a cached release touch no counter shared by all threads; the high-water mark is
- * kept on the buddy path (it counts what the pool took from its arenas, cached blocks included). Calls that reach the
- * driver make the pool's device current on the calling thread first.
  */
 public final class DeviceMemoryPool implements AutoCloseable {
+
+    /*
+     * Implementation overview.
+     *
+     * Growth. The pool starts with arenas covering {@code initialBytes} and adds an arena
+     * of {@code arenaBytes} (or of the request rounded up to a power of two, when larger) whenever no
+     * arena can serve a request, until {@code maximumBytes} are reserved. Arenas are never returned
+     * to the driver before {@link #close()}: like PyTorch's caching allocator, the pool keeps what it
+     * took.
+     *
+     * Stream-ordered reuse. A buffer released with a stream ({@link
+     * DeviceBuffer#closeAfter}) may still be read or written by work queued on that stream. The pool
+     * records an event on the stream and keeps the block <em>pending</em>; it returns to its buddy
+     * allocator only when the event has completed. Pending blocks are reclaimed, oldest first, at the
+     * next allocation and whenever memory runs short, waiting on their events (host-side) only when
+     * nothing else can serve the request.
+     *
+     * Reuse by size. Released blocks of up to 1/16 of an arena are kept by size class in a
+     * {@link FreeBlockCache} (striped by thread, 16 a class and stripe, at most one arena's worth in
+     * all) and handed out again with one short critical section; others return to their buddy at once
+     * and coalesce.
+     *
+     * Order of attempts for an allocation: the cache; the arenas as they are; after
+     * reclaiming the completed pending blocks; after flushing the cache into the buddies; a new arena,
+     * if the limit allows; after waiting for the pending blocks one by one. Then it fails with {@link MemoryExhaustedException} carrying the statistics.
+     *
+     * Poisoning. After a sticky CUDA error the context is unusable and so is everything
+     * allocated in it: {@link #poison} makes every later allocation fail with the error's name, and
+     * {@link #close()} no longer calls the driver for those arenas.
+     *
+     * Threads. Allocation and release are thread-safe: the buddies are, the cache is striped
+     * by thread, arenas are a copy-on-write list grown under a lock, pending blocks a lock-free queue.
+     * A cache hit and a cached release touch no counter shared by all threads; the high-water mark is
+     * kept on the buddy path (it counts what the pool took from its arenas, cached blocks included). Calls that reach the
+     * driver make the pool's device current on the calling thread first.
+     */
 
     private final CudaApi api;
     private final int device;
