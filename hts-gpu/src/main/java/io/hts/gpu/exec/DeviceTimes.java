@@ -43,8 +43,8 @@ final class DeviceTimes {
     private volatile long meanTaskNanos = 100_000;
     /**
      * How long before an expected end the poller stops sleeping: twice the measured oversleep of
-     * {@code parkNanos} on this host (on the H200 machine a 20 µs park sleeps about a
-     * millisecond), at least {@link #MIN_SPIN_LEAD}.
+     * {@code parkNanos} on this host (it can be a millisecond: docs/gpu.md, "Measurements behind
+     * the GPU code's choices"), at least {@link #MIN_SPIN_LEAD}.
      */
     final long spinLead;
 
@@ -123,8 +123,8 @@ final class DeviceTimes {
      * tasks) take a millisecond or more, or nothing is known yet. Short tasks are caught by
      * spinning, and a callback would cost them more than it saves. A task that the caller of
      * {@code execute} launched ({@code callerPolls}) is polled by that caller until its end, and
-     * a callback's call into the JVM on CUDA's thread at that moment delays the caller's return
-     * (15-25 µs on the H200 host): it gets one only when it may end after the caller stops
+     * a callback's call into the JVM on CUDA's thread at that moment may delay the caller's return
+     * (docs/gpu.md): it gets one only when it may end after the caller stops
      * polling ({@link #CALLER_POLLS}); the launcher's short polls are the backstop.
      */
     boolean needsCallback(long[] cell, boolean callerPolls) {

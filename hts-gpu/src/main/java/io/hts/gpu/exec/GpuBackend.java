@@ -336,8 +336,8 @@ public final class GpuBackend implements DeviceBackend {
 
     /**
      * The launcher has nothing to launch or finish: it is idle, or about to sleep through long
-     * device work (never when a completion is due: the query below takes about 60 µs while a
-     * kernel runs on the H200, against 7 µs idle). Every 10 ms it asks the driver for the device's
+     * device work (never when a completion is due: the query below costs several times more while a
+     * kernel runs than on an idle device, docs/gpu.md). Every 10 ms it asks the driver for the device's
      * free memory, which bounds what {@code status()} reports (another process or pool may have
      * taken some). With nothing in flight (timed-out tasks whose device work still runs count as in
      * flight), kernel modules evicted from the cache are unloaded, when no kernel of theirs can be

@@ -11,8 +11,8 @@ import org.jspecify.annotations.Nullable;
  * {@link BuddyAllocator} (the same allocator as device memory, over host offsets), so staging a
  * copy costs no {@code cuMemAllocHost} call. A request larger than the arena, or one that does not
  * fit while the arena is busy, gets pinned memory of its own, freed when it is released.
- * Pageable memory copies at 7-16 GB/s on the H200 machine and pinned memory at about 52 GB/s, and
- * only pinned memory lets the copy overlap with the host.
+ * Pinned memory copies several times faster than pageable memory (docs/gpu.md has the measured
+ * rates), and only pinned memory lets the copy overlap with the host.
  *
  * <p>Thread-safe. A staging buffer must be released only after the copy that uses it has
  * completed on the device (the GPU backend does so when the task's work completes).

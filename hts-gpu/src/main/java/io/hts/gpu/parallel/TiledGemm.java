@@ -32,8 +32,8 @@ import io.hts.gpu.memory.DeviceBuffer;
  * }</pre>
  *
  * <p>How many bands: enough that the first band's upload and the last band's download, which
- * cannot overlap, are small against the whole (8 for 8192² measured on the H200, see
- * docs/gpu.md); more bands than {@code hts.gpu.streams-per-device} wait for a free stream.
+ * cannot overlap, are small against the whole (docs/gpu.md has the measured choice for 8192²);
+ * more bands than {@code hts.gpu.streams-per-device} wait for a free stream.
  *
  * <p>On a host with several GPUs ({@code MultiGpuBackend}), {@link #devices(int...)} splits the
  * rows into one share per device (data parallel): each device uploads its own B and runs its
