@@ -77,6 +77,7 @@ final class ExecutionPlan {
         CostModel.Cell[] cells = null;
         List<String> gpuOnly = new ArrayList<>();
         FaultTolerance.Resolution resolution = faults.resolution();
+        int urgentRoots = 0;
         for (int i = 0; i < n; i++) {
             Task<?> task = graph.task(i);
             int f = 0;
@@ -93,6 +94,9 @@ final class ExecutionPlan {
             }
             if (task.priority() > 0) {
                 f |= URGENT;
+                if (graph.topology().inDegree(i) == 0) {
+                    urgentRoots = Math.max(urgentRoots, task.priority());
+                }
             }
             if (!task.isBarrier()) {
                 Retry retry = cpu ? resolution.retryFor(task, Device.CPU) : null;
@@ -168,11 +172,7 @@ final class ExecutionPlan {
         this.anyRetry = r != null || rg != null;
         boolean chained = false;
         GraphTopology topology = graph.topology();
-        int urgent = 0;
-        for (int k = 0; k < topology.rootCount(); k++) {
-            urgent = Math.max(urgent, graph.task(topology.root(k)).priority());
-        }
-        this.urgentRootPriority = urgent;
+        this.urgentRootPriority = urgentRoots;
         for (int i = 0; i < n && gpuBackend; i++) {
             if (!gpuOnly(i) || has(i, TIMED | RESOURCES | RETRY) || topology.inDegree(i) == 0) {
                 continue;

@@ -31,15 +31,23 @@ final class RootSeeder extends PoolTask {
         this.to = to;
     }
 
-    /** Seeds all of a run's roots: through the priority lane when one of them is urgent. */
+    /** Seeds all of a run's roots. */
     static void seed(GraphRun run) {
-        RootSeeder all = new RootSeeder(run, 0, run.topology.rootCount());
+        queue(new RootSeeder(run, 0, run.topology.rootCount()));
+    }
+
+    /**
+     * Queues a seeder: in the priority lane when a root is urgent; else on the calling worker's
+     * deque (for thieves), or in the shared queue from outside the pool.
+     */
+    private static void queue(RootSeeder seeder) {
+        GraphRun run = seeder.run;
         int urgent = run.plan.urgentRootPriority;
         if (urgent > 0) {
-            run.pool.submitPriority(all, urgent, 0);
+            run.pool.submitPriority(seeder, urgent, 0);
         }
         else {
-            run.pool.submit(all);
+            run.pool.submit(seeder);
         }
     }
 
@@ -49,14 +57,7 @@ final class RootSeeder extends PoolTask {
         int hi = to;
         while (hi - lo > LEAF) {
             int mid = (lo + hi) >>> 1;
-            RootSeeder upper = new RootSeeder(run, mid, hi);
-            int urgent = run.plan.urgentRootPriority;
-            if (urgent > 0) {
-                run.pool.submitPriority(upper, urgent, 0);
-            }
-            else {
-                worker.push(upper);
-            }
+            queue(new RootSeeder(run, mid, hi));
             hi = mid;
         }
         for (int k = hi - 1; k > lo; k--) { // pushed from the top down: this worker pops them in order

@@ -46,6 +46,7 @@ import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.RunOptions;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.run.SchedulerBuilder;
+import io.hts.engine.support.Blocking;
 import io.hts.engine.support.Ended;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -1695,10 +1696,7 @@ class RootSeedingAttackTests {
             });
             for (int i = 1; i < chain; i++) {
                 prev = a.task("a" + i).after(prev).cpu(ctx -> {
-                    long until = System.nanoTime() + 20_000;
-                    while (System.nanoTime() < until) {
-                        Thread.onSpinWait();
-                    }
+                    Blocking.busyFor(Duration.ofNanos(20_000));
                     return step.incrementAndGet();
                 });
             }

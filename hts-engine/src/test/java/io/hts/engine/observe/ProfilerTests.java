@@ -14,6 +14,7 @@ import io.hts.engine.graph.TaskGroup;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
+import io.hts.engine.support.Blocking;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -35,11 +36,11 @@ class ProfilerTests {
         Task<Integer> slow1 = g.task("slow1").after(a).cpu(ctx -> {
             slow1Started.countDown();
             fastEnded.await(10, TimeUnit.SECONDS);
-            work(30);
+            Blocking.busyFor(Duration.ofMillis(30));
             return 2;
         });
         Task<Integer> slow2 = g.task("slow2").after(slow1).cpu(ctx -> {
-            work(30);
+            Blocking.busyFor(Duration.ofMillis(30));
             return 3;
         });
         Task<Integer> fast = g.task("fast").after(a).cpu(ctx -> {
@@ -51,13 +52,6 @@ class ProfilerTests {
         return g;
     }
 
-    /** Busy for {@code ms} milliseconds (CPU work, not a sleep). */
-    private static void work(long ms) {
-        long until = System.nanoTime() + ms * 1_000_000;
-        while (System.nanoTime() < until) {
-            Thread.onSpinWait();
-        }
-    }
 
     /**
      * A busy worker takes the end of one task as the start of the next (one clock read per task):
@@ -131,7 +125,7 @@ class ProfilerTests {
         Task<Integer> a = g.task("a").cpu(ctx -> 1);
         for (String name : new String[] {"b", "c"}) {
             g.task(name).after(a).cpu(ctx -> {
-                work(3); // busy, not asleep: the only worker is taken
+                Blocking.busyFor(Duration.ofMillis(3)); // busy, not asleep: the only worker is taken
                 return 2;
             });
         }
@@ -155,7 +149,7 @@ class ProfilerTests {
         try (Scheduler s = Scheduler.builder().threads(2).retainedRuns(3).build()) {
             TaskGraph g = TaskGraph.named("stats");
             TaskGroup<Integer> shards = g.group("shard", 10, (i, t) -> t.cpu(ctx -> {
-                work(i + 1); // shard i: at least i + 1 ms
+                Blocking.busyFor(Duration.ofMillis(i + 1)); // shard i: at least i + 1 ms
                 return i;
             }));
             g.task("merge").after(shards).cpu(ctx -> 0);

@@ -22,6 +22,7 @@ import io.hts.engine.policy.SchedulingPolicy;
 import io.hts.engine.policy.ShortestJobFirstPolicy;
 import io.hts.engine.policy.SystemStatus;
 import io.hts.engine.policy.TaskInfo;
+import io.hts.engine.support.Blocking;
 import io.hts.engine.support.FakeGpuBackend;
 import io.hts.engine.support.RecordingListener;
 import org.junit.jupiter.api.Test;
@@ -137,10 +138,7 @@ class HeterogeneousSchedulingTests {
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
             TaskGraph g = TaskGraph.named("learn");
             g.group("op", 30, (i, t) -> t.bodies(ctx -> {
-                long until = System.nanoTime() + 3_000_000; // 3 ms of CPU work
-                while (System.nanoTime() < until) {
-                    Thread.onSpinWait();
-                }
+                Blocking.busyFor(Duration.ofMillis(3));
                 return i;
             }, ctx -> i));
             // The first run may place every task on the CPU (both costs unknown, more free

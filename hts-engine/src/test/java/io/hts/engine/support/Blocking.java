@@ -33,4 +33,12 @@ public final class Blocking {
             throw new InterruptedException("the body's thread was interrupted");
         }
     }
+
+    /** Keeps this thread busy (CPU work, not a sleep) for at least {@code time}: a body's measurable work. */
+    public static void busyFor(Duration time) {
+        long until = System.nanoTime() + time.toNanos();
+        while (System.nanoTime() < until) {
+            Thread.onSpinWait();
+        }
+    }
 }
