@@ -94,7 +94,7 @@ final class HtsSchedulerLifecycle implements SmartLifecycle {
         StringBuilder sb = new StringBuilder();
         for (int k = 0; k < runs.size() && k < 5; k++) {
             GraphRun r = runs.get(k);
-            sb.append(k == 0 ? "" : ", ").append("run ").append(r.id()).append(" of graph '").append(r.graph().name())
+            sb.append(k == 0 ? "" : ", ").append("run ").append(r.runId()).append(" of graph '").append(r.graph().name())
                     .append('\'');
         }
         if (runs.size() > 5) {

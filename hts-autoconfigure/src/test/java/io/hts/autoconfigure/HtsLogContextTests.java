@@ -47,7 +47,7 @@ class HtsLogContextTests {
         @Bean
         TaskListener afterBody() {
             return e -> {
-                if (e.type() == EventType.TASK_SUCCEEDED && "parent".equals(e.task())) {
+                if (e.type() == EventType.TASK_SUCCEEDED && "parent".equals(e.taskName())) {
                     AFTER_BODY.add(keys()); // on the worker, just after the body: nothing of it is left
                 }
             };
@@ -76,7 +76,7 @@ class HtsLogContextTests {
                 return 3;
             });
             GraphRun run = s.execute(outer);
-            String id = Long.toString(run.id());
+            String id = Long.toString(run.runId());
             assertThat(seen.get("parent-before")).isEqualTo(id + "/outer/parent");
             assertThat(seen.get("leaf")).endsWith("/inner/leaf").doesNotStartWith(id + "/");
             assertThat(seen.get("parent-after")).as("given back after the nested run").isEqualTo(id + "/outer/parent");

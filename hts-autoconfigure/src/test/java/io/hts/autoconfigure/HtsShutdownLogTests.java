@@ -39,7 +39,7 @@ class HtsShutdownLogTests {
                 });
         assertThat(output).contains("HTS: 1 run still going 1s into the shutdown"
                 + " (spring.lifecycle.timeout-per-shutdown-phase=2s, less 1s kept to cancel what is left and let the"
-                + " threads end); cancelled, their task states recorded: run " + run[0].id() + " of graph 'stuck'");
+                + " threads end); cancelled, their task states recorded: run " + run[0].runId() + " of graph 'stuck'");
     }
 
     @Test

@@ -129,13 +129,13 @@ class ObservabilityAttackTests {
         @Test
         void profilerLimitThatIsNotANumberGetsHtsProblemBody() throws Exception {
             GraphRun run = failedRun();
-            problem(get(port, "/actuator/htsprofiler/" + run.id() + "?limit=abc"), 400, "limit", "abc");
+            problem(get(port, "/actuator/htsprofiler/" + run.runId() + "?limit=abc"), 400, "limit", "abc");
         }
 
         @Test
         void profilerOffsetBeyondAnIntGetsHtsProblemBody() throws Exception {
             GraphRun run = failedRun();
-            problem(get(port, "/actuator/htsprofiler/" + run.id() + "?offset=3000000000"), 400, "offset", "3000000000");
+            problem(get(port, "/actuator/htsprofiler/" + run.runId() + "?offset=3000000000"), 400, "offset", "3000000000");
         }
 
         @Test
@@ -148,22 +148,22 @@ class ObservabilityAttackTests {
         @Test
         void profilerPagesHoldAtTheEdges() throws Exception {
             GraphRun run = failedRun();
-            Answer last = get(port, "/actuator/htsprofiler/" + run.id() + "?offset=2&limit=10000");
+            Answer last = get(port, "/actuator/htsprofiler/" + run.runId() + "?offset=2&limit=10000");
             assertThat(last.status()).isEqualTo(200);
             JsonNode list = last.json().path("taskList");
             assertThat(list.path("total").asInt()).isEqualTo(3);
             assertThat(list.path("tasks").size()).isEqualTo(1);
             assertThat(list.path("tasks").get(0).path("task").asString()).isEqualTo("child");
             assertThat(list.path("tasks").get(0).path("cause").asString()).contains("boom");
-            Answer beyond = get(port, "/actuator/htsprofiler/" + run.id() + "?offset=2147483647&limit=10000");
+            Answer beyond = get(port, "/actuator/htsprofiler/" + run.runId() + "?offset=2147483647&limit=10000");
             assertThat(beyond.status()).isEqualTo(200);
             assertThat(beyond.json().path("taskList").path("tasks").size()).isZero();
             JsonNode states = last.json().path("taskStates");
             assertThat(states.path("FAILED").asInt()).isEqualTo(1);
             assertThat(states.path("CANCELLED").asInt()).isEqualTo(1);
             assertThat(states.path("SUCCEEDED").asInt()).isEqualTo(1);
-            problem(get(port, "/actuator/htsprofiler/" + run.id() + "?limit=10001"), 400, "limit", "10001");
-            problem(get(port, "/actuator/htsprofiler/" + run.id() + "?offset=-1"), 400, "offset", "-1");
+            problem(get(port, "/actuator/htsprofiler/" + run.runId() + "?limit=10001"), 400, "limit", "10001");
+            problem(get(port, "/actuator/htsprofiler/" + run.runId() + "?offset=-1"), 400, "offset", "-1");
             Answer unknown = get(port, "/actuator/htsprofiler/-5");
             assertThat(unknown.status()).isEqualTo(404);
             assertThat(unknown.json().path("detail").asString("")).contains("-5");
@@ -171,7 +171,7 @@ class ObservabilityAttackTests {
 
         @Test
         void eventsRunThatIsNotANumberGetsHtsProblemBody() throws Exception {
-            problem(get(port, "/actuator/htsevents?run=abc"), 400, "run", "abc");
+            problem(get(port, "/actuator/htsevents?runId=abc"), 400, "runId", "abc");
         }
 
         @Test
@@ -188,7 +188,7 @@ class ObservabilityAttackTests {
 
         @Test
         void streamRunThatIsNotANumberGetsHtsProblemBody() throws Exception {
-            problem(get(port, "/actuator/htsevents/stream?run=abc"), 400, "run", "abc");
+            problem(get(port, "/actuator/htsevents/stream?runId=abc"), 400, "runId", "abc");
         }
 
         @Test
@@ -532,6 +532,6 @@ class ObservabilityAttackTests {
                     assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
                 });
         assertThat(output).contains("spring.lifecycle.timeout-per-shutdown-phase=700ms, less 350ms kept")
-                .contains("run " + run[0].id() + " of graph 'stuck700'");
+                .contains("run " + run[0].runId() + " of graph 'stuck700'");
     }
 }

@@ -123,9 +123,9 @@ class ScopeObservationAttackTests {
                 @Override
                 public void onEvent(TaskEvent e) {
                     // a task's own keys in an event about that task: what its body set is still there
-                    if (e.task() != null && e.task().equals(MDC.get("hts.task"))
+                    if (e.taskName() != null && e.taskName().equals(MDC.get("hts.task"))
                             && Long.toString(e.runId()).equals(MDC.get("hts.run"))) {
-                        LISTENER_MDC.add(e.type() + " " + e.task() + " saw " + keys() + " on "
+                        LISTENER_MDC.add(e.type() + " " + e.taskName() + " saw " + keys() + " on "
                                 + Thread.currentThread().getName());
                     }
                 }
@@ -334,15 +334,15 @@ class ScopeObservationAttackTests {
             GraphRun run = s.execute(g);
             HttpClient client = HttpClient.newHttpClient();
             HttpResponse<byte[]> trace = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port(context)
-                    + "/actuator/htsprofiler/" + run.id() + "?format=trace")).build(), HttpResponse.BodyHandlers.ofByteArray());
+                    + "/actuator/htsprofiler/" + run.runId() + "?format=trace")).build(), HttpResponse.BodyHandlers.ofByteArray());
             assertThat(trace.statusCode()).isEqualTo(200);
             assertThat(trace.headers().firstValue("Content-Type").orElse("")).startsWith("application/json");
-            byte[] expected = s.profiler().run(run.id()).orElseThrow().toChromeTrace()
+            byte[] expected = s.profiler().run(run.runId()).orElseThrow().toChromeTrace()
                     .getBytes(java.nio.charset.StandardCharsets.UTF_8);
             assertThat(trace.body()).isEqualTo(expected);
             new tools.jackson.databind.json.JsonMapper().readTree(trace.body());
             HttpResponse<String> dot = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port(context)
-                    + "/actuator/htsprofiler/" + run.id() + "?format=dot")).build(), HttpResponse.BodyHandlers.ofString());
+                    + "/actuator/htsprofiler/" + run.runId() + "?format=dot")).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(dot.statusCode()).isEqualTo(200);
             assertThat(dot.headers().firstValue("Content-Type").orElse("")).startsWith("text/vnd.graphviz");
         }

@@ -35,6 +35,6 @@ public class SampleController {
                     + scheduler.registeredGraphs().keySet());
         }
         GraphRun run = scheduler.submit(g);
-        return Map.of("runId", run.id(), "graph", graph);
+        return Map.of("runId", run.runId(), "graph", graph);
     }
 }

@@ -76,7 +76,7 @@ public class SampleJobs implements ApplicationRunner {
                         100 * p.workerTime().schedulerShare(), 100 * p.workerTime().shapeShare()))
                 .append("\n  result: ").append(result);
         for (TaskTiming t : p.slowest(3)) {
-            out.append("\n  slow: ").append(t.name()).append(" on ").append(t.device() == null ? "-" : t.device().id())
+            out.append("\n  slow: ").append(t.taskName()).append(" on ").append(t.device() == null ? "-" : t.device().id())
                     .append(" ").append(millis(Duration.ofNanos(t.durationNanos())));
         }
         return out.toString();

@@ -75,7 +75,7 @@ final class EndpointProblems {
 
     /**
      * A whole-number parameter, read here rather than by the web layer (whose refusal of
-     * {@code ?run=abc} would be a bare 400).
+     * {@code ?runId=abc} would be a bare 400).
      *
      * @return the number, or {@code null} when the parameter is absent
      * @throws Bad when it is not a whole number from {@code min} to {@code max}

@@ -117,7 +117,7 @@ public class HtsEndpoint {
         List<Map<String, Object>> runs = new ArrayList<>();
         for (GraphRun r : scheduler.activeRuns()) {
             Map<String, Object> m = new LinkedHashMap<>(); // one key order, one name for the run id (runId)
-            m.put("runId", r.id());
+            m.put("runId", r.runId());
             m.put("graph", r.graph().name());
             m.put("status", r.status().name());
             m.put("pendingTasks", r.pendingTasks());

@@ -17,7 +17,7 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 /**
  * {@code GET /actuator/htsevents/stream}: the scheduler's events as they happen, as server-sent
  * events (event name: the type, id: the sequence number, data: the JSON of {@code htsevents}).
- * Filters as {@code htsevents}: {@code run}, {@code task}, {@code type}; {@code routine=true} adds
+ * Filters as {@code htsevents}: {@code runId}, {@code task}, {@code type}; {@code routine=true} adds
  * the routine events every successful task produces (ready, started, succeeded), which cost the
  * scheduler a little per task while someone listens (asking for a routine {@code type} implies it). On the management context, present when {@code htsevents} is exposed.
  */
@@ -38,7 +38,7 @@ public class HtsEventStreamController {
     /**
      * Opens a stream.
      *
-     * @param run only events of this run
+     * @param runId only events of this run
      * @param task only events of this task (by name)
      * @param type only events of this type
      * @param routine also the routine events
@@ -49,14 +49,14 @@ public class HtsEventStreamController {
      */
     @GetMapping(path = "${management.endpoints.web.base-path:/actuator}/htsevents/stream",
             produces = MediaType.TEXT_EVENT_STREAM_VALUE)
-    public Object stream(@RequestParam(required = false) @Nullable String run,
+    public Object stream(@RequestParam(required = false) @Nullable String runId,
             @RequestParam(required = false) @Nullable String task, @RequestParam(required = false) @Nullable String type,
             @RequestParam(defaultValue = "false") boolean routine,
             @RequestHeader(name = "Last-Event-ID", required = false) @Nullable String lastEventId) throws IOException {
-        Long runId;
+        Long run;
         Long resumeAfter;
         try {
-            runId = EndpointProblems.number("run", run, Long.MIN_VALUE, Long.MAX_VALUE, "a run id (a whole number)");
+            run = EndpointProblems.number("runId", runId, Long.MIN_VALUE, Long.MAX_VALUE, "a run id (a whole number)");
             resumeAfter = EndpointProblems.number("Last-Event-ID", lastEventId, -1, Long.MAX_VALUE,
                     "the id of the last event received (a sequence number)");
         }
@@ -67,7 +67,7 @@ public class HtsEventStreamController {
         if (type != null && wanted == null) {
             return answer(HtsEventsEndpoint.unknownType(type));
         }
-        return stream.subscribe(HtsEventsEndpoint.filter(runId, task, wanted),
+        return stream.subscribe(HtsEventsEndpoint.filter(run, task, wanted),
                 routine || (wanted != null && wanted.isRoutine()), resumeAfter);
     }
 

@@ -20,7 +20,7 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 /**
  * {@code /actuator/htsevents}: the scheduler's recent task events from its ring buffer, oldest
  * first, read-only. {@code after} is a cursor (the {@code next} of the previous answer: only later
- * events come back); {@code run}, {@code task} and {@code type} filter; {@code limit} caps the
+ * events come back); {@code runId}, {@code task} and {@code type} filter; {@code limit} caps the
  * answer (default 200, at most 10,000).
  */
 @Endpoint(id = "htsevents", defaultAccess = Access.READ_ONLY)
@@ -49,7 +49,7 @@ public class HtsEventsEndpoint {
      * @return the filter
      */
     static Predicate<TaskEvent> filter(@Nullable Long run, @Nullable String task, @Nullable EventType type) {
-        return e -> (run == null || e.runId() == run) && (task == null || task.equals(e.task()))
+        return e -> (run == null || e.runId() == run) && (task == null || task.equals(e.taskName()))
                 && (type == null || e.type() == type);
     }
 
@@ -86,9 +86,9 @@ public class HtsEventsEndpoint {
         m.put("time", e.time().toString());
         m.put("type", e.type().name());
         m.put("runId", e.runId());
-        m.put("graph", e.graph());
-        if (e.task() != null) {
-            m.put("task", e.task());
+        m.put("graph", e.graphName());
+        if (e.taskName() != null) {
+            m.put("task", e.taskName());
         }
         if (e.device() != null) {
             m.put("device", e.device().id());
@@ -110,7 +110,7 @@ public class HtsEventsEndpoint {
      * The events after a cursor, filtered.
      *
      * @param after only events with a larger sequence number (default: from the oldest kept)
-     * @param run only events of this run
+     * @param runId only events of this run
      * @param task only events of this task (by name)
      * @param type only events of this type (e.g. {@code TASK_FAILED}, case-insensitive)
      * @param limit at most this many events
@@ -118,12 +118,12 @@ public class HtsEventsEndpoint {
      *     naming the accepted types for an unknown {@code type}
      */
     @ReadOperation
-    public Object events(@Nullable String after, @Nullable String run, @Nullable String task, @Nullable String type,
+    public Object events(@Nullable String after, @Nullable String runId, @Nullable String task, @Nullable String type,
             @Nullable String limit) {
         try {
             return events(EndpointProblems.number("after", after, -1, Long.MAX_VALUE, "a sequence number (the next of"
                     + " the previous answer), or none for the oldest kept"),
-                    EndpointProblems.number("run", run, Long.MIN_VALUE, Long.MAX_VALUE, "a run id (a whole number)"), task,
+                    EndpointProblems.number("runId", runId, Long.MIN_VALUE, Long.MAX_VALUE, "a run id (a whole number)"), task,
                     type, EndpointProblems.number("limit", limit, 1, MAX_LIMIT, "a whole number from 1 to " + MAX_LIMIT));
         }
         catch (EndpointProblems.Bad bad) {

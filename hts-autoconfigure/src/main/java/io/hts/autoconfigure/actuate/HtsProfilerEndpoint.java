@@ -60,8 +60,8 @@ public class HtsProfilerEndpoint {
         for (Profiler.SlowTask t : profiler.slowestTasks(10)) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("runId", t.runId());
-            m.put("graph", t.graph());
-            m.put("task", t.timing().name());
+            m.put("graph", t.graphName());
+            m.put("task", t.timing().taskName());
             m.put("millis", millis(t.timing().durationNanos()));
             slowest.add(m);
         }
@@ -130,7 +130,7 @@ public class HtsProfilerEndpoint {
             List<Map<String, Object>> tasks = new ArrayList<>();
             for (TaskTiming t : p.slowest(20)) {
                 Map<String, Object> m = new LinkedHashMap<>();
-                m.put("task", t.name());
+                m.put("task", t.taskName());
                 m.put("state", t.state().name());
                 if (t.device() != null) {
                     m.put("device", t.device().id());
@@ -173,7 +173,7 @@ public class HtsProfilerEndpoint {
         for (int i = from; i < all.size() && i < (long) from + max; i++) {
             TaskTiming t = all.get(i);
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("task", t.name());
+            m.put("task", t.taskName());
             m.put("state", t.state().name());
             m.put("attempts", t.attempts());
             if (t.device() != null) {
@@ -206,7 +206,7 @@ public class HtsProfilerEndpoint {
         m.put("submitted", p.submitted().toString()); // ISO-8601, as every instant here
         m.put("finished", p.submitted().plus(p.makespan()).toString());
         m.put("policy", p.policy());
-        m.put("tasks", p.graph().size());
+        m.put("tasks", p.topology().size());
         m.put("makespanMillis", millis(p.makespan()));
         if (p.hasTimings()) {
             m.put("totalWorkMillis", millis(p.totalWork()));

@@ -81,8 +81,8 @@ public final class HtsRunObservations implements TaskListener, TaskScope {
     public void onEvent(TaskEvent event) {
         EventType type = event.type();
         if (type == EventType.RUN_SUBMITTED) {
-            Observation o = Observation.createNotStarted(NAME, registry).contextualName("hts " + event.graph())
-                    .lowCardinalityKeyValue("graph", event.graph())
+            Observation o = Observation.createNotStarted(NAME, registry).contextualName("hts " + event.graphName())
+                    .lowCardinalityKeyValue("graph", event.graphName())
                     .highCardinalityKeyValue("run.id", Long.toString(event.runId()));
             open.put(event.runId(), o.start());
         }

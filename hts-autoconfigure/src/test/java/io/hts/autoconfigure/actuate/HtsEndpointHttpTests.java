@@ -91,13 +91,13 @@ class HtsEndpointHttpTests {
 
         @Test
         void recentEventsComeWithACursorAndFilters() throws Exception {
-            long runId = scheduler.execute(scheduler.registeredGraphs().get("features")).id();
+            long runId = scheduler.execute(scheduler.registeredGraphs().get("features")).runId();
             int[] status = new int[1];
             JsonNode all = get(port, "/actuator/htsevents", status);
             assertThat(status[0]).isEqualTo(200);
             assertThat(all.get("capacity").asInt()).isEqualTo(10_000);
             assertThat(all.get("events").isArray()).isTrue();
-            JsonNode finished = get(port, "/actuator/htsevents?run=" + runId + "&type=run_succeeded", status);
+            JsonNode finished = get(port, "/actuator/htsevents?runId=" + runId + "&type=run_succeeded", status);
             assertThat(finished.get("events")).hasSize(1);
             assertThat(finished.get("events").get(0).has("worker")).as("no -1 sentinel for a run's event").isFalse();
             assertThat(finished.get("events").get(0).get("graph").asText()).isEqualTo("features");
@@ -129,7 +129,7 @@ class HtsEndpointHttpTests {
                     while (!lines.next().equals(":subscribed")) {
                         // the stream is open once its first comment arrives
                     }
-                    long runId = scheduler.submit(scheduler.registeredGraphs().get("features")).id();
+                    long runId = scheduler.submit(scheduler.registeredGraphs().get("features")).runId();
                     String line;
                     do {
                         line = lines.next();
@@ -150,7 +150,7 @@ class HtsEndpointHttpTests {
 
         @Test
         void theProfilerShowsRunsStatisticsAndOneRunsTrace() throws Exception {
-            long runId = scheduler.execute(scheduler.registeredGraphs().get("features")).id();
+            long runId = scheduler.execute(scheduler.registeredGraphs().get("features")).runId();
             int[] status = new int[1];
             JsonNode summary = get(port, "/actuator/htsprofiler", status);
             assertThat(status[0]).isEqualTo(200);
@@ -186,7 +186,7 @@ class HtsEndpointHttpTests {
             org.assertj.core.api.Assertions.assertThatThrownBy(failed::await)
                     .isInstanceOf(io.hts.engine.run.GraphRunException.class);
             int[] status = new int[1];
-            JsonNode run = get(port, "/actuator/htsprofiler/" + failed.id(), status);
+            JsonNode run = get(port, "/actuator/htsprofiler/" + failed.runId(), status);
             assertThat(status[0]).isEqualTo(200);
             assertThat(run.get("status").asText()).isEqualTo("FAILED");
             assertThat(run.get("taskStates").get("SUCCEEDED").asInt()).isEqualTo(1);
@@ -203,9 +203,9 @@ class HtsEndpointHttpTests {
             assertThat(byName.get("grandchild").get("cause").asText()).contains("boom");
             assertThat(byName.get("grandchild").has("durationMillis")).isFalse();
             assertThat(byName.get("prepare").has("cause")).isFalse();
-            JsonNode page = get(port, "/actuator/htsprofiler/" + failed.id() + "?offset=3&limit=2", status);
+            JsonNode page = get(port, "/actuator/htsprofiler/" + failed.runId() + "?offset=3&limit=2", status);
             assertThat(page.get("taskList").get("tasks")).hasSize(1);
-            assertThat(errorBody(port, "/actuator/htsprofiler/" + failed.id() + "?limit=0", 400)).as("a limit below 1")
+            assertThat(errorBody(port, "/actuator/htsprofiler/" + failed.runId() + "?limit=0", 400)).as("a limit below 1")
                     .contains("\"parameter\":\"limit\"", "a whole number from 1 to 10000");
         }
 
@@ -307,7 +307,7 @@ class HtsEndpointHttpTests {
             });
             io.hts.engine.run.GraphRun run = scheduler.submit(g);
             assertThat(started.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-            assertThat(post(port, "/actuator/hts", "{\"cancelRun\":" + run.id() + "}")).isEqualTo(200);
+            assertThat(post(port, "/actuator/hts", "{\"cancelRun\":" + run.runId() + "}")).isEqualTo(200);
             org.awaitility.Awaitility.await().until(run::isDone);
             assertThat(run.status().name()).isEqualTo("CANCELLED");
         }

@@ -58,7 +58,7 @@ class HtsEventStreamLifecycleTests {
             long before = scheduler.events().log().events(-1, Integer.MAX_VALUE, e -> true).stream()
                     .mapToLong(e -> e.sequence()).max().orElse(0);
             GraphRun run = scheduler.execute(scheduler.registeredGraphs().get("features")); // missed while away
-            HttpResponse<Stream<String>> response = open(port(context), "?run=" + run.id(), Long.toString(before));
+            HttpResponse<Stream<String>> response = open(port(context), "?runId=" + run.runId(), Long.toString(before));
             try (Stream<String> body = response.body()) {
                 Iterator<String> lines = body.iterator();
                 List<String> seen = new ArrayList<>();

@@ -158,7 +158,7 @@ class TaskMetricsAttackTests {
         TaskListener slowFirst = new TaskListener() {
             @Override
             public void onEvent(TaskEvent event) {
-                if (event.type() == EventType.RUN_SUCCEEDED && event.graph().equals("first")) {
+                if (event.type() == EventType.RUN_SUCCEEDED && event.graphName().equals("first")) {
                     try {
                         otherDone.await(20, TimeUnit.SECONDS);
                     }
@@ -182,7 +182,7 @@ class TaskMetricsAttackTests {
             second.task("b").cpu(ctx -> 2);
             GraphRun one = s.submit(first);
             // waits until 'first' is in its end (its profile kept, its listeners being called)
-            await().atMost(Duration.ofSeconds(20)).until(() -> s.profiler().run(one.id()).isPresent());
+            await().atMost(Duration.ofSeconds(20)).until(() -> s.profiler().run(one.runId()).isPresent());
             s.execute(second); // launched by this thread: its profile evicts first's (retained-runs=1)
             otherDone.countDown();
             one.await(Duration.ofSeconds(20));

@@ -34,7 +34,7 @@ class HtsObservationAutoConfigurationTests {
             Scheduler s = context.getBean(Scheduler.class);
             TaskGraph ok = TaskGraph.named("observed");
             ok.task("a").cpu(ctx -> 1);
-            long id = s.execute(ok).id();
+            long id = s.execute(ok).runId();
             TaskGraph bad = TaskGraph.named("broken");
             bad.task("boom").cpu(ctx -> {
                 throw new IllegalStateException("boom");
@@ -69,7 +69,7 @@ class HtsObservationAutoConfigurationTests {
                         + o.getContext().getHighCardinalityKeyValue("run.id").getValue());
                 return 1;
             });
-            long id = s.execute(g).id();
+            long id = s.execute(g).runId();
             assertThat(current).containsExactly("hts.graph.run " + id);
         });
         runner.withUserConfiguration(Observed.class).withPropertyValues("hts.observation.tasks=true").run(context -> {

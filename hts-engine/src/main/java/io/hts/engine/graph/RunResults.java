@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
 public interface RunResults {
 
     /** The run's id, unique within its scheduler. */
-    long id();
+    long runId();
 
     /** The run's status. */
     RunStatus status();

@@ -21,7 +21,7 @@ final class ChromeTraceExporter {
     }
 
     static String export(RunProfile profile) {
-        StringBuilder sb = new StringBuilder(256 + profile.graph().size() * 160);
+        StringBuilder sb = new StringBuilder(256 + profile.topology().size() * 160);
         try {
             write(profile, sb);
         }
@@ -109,7 +109,7 @@ final class ChromeTraceExporter {
             }
             comma(sb, first);
             sb.append("{\"name\":");
-            quote(sb, t.name());
+            quote(sb, t.taskName());
             sb.append(",\"cat\":\"").append(t.device() == null ? "task" : t.device().id()).append("\",\"ph\":\"X\"")
                     .append(",\"ts\":");
             micros(sb, t.startNanos());

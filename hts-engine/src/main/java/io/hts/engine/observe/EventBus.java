@@ -195,7 +195,7 @@ public final class EventBus {
         try {
             String what = listener == null ? "publishing an event" : "task listener " + describe(listener) + " on "
                     + (event == null ? "an event" : event.type() + " of run " + event.runId()
-                    + (event.task() != null ? " task '" + event.task() + "'" : ""));
+                    + (event.taskName() != null ? " task '" + event.taskName() + "'" : ""));
             if (n == 1) {
                 log.warn("{} threw {}; scheduling goes on (further failures at DEBUG)", what, ex.getClass().getName(),
                         ex);

@@ -108,17 +108,17 @@ public final class Profiler {
 
     /** A profile's own arrays, and its topology when no other kept profile shares it. */
     private long bytesAdded(RunProfile p) {
-        long topology = p.graph().estimatedBytes();
+        long topology = p.topology().estimatedBytes();
         long own = p.estimatedBytes() - topology;
-        return topologies.merge(p.graph(), 1, Integer::sum) == 1 ? own + topology : own;
+        return topologies.merge(p.topology(), 1, Integer::sum) == 1 ? own + topology : own;
     }
 
     private long bytesRemoved(RunProfile p) {
-        long topology = p.graph().estimatedBytes();
+        long topology = p.topology().estimatedBytes();
         long own = p.estimatedBytes() - topology;
-        int left = topologies.merge(p.graph(), -1, Integer::sum);
+        int left = topologies.merge(p.topology(), -1, Integer::sum);
         if (left == 0) {
-            topologies.remove(p.graph());
+            topologies.remove(p.topology());
             return own + topology;
         }
         return own;
@@ -251,9 +251,9 @@ public final class Profiler {
      * One of the slowest tasks.
      *
      * @param runId the run it belonged to
-     * @param graph the graph's name
+     * @param graphName the graph's name
      * @param timing its timing
      */
-    public record SlowTask(long runId, String graph, TaskTiming timing) {
+    public record SlowTask(long runId, String graphName, TaskTiming timing) {
     }
 }

@@ -108,7 +108,7 @@ public final class RunProfile {
     }
 
     /** The graph's topology: names and edges, without the tasks' bodies (a kept profile does not keep its graph alive). */
-    public GraphTopology graph() {
+    public GraphTopology topology() {
         return graph;
     }
 

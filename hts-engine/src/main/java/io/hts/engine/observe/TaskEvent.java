@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
  * @param time when it happened, wall clock
  * @param type what happened
  * @param runId the run
- * @param graph the graph's name
- * @param task the task's name, {@code null} for run events
+ * @param graphName the graph's name
+ * @param taskName the task's name, {@code null} for run events
  * @param taskIndex the task's index in its graph, -1 for run events
  * @param device the device, when known
  * @param worker the CPU worker or GPU stream, -1 when not applicable
@@ -23,16 +23,16 @@ import org.jspecify.annotations.Nullable;
  * @param decision the policy's decision, for {@link EventType#TASK_PLACED}
  * @param detail a human-readable note
  */
-public record TaskEvent(long sequence, long nanoTime, Instant time, EventType type, long runId, String graph,
-        @Nullable String task, int taskIndex, @Nullable Device device, int worker, int attempt,
+public record TaskEvent(long sequence, long nanoTime, Instant time, EventType type, long runId, String graphName,
+        @Nullable String taskName, int taskIndex, @Nullable Device device, int worker, int attempt,
         @Nullable Throwable error, @Nullable DeviceDecision decision, @Nullable String detail) {
 
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder().append('#').append(sequence).append(' ').append(type)
-                .append(" run=").append(runId).append(" graph=").append(graph);
-        if (task != null) {
-            sb.append(" task=").append(task);
+                .append(" run=").append(runId).append(" graph=").append(graphName);
+        if (taskName != null) {
+            sb.append(" task=").append(taskName);
         }
         if (device != null) {
             sb.append(" device=").append(device.id());

@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
  * One task of one run, as the profiler saw it. Times are nanoseconds from the run's submission.
  *
  * @param index the task's index in its graph
- * @param name the task's name
+ * @param taskName the task's name
  * @param statisticsName the name its statistics aggregate under
  * @param state its final (or current) state
  * @param device where its last attempt ran, {@code null} when it never started
@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * @param cause why it FAILED (its last attempt's failure) or was CANCELLED (the failure upstream,
  *     or the cancel), as text; {@code null} for any other state
  */
-public record TaskTiming(int index, String name, String statisticsName, TaskState state, @Nullable Device device,
+public record TaskTiming(int index, String taskName, String statisticsName, TaskState state, @Nullable Device device,
         int lane, int attempts, long readyNanos, long startNanos, long endNanos, @Nullable String cause) {
 
     /** Whether the task ran (at least its last attempt started and ended). */

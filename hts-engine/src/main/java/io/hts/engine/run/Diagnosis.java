@@ -13,14 +13,14 @@ import io.hts.engine.graph.TaskState;
  * frontier; CREATED tasks list the dependencies they still wait for.
  *
  * @param runId the run
- * @param graph the graph's name
+ * @param graphName the graph's name
  * @param status the run's status
  * @param elapsed time since submission
  * @param counts tasks per state
  * @param waiting every unfinished task
  * @param abandoned timed-out tasks whose bodies have not returned
  */
-public record Diagnosis(long runId, String graph, RunStatus status, Duration elapsed, Map<TaskState, Integer> counts,
+public record Diagnosis(long runId, String graphName, RunStatus status, Duration elapsed, Map<TaskState, Integer> counts,
         List<Waiting> waiting, List<String> abandoned) {
 
     private static final int SHOWN = 50;
@@ -28,12 +28,12 @@ public record Diagnosis(long runId, String graph, RunStatus status, Duration ela
     /**
      * One unfinished task.
      *
-     * @param task its name
+     * @param taskName its name
      * @param state its state
      * @param waitingOn for a CREATED task, its unfinished dependencies with their states
      * @param reason what it is doing or waiting for, in words
      */
-    public record Waiting(String task, TaskState state, List<String> waitingOn, String reason) {
+    public record Waiting(String taskName, TaskState state, List<String> waitingOn, String reason) {
     }
 
     /** The unfinished tasks that are not waiting for dependencies (READY, RUNNING, RETRYING). */
@@ -43,7 +43,7 @@ public record Diagnosis(long runId, String graph, RunStatus status, Duration ela
 
     @Override
     public String toString() {
-        StringBuilder sb = new StringBuilder("run ").append(runId).append(" of graph '").append(graph).append("' is ")
+        StringBuilder sb = new StringBuilder("run ").append(runId).append(" of graph '").append(graphName).append("' is ")
                 .append(status).append(" after ").append(io.hts.engine.observe.Elapsed.of(elapsed)).append("; tasks: ").append(counts);
         if (!abandoned.isEmpty()) {
             sb.append("\n  abandoned after time-out (body still running): ").append(abandoned);
@@ -53,7 +53,7 @@ public record Diagnosis(long runId, String graph, RunStatus status, Duration ela
             if (shown++ == SHOWN) {
                 break;
             }
-            sb.append("\n  ").append(w.task()).append(" [").append(w.state()).append("] ").append(w.reason());
+            sb.append("\n  ").append(w.taskName()).append(" [").append(w.state()).append("] ").append(w.reason());
         }
         for (Waiting w : waiting) {
             if (w.state() != TaskState.CREATED) {
@@ -62,7 +62,7 @@ public record Diagnosis(long runId, String graph, RunStatus status, Duration ela
             if (shown++ == SHOWN) {
                 break;
             }
-            sb.append("\n  ").append(w.task()).append(" [CREATED] ").append(w.reason()).append(": ")
+            sb.append("\n  ").append(w.taskName()).append(" [CREATED] ").append(w.reason()).append(": ")
                     .append(w.waitingOn());
         }
         if (waiting.size() > SHOWN) {

@@ -59,7 +59,7 @@ final class FailedRunLog {
         }
         catch (Throwable ex) { // a failure whose toString, message or stack throws: say so without it
             try {
-                log.warn("HTS run {} of graph '{}' ended {}; describing its failure threw {}", run.id(),
+                log.warn("HTS run {} of graph '{}' ended {}; describing its failure threw {}", run.runId(),
                         run.graph().name(), status, ex.getClass().getName());
             }
             catch (Throwable ignored) {
@@ -122,13 +122,13 @@ final class FailedRunLog {
             long skipped) {
         List<TaskFailure> failures = failure.failures();
         int size = run.graph().size();
-        StringBuilder sb = new StringBuilder("HTS run ").append(run.id()).append(" of graph '")
+        StringBuilder sb = new StringBuilder("HTS run ").append(run.runId()).append(" of graph '")
                 .append(run.graph().name()).append("' ").append(status == RunStatus.FAILED ? "failed" : "was cancelled")
                 .append(" after ").append(Duration.ofNanos(elapsedNanos).toMillis()).append(" ms; of its ").append(Elapsed.count(size, "task"))
                 .append(", ").append(failures.size()).append(" failed");
         for (int k = 0; k < failures.size() && k < MAX_NAMED; k++) {
             TaskFailure f = failures.get(k);
-            sb.append(k == 0 ? " (" : ", ").append('\'').append(f.task()).append("': ").append(TaskFailure.describe(f.error()));
+            sb.append(k == 0 ? " (" : ", ").append('\'').append(f.taskName()).append("': ").append(TaskFailure.describe(f.error()));
         }
         if (failures.size() > MAX_NAMED) {
             sb.append(", and ").append(failures.size() - MAX_NAMED).append(" more");

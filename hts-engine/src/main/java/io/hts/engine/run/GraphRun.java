@@ -101,7 +101,7 @@ public final class GraphRun implements RunResults {
 
     /** The run's id, unique within its scheduler. */
     @Override
-    public long id() {
+    public long runId() {
         return id;
     }
 

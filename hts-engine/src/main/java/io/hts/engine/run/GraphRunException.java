@@ -46,7 +46,7 @@ public class GraphRunException extends RuntimeException {
     }
 
     /** The graph's name. */
-    public String graph() {
+    public String graphName() {
         return graph;
     }
 

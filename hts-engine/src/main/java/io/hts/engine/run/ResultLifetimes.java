@@ -156,7 +156,7 @@ final class ResultLifetimes {
             UserCode.run(run.scheduler, r::release);
         }
         catch (Throwable ex) {
-            Propagation.warn("Releasing the result of task '" + run.topology.name(i) + "' in run " + run.id()
+            Propagation.warn("Releasing the result of task '" + run.topology.name(i) + "' in run " + run.runId()
                     + " failed", ex);
         }
     }

@@ -65,14 +65,14 @@ final class RunAdmission {
                         + "' was not accepted");
             }
             GraphRun run = create.apply(runIds.incrementAndGet());
-            active.put(run.id(), run);
+            active.put(run.runId(), run);
             return run;
         }
     }
 
     /** A run finished; after a shutdown the last one drains. */
     void finished(GraphRun run) {
-        active.remove(run.id());
+        active.remove(run.runId());
         if (state != RUNNING) {
             synchronized (lock) {
                 drainIfIdle();

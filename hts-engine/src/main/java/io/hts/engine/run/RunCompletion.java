@@ -116,7 +116,7 @@ final class RunCompletion {
                 cancelled.add(run.topology.name(i));
             }
         }
-        return new GraphRunException(run.id(), run.graph.name(), outcome, run.state.failures(), cancelled);
+        return new GraphRunException(run.runId(), run.graph.name(), outcome, run.state.failures(), cancelled);
     }
 
     // ================================================================== waiting
@@ -153,7 +153,7 @@ final class RunCompletion {
             throw rethrow(ex.getCause());
         }
         catch (TimeoutException ex) {
-            TimeoutException t = new TimeoutException("run " + run.id() + " of graph '" + run.graph.name()
+            TimeoutException t = new TimeoutException("run " + run.runId() + " of graph '" + run.graph.name()
                     + "' did not finish within " + Elapsed.of(timeout) + "; " + Elapsed.count(run.state.pending(), "task")
                     + " unfinished");
             t.initCause(ex);
@@ -233,7 +233,7 @@ final class RunCompletion {
     private void refuseDeviceThread() {
         DeviceBackend gpu = gpuOfThisRun();
         if (gpu != null && !ended.isDone() && gpu.isDeviceThread()) {
-            throw new IllegalStateException("run " + run.id() + " of graph '" + run.graph.name() + "' is awaited on the"
+            throw new IllegalStateException("run " + run.runId() + " of graph '" + run.graph.name() + "' is awaited on the"
                     + " thread that drives " + gpu.name() + " (in a GPU body or a completion action), which would wait"
                     + " for itself; enqueue the work in the body, or let successor tasks do it");
         }
@@ -255,7 +255,7 @@ final class RunCompletion {
 
     private static RuntimeException rethrow(@Nullable Throwable cause) {
         if (cause instanceof GraphRunException g) {
-            return new GraphRunException(g.runId(), g.graph(), g.status(), g.failures(), g.cancelled());
+            return new GraphRunException(g.runId(), g.graphName(), g.status(), g.failures(), g.cancelled());
         }
         if (cause instanceof RuntimeException r) {
             return r;

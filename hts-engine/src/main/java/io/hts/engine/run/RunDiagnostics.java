@@ -71,7 +71,7 @@ final class RunDiagnostics {
             }
             waiting.add(new Diagnosis.Waiting(topology.name(i), s, List.copyOf(on), why));
         }
-        return new Diagnosis(run.id(), topology.name(), run.status(),
+        return new Diagnosis(run.runId(), topology.name(), run.status(),
                 Duration.ofNanos(now - run.recorder.submitNanos), counts, waiting, run.abandoned());
     }
 }

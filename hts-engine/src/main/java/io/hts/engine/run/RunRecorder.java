@@ -89,7 +89,7 @@ final class RunRecorder {
             attempts[i] = e.attempt;
         }
         if (clock) {
-            long hint = w != null ? w.handOffNanos(run.id()) : 0;
+            long hint = w != null ? w.handOffNanos(run.runId()) : 0;
             long t0 = hint != 0 ? hint : System.nanoTime();
             e.startNanos = t0;
             if (start != null) {
@@ -106,7 +106,7 @@ final class RunRecorder {
     /** The body that ran on {@code w} returned at {@code t1}: the next task of this run may start there. */
     void taskEndedOn(Worker w, long t1) {
         if (clock) {
-            w.taskEndedAt(t1, run.id());
+            w.taskEndedAt(t1, run.runId());
         }
     }
 
@@ -149,7 +149,7 @@ final class RunRecorder {
             userCodeRuns();
             UserCode.enter(run.scheduler);
             try {
-                bus.publish(type, run.id(), topology.name(), i >= 0 ? topology.name(i) : null, i, device, lane, attempt,
+                bus.publish(type, run.runId(), topology.name(), i >= 0 ? topology.name(i) : null, i, device, lane, attempt,
                         error, decision, detail);
             }
             finally {
@@ -157,7 +157,7 @@ final class RunRecorder {
             }
         }
         else {
-            bus.publish(type, run.id(), topology.name(), i >= 0 ? topology.name(i) : null, i, device, lane, attempt,
+            bus.publish(type, run.runId(), topology.name(), i >= 0 ? topology.name(i) : null, i, device, lane, attempt,
                     error, decision, detail);
         }
     }
@@ -174,7 +174,7 @@ final class RunRecorder {
 
     /** The run's profile: final when {@code finish} is set, a snapshot while it runs. */
     RunProfile profile(RunStatus status, long finish) {
-        return new RunProfile(run.id(), topology, status, policy, submitted, submitNanos, finish,
+        return new RunProfile(run.runId(), topology, status, policy, submitted, submitNanos, finish,
                 run.pool.parallelism(), start, end, devices, lanes, attempts, run.deps.stateView(),
                 status == RunStatus.SUCCEEDED ? TaskCauses.NONE
                         : TaskCauses.collect(topology.size(), run::errorOf, TaskFailure::describe),

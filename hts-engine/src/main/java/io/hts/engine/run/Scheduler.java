@@ -169,7 +169,7 @@ public final class Scheduler implements AutoCloseable {
         if (events.wants(EventType.RUN_SUBMITTED)) {
             String detail = Elapsed.count(compiled.size(), "task") + ", " + Elapsed.count(compiled.edgeCount(), "edge")
                     + ", " + mode;
-            UserCode.run(this, () -> events.publish(EventType.RUN_SUBMITTED, run.id(), graph.name(), null, -1, null, -1, 0,
+            UserCode.run(this, () -> events.publish(EventType.RUN_SUBMITTED, run.runId(), graph.name(), null, -1, null, -1, 0,
                     null, null, detail));
         }
         run.start(callerWaits);

@@ -42,7 +42,7 @@ final class StallWatchdog {
             progress.keySet().removeIf(id -> scheduler.activeRun(id).isEmpty());
             for (GraphRun run : scheduler.activeRuns()) {
                 int pending = run.pendingTasks();
-                Progress p = progress.computeIfAbsent(run.id(), id -> new Progress(pending, now));
+                Progress p = progress.computeIfAbsent(run.runId(), id -> new Progress(pending, now));
                 if (p.pending != pending) {
                     p.pending = pending;
                     p.since = now;
@@ -51,13 +51,13 @@ final class StallWatchdog {
                 else if (!p.reported && now - p.since >= stallNanos && !run.isDone()) {
                     p.reported = true;
                     Diagnosis d = run.diagnose();
-                    log.warn("HTS run {} of graph '{}' has finished no task for {}:\n{}", run.id(), d.graph(),
+                    log.warn("HTS run {} of graph '{}' has finished no task for {}:\n{}", run.runId(), d.graphName(),
                             Duration.ofNanos(now - p.since), d);
                     var events = scheduler.events();
                     if (events.wants(EventType.RUN_STALLED)) {
                         String detail = "no task finished for " + Elapsed.of(Duration.ofNanos(now - p.since)) + "; "
                                 + Elapsed.count(d.frontier().size(), "task") + " ready, running or retrying";
-                        UserCode.run(scheduler, () -> events.publish(EventType.RUN_STALLED, run.id(), d.graph(), null,
+                        UserCode.run(scheduler, () -> events.publish(EventType.RUN_STALLED, run.runId(), d.graphName(), null,
                                 -1, null, -1, 0, null, null, detail));
                     }
                 }

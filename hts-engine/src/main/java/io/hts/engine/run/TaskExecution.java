@@ -250,7 +250,7 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
 
     @Override
     public long runId() {
-        return run.id();
+        return run.runId();
     }
 
     @Override
@@ -399,6 +399,6 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
 
     @Override
     public String toString() {
-        return "attempt " + attempt + " of task '" + taskName() + "' in run " + run.id();
+        return "attempt " + attempt + " of task '" + taskName() + "' in run " + run.runId();
     }
 }

@@ -3,16 +3,16 @@ package io.hts.engine.run;
 /**
  * A task that failed for good.
  *
- * @param task the task's name
+ * @param taskName the task's name
  * @param index its index in the graph
  * @param error the last attempt's failure
  * @param attempts the number of attempts made
  */
-public record TaskFailure(String task, int index, Throwable error, int attempts) {
+public record TaskFailure(String taskName, int index, Throwable error, int attempts) {
 
     @Override
     public String toString() {
-        return task + ": " + describe(error) + (attempts > 1 ? " (after " + attempts + " attempts)" : "");
+        return taskName + ": " + describe(error) + (attempts > 1 ? " (after " + attempts + " attempts)" : "");
     }
 
     /**

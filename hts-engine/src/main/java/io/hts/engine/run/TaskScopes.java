@@ -57,7 +57,7 @@ final class TaskScopes {
 
     private TaskScope.Scope openOne(TaskScope scope, GraphRun run, int i) {
         try {
-            TaskScope.Scope s = scope.open(run.id(), run.topology.name(), run.topology.name(i));
+            TaskScope.Scope s = scope.open(run.runId(), run.topology.name(), run.topology.name(i));
             return s != null ? s : TaskScope.Scope.NONE;
         }
         catch (Throwable ex) {

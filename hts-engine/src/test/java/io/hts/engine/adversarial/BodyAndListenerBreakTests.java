@@ -271,7 +271,7 @@ class BodyAndListenerBreakTests {
             ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
             TaskListener checker = e -> {
                 GraphRun r = current.get();
-                if (r == null || r.id() != e.runId()) {
+                if (r == null || r.runId() != e.runId()) {
                     return;
                 }
                 if (e.type() == EventType.RUN_SUCCEEDED || e.type() == EventType.RUN_FAILED

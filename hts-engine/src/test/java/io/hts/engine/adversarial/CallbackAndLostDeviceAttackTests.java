@@ -80,9 +80,9 @@ class CallbackAndLostDeviceAttackTests {
     /** A GPU-first scheduler on {@code b} that counts each task's final events in {@code finals}. */
     private static Scheduler countingFinals(ScriptedBackend b, Map<String, AtomicInteger> finals) {
         return Scheduler.builder().threads(2).gpuBackend(b).policy(new GpuFirstPolicy()).listener(e -> {
-            if (e.task() != null && (e.type() == EventType.TASK_FAILED || e.type() == EventType.TASK_SUCCEEDED
+            if (e.taskName() != null && (e.type() == EventType.TASK_FAILED || e.type() == EventType.TASK_SUCCEEDED
                     || e.type() == EventType.TASK_CANCELLED)) {
-                finals.computeIfAbsent(e.task(), k -> new AtomicInteger()).incrementAndGet();
+                finals.computeIfAbsent(e.taskName(), k -> new AtomicInteger()).incrementAndGet();
             }
         }).build();
     }

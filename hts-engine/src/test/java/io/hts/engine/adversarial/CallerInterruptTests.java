@@ -181,7 +181,7 @@ class CallerInterruptTests {
             if (Thread.currentThread() != caller.get() || e.type() != EventType.RUN_SUBMITTED) {
                 return;
             }
-            if (e.graph().equals("inner")) {
+            if (e.graphName().equals("inner")) {
                 Thread.currentThread().interrupt();
                 return;
             }

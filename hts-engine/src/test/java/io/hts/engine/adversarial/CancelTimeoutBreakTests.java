@@ -82,19 +82,19 @@ class CancelTimeoutBreakTests {
             ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
             Scheduler s = Scheduler.builder().threads(2).listener(e -> {
                 GraphRun r = current.get();
-                if (r != null && r.id() == e.runId() && "last".equals(e.task())
+                if (r != null && r.runId() == e.runId() && "last".equals(e.taskName())
                         && e.type() == EventType.TASK_SUCCEEDED) {
                     if (r.cancel()) {
                         trues.incrementAndGet();
                         r.future().whenComplete((x, ex) -> {
                             if (r.status() == RunStatus.SUCCEEDED) {
-                                problems.add("run " + r.id() + " SUCCEEDED after cancel() returned true");
+                                problems.add("run " + r.runId() + " SUCCEEDED after cancel() returned true");
                             }
                         });
                     }
                 }
-                if (r != null && r.id() == e.runId() && e.type() == EventType.RUN_SUCCEEDED && r.cancel()) {
-                    problems.add("cancel() returned true on RUN_SUCCEEDED of run " + r.id());
+                if (r != null && r.runId() == e.runId() && e.type() == EventType.RUN_SUCCEEDED && r.cancel()) {
+                    problems.add("cancel() returned true on RUN_SUCCEEDED of run " + r.runId());
                 }
             }).build();
             try {

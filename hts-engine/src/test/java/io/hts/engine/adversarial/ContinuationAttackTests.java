@@ -140,10 +140,10 @@ class ContinuationAttackTests {
                         d.toString();
                         for (Diagnosis.Waiting w : d.waiting()) {
                             if (w.state() == TaskState.RUNNING) {
-                                int ti = g.find(w.task()).orElseThrow().index();
+                                int ti = g.find(w.taskName()).orElseThrow().index();
                                 for (String dep : top.predecessorNames(ti)) {
                                     assertThat(run.state(g.find(dep).orElseThrow())).as("dependency of running %s",
-                                            w.task()).isEqualTo(TaskState.SUCCEEDED);
+                                            w.taskName()).isEqualTo(TaskState.SUCCEEDED);
                                 }
                             }
                         }
@@ -617,8 +617,8 @@ class ContinuationAttackTests {
                 int n = 2_000;
                 Map<String, List<EventType>> byTask = new java.util.concurrent.ConcurrentHashMap<>();
                 TaskListener all = e -> {
-                    if (e.task() != null) {
-                        byTask.computeIfAbsent(e.task(), k -> java.util.Collections.synchronizedList(new ArrayList<>()))
+                    if (e.taskName() != null) {
+                        byTask.computeIfAbsent(e.taskName(), k -> java.util.Collections.synchronizedList(new ArrayList<>()))
                                 .add(e.type());
                     }
                 };

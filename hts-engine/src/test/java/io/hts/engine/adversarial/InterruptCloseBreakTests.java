@@ -36,7 +36,7 @@ class InterruptCloseBreakTests {
     private void listenerInterruptAroundNestedWait(EventType at, int threads) throws Exception {
         AtomicBoolean armed = new AtomicBoolean(true);
         Scheduler s = Scheduler.builder().threads(threads).listener(ev -> {
-            if (ev.type() == at && ev.graph().equals("inner") && armed.get()) {
+            if (ev.type() == at && ev.graphName().equals("inner") && armed.get()) {
                 Thread.currentThread().interrupt();
             }
         }).build();
@@ -127,7 +127,7 @@ class InterruptCloseBreakTests {
             Scheduler s = Scheduler.builder().threads(2).listener(ev -> {
                 if (ev.type() == EventType.TASK_STARTED) {
                     GraphRun r = current.get();
-                    if (r != null && r.id() == ev.runId()) {
+                    if (r != null && r.runId() == ev.runId()) {
                         r.cancel();
                     }
                 }

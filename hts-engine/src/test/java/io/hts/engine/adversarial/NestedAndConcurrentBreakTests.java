@@ -245,7 +245,7 @@ class NestedAndConcurrentBreakTests {
                     GraphRunException ex = Checks.awaitEnd(r, Duration.ofSeconds(30));
                     Checks.assertConsistent(r);
                     if (r.status() == RunStatus.SUCCEEDED) {
-                        assertThat(r.result(sink)).isEqualTo(r.id());
+                        assertThat(r.result(sink)).isEqualTo(r.runId());
                     }
                     else {
                         assertThat(ex).isNotNull();

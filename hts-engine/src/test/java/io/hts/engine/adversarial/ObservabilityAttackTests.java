@@ -49,7 +49,7 @@ class ObservabilityAttackTests {
 
     /** How many FailedRunLog lines are about this run. */
     private int lines(GraphRun run) {
-        return err.count("HTS run " + run.id() + " of graph '" + run.graph().name() + "'");
+        return err.count("HTS run " + run.runId() + " of graph '" + run.graph().name() + "'");
     }
 
 
@@ -106,7 +106,7 @@ class ObservabilityAttackTests {
                 release.countDown();
                 Ended.run(run);
                 assertThat(run.status()).isNotEqualTo(RunStatus.SUCCEEDED);
-                assertThat(lines(run)).as("lines about run %s in:%n%s", run.id(), err.text()).isEqualTo(1);
+                assertThat(lines(run)).as("lines about run %s in:%n%s", run.runId(), err.text()).isEqualTo(1);
             }
         }
         finally {
@@ -132,7 +132,7 @@ class ObservabilityAttackTests {
                     run.cancel();
                 }
                 Ended.run(run);
-                assertThat(lines(run)).as("lines about run %s in:%n%s", run.id(), err.text()).isEqualTo(1);
+                assertThat(lines(run)).as("lines about run %s in:%n%s", run.runId(), err.text()).isEqualTo(1);
             }
         }
     }
@@ -330,7 +330,7 @@ class ObservabilityAttackTests {
         assertThat(cancelled).isNotEmpty();
         for (GraphRun r : runs) {
             if (r.status() != RunStatus.SUCCEEDED) {
-                assertThat(lines(r)).as("run %s %s in:%n%s", r.id(), r.status(), err.text()).isEqualTo(1);
+                assertThat(lines(r)).as("run %s %s in:%n%s", r.runId(), r.status(), err.text()).isEqualTo(1);
             }
         }
     }
@@ -362,12 +362,12 @@ class ObservabilityAttackTests {
             busy.forEach(Ended::run);
             assertThat(run.status()).isEqualTo(RunStatus.CANCELLED);
             assertThat(lines(run)).as(err.text()).isEqualTo(1);
-            assertThat(err.text()).contains("INFO io.hts.engine.run.FailedRunLog - HTS run " + run.id()
+            assertThat(err.text()).contains("INFO io.hts.engine.run.FailedRunLog - HTS run " + run.runId()
                     + " of graph 'never-started' was cancelled");
             RunProfile p = run.profile();
             assertThat(p.tasks()).hasSize(2).allSatisfy(t -> {
                 assertThat(t.state()).isEqualTo(TaskState.CANCELLED);
-                assertThat(t.cause()).as("cause of %s", t.name()).isNotNull().contains("cancelled");
+                assertThat(t.cause()).as("cause of %s", t.taskName()).isNotNull().contains("cancelled");
             });
         }
     }
@@ -378,7 +378,7 @@ class ObservabilityAttackTests {
             CountDownLatch firstFailed = new CountDownLatch(1);
             TaskGraph g = TaskGraph.named("two-fail");
             s.addListener(e -> {
-                if (e.type() == EventType.TASK_FAILED && "early".equals(e.task())) {
+                if (e.type() == EventType.TASK_FAILED && "early".equals(e.taskName())) {
                     firstFailed.countDown();
                 }
             });
@@ -420,13 +420,13 @@ class ObservabilityAttackTests {
     private static void everyTaskHasItsStateAndCause(RunProfile p, TaskGraph g, GraphRun run) {
         assertThat(p.tasks()).hasSize(g.size());
         for (TaskTiming t : p.tasks()) {
-            assertThat(t.state()).as("state of %s", t.name()).isEqualTo(run.states().get(t.name()));
-            assertThat(t.state().isTerminal()).as("final state of %s", t.name()).isTrue();
+            assertThat(t.state()).as("state of %s", t.taskName()).isEqualTo(run.states().get(t.taskName()));
+            assertThat(t.state().isTerminal()).as("final state of %s", t.taskName()).isTrue();
             if (t.state() == TaskState.FAILED || t.state() == TaskState.CANCELLED) {
-                assertThat(t.cause()).as("cause of %s (%s)", t.name(), t.state()).isNotNull().isNotBlank();
+                assertThat(t.cause()).as("cause of %s (%s)", t.taskName(), t.state()).isNotNull().isNotBlank();
             }
             else {
-                assertThat(t.cause()).as("cause of %s (%s)", t.name(), t.state()).isNull();
+                assertThat(t.cause()).as("cause of %s (%s)", t.taskName(), t.state()).isNull();
             }
         }
     }
@@ -439,9 +439,9 @@ class ObservabilityAttackTests {
             Ended.run(run);
             RunProfile p = run.profile();
             everyTaskHasItsStateAndCause(p, g, run);
-            assertThat(p.tasks().stream().filter(t -> t.name().equals("boom")).findFirst().orElseThrow().cause())
+            assertThat(p.tasks().stream().filter(t -> t.taskName().equals("boom")).findFirst().orElseThrow().cause())
                     .contains("profiling off failure");
-            assertThat(p.tasks().stream().filter(t -> t.name().equals("grandchild")).findFirst().orElseThrow().cause())
+            assertThat(p.tasks().stream().filter(t -> t.taskName().equals("grandchild")).findFirst().orElseThrow().cause())
                     .contains("boom");
         }
     }
@@ -452,7 +452,7 @@ class ObservabilityAttackTests {
             TaskGraph g = failingShape("kept", "kept failure");
             GraphRun run = s.submit(g);
             Ended.run(run);
-            RunProfile kept = s.profiler().run(run.id()).orElseThrow();
+            RunProfile kept = s.profiler().run(run.runId()).orElseThrow();
             everyTaskHasItsStateAndCause(kept, g, run);
             for (int i = 0; i < g.size(); i++) {
                 assertThat(kept.tasks().get(i).cause()).isEqualTo(run.profile().tasks().get(i).cause());
@@ -488,11 +488,11 @@ class ObservabilityAttackTests {
             release.countDown();
             Ended.run(run);
             everyTaskHasItsStateAndCause(run.profile(), g, run);
-            everyTaskHasItsStateAndCause(s.profiler().run(run.id()).orElseThrow(), g, run);
+            everyTaskHasItsStateAndCause(s.profiler().run(run.runId()).orElseThrow(), g, run);
             RunProfile p = run.profile();
-            assertThat(p.tasks().stream().filter(t -> t.name().equals("sleepy")).findFirst().orElseThrow().state())
+            assertThat(p.tasks().stream().filter(t -> t.taskName().equals("sleepy")).findFirst().orElseThrow().state())
                     .isEqualTo(TaskState.FAILED);
-            assertThat(p.tasks().stream().filter(t -> t.name().equals("afterSingle")).findFirst().orElseThrow().cause())
+            assertThat(p.tasks().stream().filter(t -> t.taskName().equals("afterSingle")).findFirst().orElseThrow().cause())
                     .contains("single");
         }
     }

@@ -936,11 +936,11 @@ class RootSeedingAttackTests {
         TaskListener all = new TaskListener() {
             @Override
             public void onEvent(TaskEvent e) {
-                if (e.task() == null) {
+                if (e.taskName() == null) {
                     return;
                 }
                 int[] counts = seen.computeIfAbsent(e.runId(), k -> new ConcurrentHashMap<>())
-                        .computeIfAbsent(e.task(), k -> new int[EventType.values().length]);
+                        .computeIfAbsent(e.taskName(), k -> new int[EventType.values().length]);
                 synchronized (counts) {
                     counts[e.type().ordinal()]++;
                 }
@@ -962,8 +962,8 @@ class RootSeedingAttackTests {
                 assertThat(awaitEnd(run)).isNull();
             }
             for (GraphRun run : runs) {
-                Map<String, int[]> byTask = seen.get(run.id());
-                assertThat(byTask).as("events of run %d", run.id()).hasSize(n + 1);
+                Map<String, int[]> byTask = seen.get(run.runId());
+                assertThat(byTask).as("events of run %d", run.runId()).hasSize(n + 1);
                 for (Map.Entry<String, int[]> e : byTask.entrySet()) {
                     int[] c = e.getValue();
                     synchronized (c) {
@@ -1066,10 +1066,10 @@ class RootSeedingAttackTests {
         }
         Set<String> cancelledByListener = ConcurrentHashMap.newKeySet();
         TaskListener l = e -> {
-            if (e.type() != EventType.TASK_READY || e.task() == null || !e.task().startsWith("r")) {
+            if (e.type() != EventType.TASK_READY || e.taskName() == null || !e.taskName().startsWith("r")) {
                 return;
             }
-            int i = Integer.parseInt(e.task().substring(1));
+            int i = Integer.parseInt(e.taskName().substring(1));
             // the READY root i cancels roots i+1 and i+8 (same leaf, and the next leaf), when they exist
             try {
                 if (!published.await(5, TimeUnit.SECONDS)) {
@@ -1118,8 +1118,8 @@ class RootSeedingAttackTests {
         AtomicInteger nestedDone = new AtomicInteger();
         AtomicInteger nestedFailed = new AtomicInteger();
         TaskListener l = e -> {
-            if (e.type() != EventType.TASK_READY || !"outer".equals(e.graph()) || e.task() == null
-                    || !(e.task().equals("r3") || e.task().equals("r700") || e.task().equals("r1999"))) {
+            if (e.type() != EventType.TASK_READY || !"outer".equals(e.graphName()) || e.taskName() == null
+                    || !(e.taskName().equals("r3") || e.taskName().equals("r700") || e.taskName().equals("r1999"))) {
                 return;
             }
             try {
@@ -1321,7 +1321,7 @@ class RootSeedingAttackTests {
                     int idx = wave * 4 + k;
                     ranByRun[idx] = new AtomicIntegerArray(n);
                     GraphRun run = s.submit(g);
-                    slot.put(run.id(), idx);
+                    slot.put(run.runId(), idx);
                     runs.add(run);
                     boolean c = random.nextBoolean();
                     cancelled.add(c);
@@ -1476,7 +1476,7 @@ class RootSeedingAttackTests {
                     Map<String, TaskState> states = run.states();
                     assertThat(states).hasSize(n + 1);
                     RunProfile p = run.profile();
-                    assertThat(p.graph().size()).isEqualTo(n + 1);
+                    assertThat(p.topology().size()).isEqualTo(n + 1);
                     assertThat(run.pendingTasks()).isBetween(0, n + 1);
                 }
                 assertThat(awaitEnd(run)).isNull();

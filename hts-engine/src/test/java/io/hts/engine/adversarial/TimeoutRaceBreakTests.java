@@ -28,7 +28,7 @@ class TimeoutRaceBreakTests {
             Scheduler s = Scheduler.builder().threads(2).listener(e -> {
                 if (e.type() == EventType.TASK_SUCCEEDED || e.type() == EventType.TASK_FAILED
                         || e.type() == EventType.TASK_CANCELLED) {
-                    ends.computeIfAbsent(e.runId() + "/" + e.task(), k -> new AtomicInteger()).incrementAndGet();
+                    ends.computeIfAbsent(e.runId() + "/" + e.taskName(), k -> new AtomicInteger()).incrementAndGet();
                 }
             }).build();
             try {

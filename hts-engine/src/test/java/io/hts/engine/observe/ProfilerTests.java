@@ -80,8 +80,8 @@ class ProfilerTests {
             byWorker.values().forEach(list -> {
                 list.sort(java.util.Comparator.comparingLong(TaskTiming::startNanos));
                 for (int k = 1; k < list.size(); k++) {
-                    assertThat(list.get(k).startNanos()).as("start of %s after end of %s", list.get(k).name(),
-                            list.get(k - 1).name()).isGreaterThanOrEqualTo(list.get(k - 1).endNanos());
+                    assertThat(list.get(k).startNanos()).as("start of %s after end of %s", list.get(k).taskName(),
+                            list.get(k - 1).taskName()).isGreaterThanOrEqualTo(list.get(k - 1).endNanos());
                 }
             });
         }
@@ -113,7 +113,7 @@ class ProfilerTests {
             assertThat(w.schedulerShare() + w.shapeShare()).isBetween(0.0, 1.0);
             assertThat(p.workers()).hasSize(2);
             assertThat(p.workers().stream().mapToLong(WorkerUsage::tasks).sum()).isEqualTo(5);
-            assertThat(p.slowest(2)).extracting(TaskTiming::name).containsExactlyInAnyOrder("slow1", "slow2");
+            assertThat(p.slowest(2)).extracting(TaskTiming::taskName).containsExactlyInAnyOrder("slow1", "slow2");
             assertThat(p.toString()).contains("branches").contains("critical path");
         }
     }
@@ -155,7 +155,7 @@ class ProfilerTests {
             g.task("merge").after(shards).cpu(ctx -> 0);
             Set<Long> ids = new HashSet<>();
             for (int i = 0; i < 5; i++) {
-                ids.add(s.execute(g).id());
+                ids.add(s.execute(g).runId());
             }
             Profiler profiler = s.profiler();
             assertThat(profiler.recentRuns()).hasSize(3);
@@ -165,7 +165,7 @@ class ProfilerTests {
             assertThat(profiler.taskStatistics()).containsOnlyKeys(g.name());
             Map<String, TaskStatistics> stats = profiler.taskStatistics().get(g.name());
             assertThat(stats).containsOnlyKeys("shard", "merge");
-            assertThat(stats.get("merge").graph()).isEqualTo(g.name());
+            assertThat(stats.get("merge").graphName()).isEqualTo(g.name());
             assertThat(stats.get("shard").count()).as("10 shards x 3 retained runs").isEqualTo(30);
             assertThat(stats.get("merge").count()).isEqualTo(3);
             TaskStatistics shard = stats.get("shard");
@@ -194,7 +194,7 @@ class ProfilerTests {
             assertThat(stats).containsOnlyKeys("quick", "slow");
             assertThat(stats.get("quick").get("load").count()).isEqualTo(2);
             assertThat(stats.get("slow").get("load").count()).isEqualTo(1);
-            assertThat(stats.get("slow").get("load").graph()).isEqualTo("slow");
+            assertThat(stats.get("slow").get("load").graphName()).isEqualTo("slow");
         }
     }
 

@@ -91,7 +91,7 @@ class RunFinishedListenerTests {
                             catch (GraphRunException expected) {
                                 // the failing fifth
                             }
-                            return run.id();
+                            return run.runId();
                         }));
                     }
                 }

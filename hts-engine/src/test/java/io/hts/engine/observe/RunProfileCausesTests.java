@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class RunProfileCausesTests {
 
     private static Map<String, TaskTiming> byName(RunProfile p) {
-        return p.tasks().stream().collect(Collectors.toMap(TaskTiming::name, Function.identity()));
+        return p.tasks().stream().collect(Collectors.toMap(TaskTiming::taskName, Function.identity()));
     }
 
     @Test
@@ -50,7 +50,7 @@ class RunProfileCausesTests {
                     assertThat(tasks.get(name).ran()).isFalse();
                 }
                 if (profiling) {
-                    assertThat(s.profiler().run(run.id())).get().satisfies(kept -> assertThat(byName(kept).get("boom")
+                    assertThat(s.profiler().run(run.runId())).get().satisfies(kept -> assertThat(byName(kept).get("boom")
                             .cause()).isEqualTo("java.lang.IllegalStateException: bad input in row 7"));
                 }
             }

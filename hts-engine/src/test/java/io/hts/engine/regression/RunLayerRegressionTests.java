@@ -249,9 +249,9 @@ class RunLayerRegressionTests {
         soft.assertThat(run.failures()).as("failures() after the device failed tasks it never started")
                 .isEqualTo(failuresBefore);
         soft.assertThat(run.failures()).as("failures() holds no cancelled task")
-                .noneMatch(f -> run.states().get(f.task()) == TaskState.CANCELLED);
+                .noneMatch(f -> run.states().get(f.taskName()) == TaskState.CANCELLED);
         soft.assertThat(run.pendingTasks()).as("pendingTasks() of a finished run").isZero();
-        soft.assertThat(events.finalEventsOf(run.id())).as("final events per task: exactly one each")
+        soft.assertThat(events.finalEventsOf(run.runId())).as("final events per task: exactly one each")
                 .allSatisfy((task, types) -> assertThat(types).as(task).hasSize(1));
         soft.assertAll();
     }
@@ -336,7 +336,7 @@ class RunLayerRegressionTests {
     void d05a_aListenerThrowingAVirtualMachineErrorOnATaskEventDoesNotWedgeTheRun() throws Exception {
         AtomicBoolean thrown = new AtomicBoolean();
         TaskListener overflowing = e -> {
-            if (e.type() == EventType.TASK_SUCCEEDED && "a".equals(e.task()) && thrown.compareAndSet(false, true)) {
+            if (e.type() == EventType.TASK_SUCCEEDED && "a".equals(e.taskName()) && thrown.compareAndSet(false, true)) {
                 throw new StackOverflowError("listener overflowed on " + e.type());
             }
         };
@@ -601,7 +601,7 @@ class RunLayerRegressionTests {
         CountDownLatch inListener = new CountDownLatch(1);
         CountDownLatch submitted = gate();
         TaskListener slow = e -> {
-            if (e.type() == EventType.TASK_SUCCEEDED && "first".equals(e.graph())) {
+            if (e.type() == EventType.TASK_SUCCEEDED && "first".equals(e.graphName())) {
                 inListener.countDown();
                 awaitIgnoringInterrupts(submitted, BODY_LIMIT);
             }
@@ -639,7 +639,7 @@ class RunLayerRegressionTests {
         CountDownLatch zStarted = gate();
         CountDownLatch zRelease = gate();
         TaskListener slow = e -> {
-            if (e.type() == EventType.TASK_SUCCEEDED && "x".equals(e.task())) {
+            if (e.type() == EventType.TASK_SUCCEEDED && "x".equals(e.taskName())) {
                 xListening.countDown();
                 awaitIgnoringInterrupts(zStarted, BODY_LIMIT);
             }
@@ -686,7 +686,7 @@ class RunLayerRegressionTests {
     void d11c_aListenersTimeIsNotCountedInTheNextTasksDuration() throws Exception {
         AtomicLong listenerReturned = new AtomicLong();
         TaskListener sleepy = e -> {
-            if (e.type() == EventType.TASK_SUCCEEDED && "x".equals(e.task())) {
+            if (e.type() == EventType.TASK_SUCCEEDED && "x".equals(e.taskName())) {
                 long until = System.nanoTime() + Duration.ofMillis(100).toNanos(); // a slow listener
                 while (System.nanoTime() < until) {
                     Thread.onSpinWait();
@@ -878,7 +878,7 @@ class RunLayerRegressionTests {
                 if (run.state(t) == TaskState.CANCELLED) {
                     Throwable error = run.error(t).orElse(null);
                     if (!causeChainContains(error, failure)) {
-                        String key = "run " + run.id() + " " + t.name();
+                        String key = "run " + run.runId() + " " + t.name();
                         wrong.put(key, String.valueOf(error));
                         if (t.name().startsWith("c[")) {
                             descendants.put(key, String.valueOf(error));
@@ -1237,13 +1237,13 @@ class RunLayerRegressionTests {
 
         @Override
         public void onEvent(TaskEvent e) {
-            if (e.task() == null) {
+            if (e.taskName() == null) {
                 return;
             }
             if (e.type() == EventType.TASK_SUCCEEDED || e.type() == EventType.TASK_FAILED
                     || e.type() == EventType.TASK_CANCELLED) {
                 byRun.computeIfAbsent(e.runId(), k -> new ConcurrentHashMap<>())
-                        .computeIfAbsent(e.task(), k -> new CopyOnWriteArrayList<>()).add(e.type());
+                        .computeIfAbsent(e.taskName(), k -> new CopyOnWriteArrayList<>()).add(e.type());
             }
         }
 

@@ -45,7 +45,7 @@ class CancellationTests {
         });
         AtomicReference<GraphRun> run = new AtomicReference<>();
         try (Scheduler s = Scheduler.builder().threads(1).listener(e -> {
-            if (e.type() == EventType.TASK_STARTED && "sleeper".equals(e.task())) {
+            if (e.type() == EventType.TASK_STARTED && "sleeper".equals(e.taskName())) {
                 if (what.equals("task")) {
                     run.get().cancel(sleeper);
                 }

@@ -36,16 +36,16 @@ class DiagnosisTests {
             Diagnosis d = run.diagnose();
             assertThat(d.counts()).containsEntry(TaskState.RUNNING, 1).containsEntry(TaskState.SUCCEEDED, 1)
                     .containsEntry(TaskState.READY, 1).containsEntry(TaskState.CREATED, 1);
-            assertThat(d.frontier()).extracting(Diagnosis.Waiting::task)
+            assertThat(d.frontier()).extracting(Diagnosis.Waiting::taskName)
                     .containsExactlyInAnyOrder("hang", "needs-licence");
-            assertThat(d.waiting()).filteredOn(w -> w.task().equals("downstream")).singleElement().satisfies(w -> {
+            assertThat(d.waiting()).filteredOn(w -> w.taskName().equals("downstream")).singleElement().satisfies(w -> {
                 assertThat(w.state()).isEqualTo(TaskState.CREATED);
                 assertThat(w.waitingOn()).containsExactly("hang (RUNNING)");
                 assertThat(w.reason()).contains("waits for 1 of 2 dependencies");
             });
-            assertThat(d.waiting()).filteredOn(w -> w.task().equals("needs-licence")).singleElement()
+            assertThat(d.waiting()).filteredOn(w -> w.taskName().equals("needs-licence")).singleElement()
                     .satisfies(w -> assertThat(w.reason()).contains("licence=1").contains("free: {licence=0}"));
-            assertThat(d.toString()).contains("run " + run.id() + " of graph 'stuck' is RUNNING")
+            assertThat(d.toString()).contains("run " + run.runId() + " of graph 'stuck' is RUNNING")
                     .contains("hang [RUNNING] running for").contains("downstream [CREATED]");
             assertThat(run.state(other)).isEqualTo(TaskState.READY);
             release.countDown();
@@ -64,7 +64,7 @@ class DiagnosisTests {
             GraphRun run = s.submit(g);
             await().atMost(Duration.ofSeconds(10)).until(() -> events.count(EventType.RUN_STALLED) == 1);
             assertThat(events.events(e -> e.type() == EventType.RUN_STALLED)).singleElement().satisfies(e -> {
-                assertThat(e.runId()).isEqualTo(run.id());
+                assertThat(e.runId()).isEqualTo(run.runId());
                 assertThat(e.detail()).contains("no task finished for").contains("1 task ready, running or retrying");
             });
             release.countDown();

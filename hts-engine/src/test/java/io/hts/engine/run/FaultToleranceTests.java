@@ -308,7 +308,7 @@ class FaultToleranceTests {
             release.countDown();
             GraphRunException failure = Ended.failure(run, Duration.ofSeconds(10));
             assertThat(failure).isNotNull();
-            assertThat(failure.failures()).singleElement().satisfies(f -> assertThat(f.task()).isEqualTo("slow"));
+            assertThat(failure.failures()).singleElement().satisfies(f -> assertThat(f.taskName()).isEqualTo("slow"));
             assertThat(slowAttempts).as("the default retry gave the timed-out task a second attempt").hasValue(2);
             assertThat(run.result(t)).isEqualTo(2);
             assertThat(run.result(free)).as("a task that opts out runs past the default limit").isEqualTo(7);
@@ -420,7 +420,7 @@ class FaultToleranceTests {
             g.task("fine").cpu(ctx -> 1);
             GraphRun run = scheduler.submit(g);
             assertThatThrownBy(run::await).isInstanceOfSatisfying(GraphRunException.class, ex -> {
-                assertThat(ex.failures()).extracting(TaskFailure::task).containsExactlyInAnyOrder("x", "y", "z");
+                assertThat(ex.failures()).extracting(TaskFailure::taskName).containsExactlyInAnyOrder("x", "y", "z");
                 assertThat(ex.getCause()).isSameAs(ex.failures().get(0).error());
                 assertThat(ex.getSuppressed()).hasSize(2);
             }).hasMessageContaining("3 tasks failed").hasMessageContaining("x broke").hasMessageContaining("y broke")

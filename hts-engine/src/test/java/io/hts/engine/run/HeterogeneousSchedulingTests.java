@@ -86,7 +86,7 @@ class HeterogeneousSchedulingTests {
             s.execute(g);
         }
         assertThat(events.events(e -> e.type() == EventType.TASK_PLACED)).singleElement().satisfies(e -> {
-            assertThat(e.task()).isEqualTo("gemm");
+            assertThat(e.taskName()).isEqualTo("gemm");
             DeviceDecision d = e.decision();
             assertThat(d).isNotNull();
             assertThat(d.policy()).isEqualTo("gpu-first");
@@ -96,7 +96,7 @@ class HeterogeneousSchedulingTests {
             assertThat(d.task().gpuCostNanos()).isEqualTo(2_000_000);
             assertThat(d.status().devices()).extracting(st -> st.device()).containsExactly(Device.CPU, Device.GPU);
         });
-        assertThat(events.events(e -> e.type() == EventType.TASK_STARTED && "gemm".equals(e.task())))
+        assertThat(events.events(e -> e.type() == EventType.TASK_STARTED && "gemm".equals(e.taskName())))
                 .singleElement().extracting(TaskEvent::device).isEqualTo(Device.GPU);
     }
 

@@ -118,9 +118,9 @@ class SchedulerTests {
         GraphRun run = scheduler.submit(g);
         assertThatThrownBy(run::await).isInstanceOfSatisfying(GraphRunException.class, ex -> {
             assertThat(ex.status()).isEqualTo(RunStatus.FAILED);
-            assertThat(ex.failures()).extracting(TaskFailure::task).containsExactly("boom");
+            assertThat(ex.failures()).extracting(TaskFailure::taskName).containsExactly("boom");
             assertThat(ex.cancelled()).containsExactlyInAnyOrder("child", "grandchild");
-        }).hasMessageContaining("run " + run.id() + " of graph 'failing' failed: 1 task failed [boom:")
+        }).hasMessageContaining("run " + run.runId() + " of graph 'failing' failed: 1 task failed [boom:")
                 .hasRootCauseInstanceOf(IllegalStateException.class).hasRootCauseMessage("disk on fire");
         assertThat(run.status()).isEqualTo(RunStatus.FAILED);
         assertThat(run.state(a)).isEqualTo(TaskState.SUCCEEDED);
@@ -130,7 +130,7 @@ class SchedulerTests {
         assertThat(run.error(child)).get().isInstanceOf(io.hts.engine.graph.TaskCancelledException.class)
                 .satisfies(e -> assertThat(e.getCause()).hasMessage("disk on fire"));
         assertThatThrownBy(() -> run.result(child)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("task 'child' of run " + run.id() + " has no result: it is CANCELLED");
+                .hasMessageContaining("task 'child' of run " + run.runId() + " has no result: it is CANCELLED");
     }
 
     @Test
@@ -179,7 +179,7 @@ class SchedulerTests {
         }
         for (GraphRun run : runs) {
             run.await();
-            long expected = run.id() * 1000 * width + (long) width * (width - 1) / 2;
+            long expected = run.runId() * 1000 * width + (long) width * (width - 1) / 2;
             assertThat(run.result(sink)).as("each run sees its own results").isEqualTo(expected);
         }
         for (int i = 0; i < width + 2; i++) {

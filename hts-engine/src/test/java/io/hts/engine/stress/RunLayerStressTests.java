@@ -124,7 +124,7 @@ class RunLayerStressTests {
         Shape shape = Shape.random(random);
         FailureMode mode = random.nextBoolean() ? FailureMode.FAIL_FAST : FailureMode.CONTINUE;
         GraphRun run = scheduler.submit(shape.graph, RunOptions.failureMode(mode));
-        ends.expect(run.id(), shape.size());
+        ends.expect(run.runId(), shape.size());
         shape.run.set(run);
         List<CompletableFuture<Long>> watched = new ArrayList<>();
         for (int k = 0; k < 3; k++) {
@@ -175,11 +175,11 @@ class RunLayerStressTests {
             TaskState s = states.get(t.name());
             assertThat(s.isTerminal()).as("task %s is final", t.name()).isTrue();
             if (ends.routine || s != TaskState.SUCCEEDED) {
-                assertThat(ends.ends(run.id(), t.name())).as("terminal events of %s (%s)", t.name(), s).isOne();
-                assertThat(ends.lastState(run.id(), t.name())).as("the end event of %s", t.name()).isEqualTo(s);
+                assertThat(ends.ends(run.runId(), t.name())).as("terminal events of %s (%s)", t.name(), s).isOne();
+                assertThat(ends.lastState(run.runId(), t.name())).as("the end event of %s", t.name()).isEqualTo(s);
             }
             else {
-                assertThat(ends.ends(run.id(), t.name())).as("routine events of %s, unwanted", t.name()).isZero();
+                assertThat(ends.ends(run.runId(), t.name())).as("routine events of %s, unwanted", t.name()).isZero();
             }
             anyFailed |= s == TaskState.FAILED;
             anyCancelled |= s == TaskState.CANCELLED;
@@ -191,7 +191,7 @@ class RunLayerStressTests {
             }
         }
         for (TaskFailure f : run.failures()) {
-            assertThat(states.get(f.task())).as("failures() lists only FAILED tasks").isEqualTo(TaskState.FAILED);
+            assertThat(states.get(f.taskName())).as("failures() lists only FAILED tasks").isEqualTo(TaskState.FAILED);
         }
         assertThat(run.failures()).hasSize((int) states.values().stream().filter(s -> s == TaskState.FAILED).count());
         RunStatus expected = anyFailed ? RunStatus.FAILED
@@ -203,7 +203,7 @@ class RunLayerStressTests {
             assertThat(run.status()).isEqualTo(expected);
         }
         checkCauses(run, shape, states);
-        ends.forget(run.id());
+        ends.forget(run.runId());
     }
 
     /**
@@ -425,12 +425,12 @@ class RunLayerStressTests {
                 case TASK_CANCELLED -> TaskState.CANCELLED;
                 default -> null;
             };
-            if (s == null || e.task() == null || !"stress".equals(e.graph())) {
+            if (s == null || e.taskName() == null || !"stress".equals(e.graphName())) {
                 return;
             }
             ends.computeIfAbsent(e.runId(), k -> new ConcurrentHashMap<>())
-                    .computeIfAbsent(e.task(), k -> new AtomicInteger()).incrementAndGet();
-            last.computeIfAbsent(e.runId(), k -> new ConcurrentHashMap<>()).put(e.task(), s);
+                    .computeIfAbsent(e.taskName(), k -> new AtomicInteger()).incrementAndGet();
+            last.computeIfAbsent(e.runId(), k -> new ConcurrentHashMap<>()).put(e.taskName(), s);
         }
 
         int ends(long runId, String task) {

@@ -27,7 +27,7 @@ public final class RecordingListener implements TaskListener {
     }
 
     public List<EventType> types(String task) {
-        return events.stream().filter(e -> task.equals(e.task())).map(TaskEvent::type).toList();
+        return events.stream().filter(e -> task.equals(e.taskName())).map(TaskEvent::type).toList();
     }
 
     public long count(EventType type) {

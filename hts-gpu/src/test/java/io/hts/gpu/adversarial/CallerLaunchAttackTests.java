@@ -431,7 +431,7 @@ class CallerLaunchAttackTests {
                 Task<Integer> after = g.task("after").after(t).cpu(ctx -> 1);
                 assertThatThrownBy(() -> s.execute(g)).isInstanceOfSatisfying(GraphRunException.class, ex -> {
                     assertThat(ex.status()).isEqualTo(RunStatus.FAILED);
-                    assertThat(ex.failures()).extracting(f -> f.task()).containsExactly("t");
+                    assertThat(ex.failures()).extracting(f -> f.taskName()).containsExactly("t");
                     assertThat(ex.cancelled()).containsExactly("after");
                 });
                 assertThat(Thread.interrupted()).as("the body's flag is not the caller's").isFalse();
@@ -594,7 +594,7 @@ class CallerLaunchAttackTests {
                 }
                 onCaller++;
                 assertThat(r).isInstanceOfSatisfying(GraphRunException.class, ex -> {
-                    assertThat(ex.failures().get(0).task()).isEqualTo("bad");
+                    assertThat(ex.failures().get(0).taskName()).isEqualTo("bad");
                     assertThat(ex.getCause()).hasStackTraceContaining("ILLEGAL_ADDRESS");
                 });
                 GraphRun ended = other.future().handle((x, e) -> other).get(10, TimeUnit.SECONDS);
@@ -632,7 +632,7 @@ class CallerLaunchAttackTests {
                 Object r = outcome(s, g);
                 onCaller += onCaller(ranOn) ? 1 : 0;
                 assertThat(r).isInstanceOfSatisfying(GraphRunException.class, ex -> {
-                    assertThat(ex.failures().get(0).task()).isEqualTo("bad");
+                    assertThat(ex.failures().get(0).taskName()).isEqualTo("bad");
                     assertThat(ex.cancelled()).contains("after");
                 });
             }
@@ -1306,8 +1306,8 @@ class CallerLaunchAttackTests {
                             GraphRunException ex = (GraphRunException) o;
                             if (ex.status() == RunStatus.FAILED) {
                                 for (var f : ex.failures()) {
-                                    if (!f.task().equals("x") || !failX) {
-                                        problems.add(g.name() + ": unexpected failure of " + f.task() + ": " + f.error());
+                                    if (!f.taskName().equals("x") || !failX) {
+                                        problems.add(g.name() + ": unexpected failure of " + f.taskName() + ": " + f.error());
                                     }
                                 }
                             }
@@ -1347,9 +1347,9 @@ class CallerLaunchAttackTests {
 
         @Override
         public void onEvent(io.hts.engine.observe.TaskEvent e) {
-            if (e.task() != null && (e.type() == EventType.TASK_SUCCEEDED || e.type() == EventType.TASK_FAILED
+            if (e.taskName() != null && (e.type() == EventType.TASK_SUCCEEDED || e.type() == EventType.TASK_FAILED
                     || e.type() == EventType.TASK_CANCELLED)) {
-                counts.computeIfAbsent(e.runId() + "/" + e.graph() + "/" + e.task(), k -> new AtomicInteger())
+                counts.computeIfAbsent(e.runId() + "/" + e.graphName() + "/" + e.taskName(), k -> new AtomicInteger())
                         .incrementAndGet();
             }
         }

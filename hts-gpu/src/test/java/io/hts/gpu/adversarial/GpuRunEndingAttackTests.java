@@ -177,10 +177,10 @@ class GpuRunEndingAttackTests {
                 assertThat(first).as("the first failure of %s", done.failures()).isInstanceOf(CudaException.class);
                 Set<String> failed = new HashSet<>();
                 for (TaskFailure f : done.failures()) {
-                    assertThat(failed.add(f.task())).as("%s failed once", f.task()).isTrue();
-                    assertThat(states.get(f.task())).isEqualTo(TaskState.FAILED);
+                    assertThat(failed.add(f.taskName())).as("%s failed once", f.taskName()).isTrue();
+                    assertThat(states.get(f.taskName())).isEqualTo(TaskState.FAILED);
                     if (f.error() instanceof GpuUnavailableException u) {
-                        assertThat(u.getCause()).as("cause of %s", f.task()).isInstanceOf(CudaException.class);
+                        assertThat(u.getCause()).as("cause of %s", f.taskName()).isInstanceOf(CudaException.class);
                     }
                 }
                 try {

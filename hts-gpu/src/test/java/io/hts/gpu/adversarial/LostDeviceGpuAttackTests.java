@@ -98,9 +98,9 @@ class LostDeviceGpuAttackTests {
             FailureMode mode = rnd.nextBoolean() ? FailureMode.CONTINUE : FailureMode.FAIL_FAST;
             Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).policy(new GpuFirstPolicy()).resource(ResourceLimiter.GPU_MEMORY, 64 * MIB)
                     .listener(e -> {
-                        if (e.task() != null && (e.type() == EventType.TASK_FAILED
+                        if (e.taskName() != null && (e.type() == EventType.TASK_FAILED
                                 || e.type() == EventType.TASK_SUCCEEDED || e.type() == EventType.TASK_CANCELLED)) {
-                            finals.computeIfAbsent(e.task(), k -> new AtomicInteger()).incrementAndGet();
+                            finals.computeIfAbsent(e.taskName(), k -> new AtomicInteger()).incrementAndGet();
                         }
                     }).build();
             try {
@@ -139,7 +139,7 @@ class LostDeviceGpuAttackTests {
                 GraphRunException failure = runFailure(run);
                 String where = "mode " + mode + ", " + others + " others, states " + run.states() + ", failures "
                         + failure.failures();
-                assertThat(failure.failures().get(0).task()).as(where).isEqualTo("culprit");
+                assertThat(failure.failures().get(0).taskName()).as(where).isEqualTo("culprit");
                 assertThat(failure.failures().get(0).error()).as(where).isInstanceOf(CudaException.class)
                         .hasMessageContaining("CUDA_ERROR_ILLEGAL_ADDRESS");
                 assertThat(gpuBodies.get("culprit")).as(where).hasValue(1);
@@ -234,7 +234,7 @@ class LostDeviceGpuAttackTests {
                 sim.autoRun(true);
                 GraphRunException failure = runFailure(run);
                 assertThat(run.state(culprit)).isEqualTo(TaskState.FAILED);
-                assertThat(failure.failures().get(0).task()).isEqualTo("culprit");
+                assertThat(failure.failures().get(0).taskName()).isEqualTo("culprit");
                 assertThat(failure.failures().get(0).error()).as("first failure %s, GPU bodies %s", failure.failures(),
                         gpuRuns.get()).isInstanceOf(GpuUnavailableException.class).hasMessageContaining("task 'culprit'")
                         .hasCauseInstanceOf(CudaException.class);
@@ -260,9 +260,9 @@ class LostDeviceGpuAttackTests {
             Map<String, AtomicInteger> gpuBodies = new ConcurrentHashMap<>();
             Map<String, AtomicInteger> finals = new ConcurrentHashMap<>();
             Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).listener(e -> {
-                if (e.task() != null && (e.type() == EventType.TASK_FAILED || e.type() == EventType.TASK_SUCCEEDED
+                if (e.taskName() != null && (e.type() == EventType.TASK_FAILED || e.type() == EventType.TASK_SUCCEEDED
                         || e.type() == EventType.TASK_CANCELLED)) {
-                    finals.computeIfAbsent(e.task(), k -> new AtomicInteger()).incrementAndGet();
+                    finals.computeIfAbsent(e.taskName(), k -> new AtomicInteger()).incrementAndGet();
                 }
             }).build();
             try {
@@ -462,7 +462,7 @@ class LostDeviceGpuAttackTests {
                     if (Thread.interrupted()) {
                         return "caller left interrupted";
                     }
-                    if (!ex.failures().get(0).task().equals("culprit")
+                    if (!ex.failures().get(0).taskName().equals("culprit")
                             || !(ex.failures().get(0).error() instanceof CudaException)) {
                         return "first failure " + ex.failures().get(0);
                     }

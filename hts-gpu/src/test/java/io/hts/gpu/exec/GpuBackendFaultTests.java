@@ -144,7 +144,7 @@ class GpuBackendFaultTests {
             cuda.runAll();
             GraphRunException failure = catchRunFailure(run);
             assertThat(failure.failures()).hasSize(4);
-            assertThat(failure.failures().get(0).task()).isEqualTo("bad");
+            assertThat(failure.failures().get(0).taskName()).isEqualTo("bad");
             assertThat(failure.failures().get(0).error()).isInstanceOf(CudaException.class)
                     .hasMessageContaining("CUDA_ERROR_ILLEGAL_ADDRESS");
             assertThat(failure.failures().subList(1, 4)).allSatisfy(f -> {
@@ -173,7 +173,7 @@ class GpuBackendFaultTests {
             cuda.runAll();
             GraphRunException failure = catchRunFailure(run);
             assertThat(failure.failures()).singleElement().satisfies(f -> {
-                assertThat(f.task()).isEqualTo("bad");
+                assertThat(f.taskName()).isEqualTo("bad");
                 assertThat(f.error()).isInstanceOf(CudaException.class).hasMessageContaining("CUDA_ERROR_LAUNCH_FAILED");
                 CudaException cuda719 = (CudaException) f.error();
                 assertThat(cuda719.code()).as("the CUresult a handler can switch on").isEqualTo(719);
@@ -220,7 +220,7 @@ class GpuBackendFaultTests {
             cuda.runAll();
             GraphRunException failure = catchRunFailure(run);
             assertThat(failure.failures()).hasSize(4);
-            assertThat(failure.failures().get(0).task()).as("the run's failures: %s", failure.failures()).isEqualTo("culprit");
+            assertThat(failure.failures().get(0).taskName()).as("the run's failures: %s", failure.failures()).isEqualTo("culprit");
             assertThat(failure.failures().get(0).error()).isInstanceOf(CudaException.class)
                     .hasMessageContaining("CUDA_ERROR_ILLEGAL_ADDRESS");
             assertThat(failure.failures().subList(1, 4)).allSatisfy(f -> assertThat(f.error())

@@ -427,7 +427,7 @@ class GpuCallerLaunchTests {
                         }
                         catch (GraphRunException ex) {
                             if (fail && ex.status() == RunStatus.FAILED) {
-                                assertThat(ex.failures()).extracting(TaskFailure::task).containsExactly("x");
+                                assertThat(ex.failures()).extracting(TaskFailure::taskName).containsExactly("x");
                             }
                             else {
                                 assertThat(ex.status()).as("only a cancel ends a run without a failing body")
