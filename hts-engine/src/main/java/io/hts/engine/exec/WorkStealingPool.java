@@ -81,7 +81,7 @@ public final class WorkStealingPool implements AutoCloseable {
     private final WorkerLoop loop;
     private final AtomicInteger liveWorkers;
     private final CountDownLatch terminated = new CountDownLatch(1);
-    final String threadNamePrefix;
+    private final String threadNamePrefix;
     final Thread.UncaughtExceptionHandler taskFailureHandler;
     private volatile int state = RUNNING;
 
@@ -102,6 +102,11 @@ public final class WorkStealingPool implements AutoCloseable {
         for (Worker w : workers) {
             w.start();
         }
+    }
+
+    /** The prefix of the workers' thread names (a worker's name is the prefix and its index). */
+    public String threadNamePrefix() {
+        return threadNamePrefix;
     }
 
     /**

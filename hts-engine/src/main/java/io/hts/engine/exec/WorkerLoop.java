@@ -117,7 +117,7 @@ final class WorkerLoop {
             return null;
         }
         int index = workers.length + spareSequence.getAndIncrement() % MAX_SPARES;
-        Worker spare = new Worker(pool, index, pool.threadNamePrefix + "spare-" + index, null, true);
+        Worker spare = new Worker(pool, index, pool.threadNamePrefix() + "spare-" + index, null, true);
         spares.add(spare);
         spare.start();
         return spare;

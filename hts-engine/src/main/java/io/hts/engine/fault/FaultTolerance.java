@@ -141,18 +141,24 @@ public final class FaultTolerance {
          */
         public @Nullable Retry retryFor(Task<?> task, Device device) {
             RetrySpec spec = task.retry() != null ? task.retry() : defaultRetry(device);
-            return switch (spec.kind()) {
-                case NONE -> null;
-                case INSTANCE -> spec.retry();
-                case NAMED -> retries.computeIfAbsent(spec,
-                        k -> namedRetry(task, Objects.requireNonNull(spec.instanceName())));
-                case CONFIG -> retries.computeIfAbsent(List.of(task.statisticsName(), spec),
-                        k -> Retry.of(task.statisticsName(), Objects.requireNonNull(spec.config())));
-                case COUNT -> retries.computeIfAbsent(List.of(task.statisticsName(), spec), k -> Retry.of(
-                        task.statisticsName(), RetryConfig.custom().maxAttempts(spec.retries() + 1)
-                                .intervalFunction(spec.backoff() != null ? checked(task, spec.backoff()) : defaultBackoff)
-                                .failAfterMaxAttempts(false).build()));
-            };
+            if (spec instanceof RetrySpec.None) {
+                return null;
+            }
+            if (spec instanceof RetrySpec.Instance i) {
+                return i.retry();
+            }
+            if (spec instanceof RetrySpec.Named n) {
+                return retries.computeIfAbsent(spec, k -> namedRetry(task, n.instanceName()));
+            }
+            if (spec instanceof RetrySpec.Configured c) {
+                return retries.computeIfAbsent(List.of(task.statisticsName(), spec),
+                        k -> Retry.of(task.statisticsName(), c.config()));
+            }
+            IntervalFunction backoff = spec instanceof RetrySpec.FixedBackoff f ? fixed(f.backoff())
+                    : spec instanceof RetrySpec.CustomBackoff c ? checked(task, c.backoff()) : defaultBackoff;
+            return retries.computeIfAbsent(List.of(task.statisticsName(), spec), k -> Retry.of(task.statisticsName(),
+                    RetryConfig.custom().maxAttempts(spec.retries() + 1).intervalFunction(backoff)
+                            .failAfterMaxAttempts(false).build()));
         }
 
         /** A user's backoff that must answer a wait of 0 ms or more; otherwise the task is not retried and the warning names it. */
@@ -188,21 +194,25 @@ public final class FaultTolerance {
          */
         public @Nullable TimeLimiter timeLimiterFor(Task<?> task, Device device) {
             TimeLimitSpec spec = task.timeLimit() != null ? task.timeLimit() : defaultTimeLimit(device);
-            if (spec.isNone()) {
+            if (spec instanceof TimeLimitSpec.Limiter l) {
+                return l.limiter();
+            }
+            if (spec instanceof TimeLimitSpec.Named n) {
+                return timeLimiters.computeIfAbsent(spec, k -> namedTimeLimiter(task, n.instanceName()));
+            }
+            if (!(spec instanceof TimeLimitSpec.Timeout t)) {
                 return null;
             }
-            if (spec.limiter() != null) {
-                return spec.limiter();
-            }
-            String name = spec.instanceName();
-            if (name != null) {
-                return timeLimiters.computeIfAbsent(spec, k -> namedTimeLimiter(task, name));
-            }
-            Duration timeout = Objects.requireNonNull(spec.timeout());
             return timeLimiters.computeIfAbsent(List.of(task.statisticsName(), spec), k -> TimeLimiter.of(
                     task.statisticsName(),
-                    TimeLimiterConfig.custom().timeoutDuration(timeout).cancelRunningFuture(true).build()));
+                    TimeLimiterConfig.custom().timeoutDuration(t.timeout()).cancelRunningFuture(true).build()));
         }
+    }
+
+    /** A fixed wait; unlike {@code IntervalFunction.of}, zero is allowed (retry at once). */
+    private static IntervalFunction fixed(Duration backoff) {
+        long millis = backoff.toMillis();
+        return attempt -> millis;
     }
 
     private Retry namedRetry(Task<?> task, String name) {
@@ -249,7 +259,7 @@ public final class FaultTolerance {
         private @Nullable TimeLimiterRegistry timeLimiterRegistry;
         private RetrySpec defaultRetry = RetrySpec.none();
         private @Nullable RetrySpec gpuDefaultRetry;
-        private IntervalFunction defaultBackoff = RetrySpec.fixed(Duration.ofMillis(100));
+        private IntervalFunction defaultBackoff = fixed(Duration.ofMillis(100));
         private TimeLimitSpec defaultTimeLimit = TimeLimitSpec.none();
         private @Nullable TimeLimitSpec gpuDefaultTimeLimit;
 
@@ -326,7 +336,7 @@ public final class FaultTolerance {
             if (problem != null) {
                 throw new IllegalArgumentException("default " + problem);
             }
-            this.defaultBackoff = RetrySpec.fixed(backoff);
+            this.defaultBackoff = fixed(backoff);
             return this;
         }
 

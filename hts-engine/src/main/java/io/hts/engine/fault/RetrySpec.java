@@ -9,80 +9,55 @@ import io.github.resilience4j.retry.RetryConfig;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How a task retries, as declared on its builder. Resolved into a Resilience4j {@link Retry} by
- * {@link FaultTolerance} when a graph is first submitted to a scheduler.
+ * How a task retries, as declared on its builder: one of the records below, made by the static
+ * factories. Resolved into a Resilience4j {@link Retry} by {@link FaultTolerance} when a graph is
+ * first submitted to a scheduler. Two specs are equal when they would build the same retry: counts
+ * and fixed backoffs compare by value, a user's backoff function, configuration or instance by
+ * identity.
  */
-public final class RetrySpec {
-
-    private static final RetrySpec NONE = new RetrySpec(Kind.NONE, 0, null, null, null, null);
+public sealed interface RetrySpec permits RetrySpec.None, RetrySpec.Count, RetrySpec.FixedBackoff,
+        RetrySpec.CustomBackoff, RetrySpec.Configured, RetrySpec.Instance, RetrySpec.Named {
 
     /** The most retries: Resilience4j counts attempts (retries + 1) in an {@code int}. */
-    public static final int MAXIMUM_RETRIES = Integer.MAX_VALUE - 1;
+    int MAXIMUM_RETRIES = Integer.MAX_VALUE - 1;
 
     /** The longest fixed backoff, 36,525 days (100 years): backoffs are scheduled in milliseconds. */
-    public static final Duration MAXIMUM_BACKOFF = Duration.ofDays(36_525);
+    Duration MAXIMUM_BACKOFF = Duration.ofDays(36_525);
 
-    private final Kind kind;
-    private final int retries;
-    private final @Nullable IntervalFunction backoff;
-    private final @Nullable RetryConfig config;
-    private final @Nullable Retry retry;
-    private final @Nullable String instanceName;
-    private final @Nullable Duration fixedBackoff;
-
-    private RetrySpec(Kind kind, int retries, @Nullable IntervalFunction backoff, @Nullable RetryConfig config,
-            @Nullable Retry retry, @Nullable String instanceName) {
-        this(kind, retries, backoff, config, retry, instanceName, null);
-    }
-
-    private RetrySpec(Kind kind, int retries, @Nullable IntervalFunction backoff, @Nullable RetryConfig config,
-            @Nullable Retry retry, @Nullable String instanceName, @Nullable Duration fixedBackoff) {
-        this.fixedBackoff = fixedBackoff;
-        this.kind = kind;
-        this.retries = retries;
-        this.backoff = backoff;
-        this.config = config;
-        this.retry = retry;
-        this.instanceName = instanceName;
-    }
+    /** The number of retries when known from the spec alone, -1 for a named instance. */
+    int retries();
 
     /** No retry, whatever the scheduler's default. */
-    public static RetrySpec none() {
-        return NONE;
+    static RetrySpec none() {
+        return None.INSTANCE;
     }
 
     /**
      * A number of retries with a backoff.
      *
      * @param retries retries after the first attempt, 0 or more
-     * @param backoff the wait before each retry, or {@code null} for the scheduler's default backoff
-     * @return the spec
+     * @param backoff the wait in milliseconds before each retry, or {@code null} for the
+     *     scheduler's default backoff
+     * @return {@link #none()} for 0 retries, else a {@link Count} or a {@link CustomBackoff}
      */
-    public static RetrySpec retries(int retries, @Nullable IntervalFunction backoff) {
-        String problem = retriesProblem(retries);
-        if (problem != null) {
-            throw new IllegalArgumentException(problem);
+    static RetrySpec retries(int retries, @Nullable IntervalFunction backoff) {
+        requireRetries(retries);
+        if (retries == 0) {
+            return none();
         }
-        return retries == 0 ? NONE : new RetrySpec(Kind.COUNT, retries, backoff, null, null, null);
+        return backoff == null ? new Count(retries) : new CustomBackoff(retries, backoff);
     }
 
     /**
      * A fixed wait between attempts.
      *
-     * @param retries retries after the first attempt
-     * @param backoff the wait before each retry, 0 or more
-     * @return the spec
+     * @param retries retries after the first attempt, 0 or more
+     * @param backoff the wait before each retry, from 0 to {@link #MAXIMUM_BACKOFF}
+     * @return {@link #none()} for 0 retries, else a {@link FixedBackoff}
      */
-    public static RetrySpec retries(int retries, Duration backoff) {
-        String problem = retriesProblem(retries);
-        if (problem == null) {
-            problem = backoffProblem(backoff);
-        }
-        if (problem != null) {
-            throw new IllegalArgumentException(problem);
-        }
-        return retries == 0 ? NONE
-                : new RetrySpec(Kind.COUNT, retries, fixed(backoff), null, null, null, backoff);
+    static RetrySpec retries(int retries, Duration backoff) {
+        requireRetries(retries);
+        return retries == 0 ? none() : new FixedBackoff(retries, backoff);
     }
 
     /**
@@ -91,9 +66,8 @@ public final class RetrySpec {
      * @param config the configuration
      * @return the spec
      */
-    public static RetrySpec of(RetryConfig config) {
-        return new RetrySpec(Kind.CONFIG, config.getMaxAttempts() - 1, null, Objects.requireNonNull(config), null,
-                null);
+    static RetrySpec of(RetryConfig config) {
+        return new Configured(config);
     }
 
     /**
@@ -102,23 +76,19 @@ public final class RetrySpec {
      * @param retry the instance
      * @return the spec
      */
-    public static RetrySpec of(Retry retry) {
-        return new RetrySpec(Kind.INSTANCE, retry.getRetryConfig().getMaxAttempts() - 1, null, null,
-                Objects.requireNonNull(retry), null);
+    static RetrySpec of(Retry retry) {
+        return new Instance(retry);
     }
 
     /**
      * A retry instance taken by name from the scheduler's {@code RetryRegistry} (configured, with
      * Spring Boot, under {@code resilience4j.retry.instances.<name>}).
      *
-     * @param instanceName the instance name
+     * @param instanceName the instance name, not blank
      * @return the spec
      */
-    public static RetrySpec named(String instanceName) {
-        if (instanceName.isBlank()) {
-            throw new IllegalArgumentException("a retry instance name must not be blank");
-        }
-        return new RetrySpec(Kind.NAMED, -1, null, null, null, instanceName);
+    static RetrySpec named(String instanceName) {
+        return new Named(instanceName);
     }
 
     /**
@@ -127,7 +97,7 @@ public final class RetrySpec {
      * @param retries retries after the first attempt
      * @return a sentence naming the accepted range and the value, or {@code null}
      */
-    public static @Nullable String retriesProblem(int retries) {
+    static @Nullable String retriesProblem(int retries) {
         return retries >= 0 && retries <= MAXIMUM_RETRIES ? null
                 : "retries must be between 0 and " + MAXIMUM_RETRIES + ", was " + retries;
     }
@@ -138,92 +108,174 @@ public final class RetrySpec {
      * @param backoff the wait before each retry
      * @return a sentence naming the accepted range and the value, or {@code null}
      */
-    public static @Nullable String backoffProblem(Duration backoff) {
+    static @Nullable String backoffProblem(Duration backoff) {
         return !backoff.isNegative() && backoff.compareTo(MAXIMUM_BACKOFF) <= 0 ? null
                 : "retry backoff must be between 0 and " + MAXIMUM_BACKOFF.toDays() + " days (100 years), was "
                         + backoff;
     }
 
-    /**
-     * A fixed wait; unlike {@code IntervalFunction.of}, zero is allowed (retry at once).
-     *
-     * @param backoff the wait, 0 or more
-     * @return the interval function
-     */
-    static IntervalFunction fixed(Duration backoff) {
-        long millis = backoff.toMillis();
-        return attempt -> millis;
+    private static void requireRetries(int retries) {
+        String problem = retriesProblem(retries);
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
+        }
     }
 
-    /** What kind of spec this is. */
-    public Kind kind() {
-        return kind;
-    }
-
-    /** The number of retries when known from the spec alone, -1 for a named instance. */
-    public int retries() {
+    /** A count of retries made by a record's constructor: 1 or more (0 is {@link #none()}). */
+    private static int positive(int retries) {
+        requireRetries(retries);
+        if (retries == 0) {
+            throw new IllegalArgumentException("retries must be between 1 and " + MAXIMUM_RETRIES
+                    + " here, was 0; use RetrySpec.none() for no retries");
+        }
         return retries;
     }
 
-    @Nullable IntervalFunction backoff() {
-        return backoff;
-    }
+    /** No retries. */
+    record None() implements RetrySpec {
 
-    @Nullable RetryConfig config() {
-        return config;
-    }
+        private static final None INSTANCE = new None();
 
-    @Nullable Retry retry() {
-        return retry;
-    }
-
-    @Nullable String instanceName() {
-        return instanceName;
-    }
-
-    /** Specs are equal when they would build the same retry (a fixed backoff compares by value). */
-    @Override
-    public boolean equals(Object o) {
-        if (this == o) {
-            return true;
+        @Override
+        public int retries() {
+            return 0;
         }
-        if (!(o instanceof RetrySpec other) || other.kind != kind || other.retries != retries) {
-            return false;
+
+        @Override
+        public String toString() {
+            return "no retries";
         }
-        boolean sameBackoff = fixedBackoff != null ? fixedBackoff.equals(other.fixedBackoff)
-                : other.fixedBackoff == null && backoff == other.backoff;
-        return sameBackoff && config == other.config && retry == other.retry
-                && Objects.equals(instanceName, other.instanceName);
     }
 
-    @Override
-    public int hashCode() {
-        return Objects.hash(kind, retries, fixedBackoff != null ? fixedBackoff : System.identityHashCode(backoff),
-                instanceName);
+    /**
+     * A count of retries after the scheduler's default backoff.
+     *
+     * @param retries 1 to {@link #MAXIMUM_RETRIES}
+     */
+    record Count(int retries) implements RetrySpec {
+
+        /** Checks the count. */
+        public Count {
+            positive(retries);
+        }
+
+        @Override
+        public String toString() {
+            return retries + " retries";
+        }
     }
 
-    @Override
-    public String toString() {
-        return switch (kind) {
-            case NONE -> "no retries";
-            case COUNT -> retries + " retries";
-            case CONFIG -> retries + " retries (custom configuration)";
-            case INSTANCE -> "retry instance '" + Objects.requireNonNull(retry).getName() + "'";
-            case NAMED -> "retry instance '" + instanceName + "'";
-        };
+    /**
+     * A count of retries with a fixed wait before each.
+     *
+     * @param retries 1 to {@link #MAXIMUM_RETRIES}
+     * @param backoff 0 to {@link #MAXIMUM_BACKOFF}
+     */
+    record FixedBackoff(int retries, Duration backoff) implements RetrySpec {
+
+        /** Checks the count and the wait. */
+        public FixedBackoff {
+            positive(retries);
+            String problem = backoffProblem(Objects.requireNonNull(backoff, "backoff"));
+            if (problem != null) {
+                throw new IllegalArgumentException(problem);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return retries + " retries " + backoff + " apart";
+        }
     }
 
-    /** The ways a retry can be declared. */
-    public enum Kind {
-        /** No retries. */
-        NONE,
-        /** A count and a backoff. */
-        COUNT,
-        /** A Resilience4j configuration. */
-        CONFIG,
-        /** A Resilience4j instance. */
-        INSTANCE,
-        /** An instance from the scheduler's registry, by name. */
-        NAMED
+    /**
+     * A count of retries with the user's backoff function (milliseconds before each retry, compared by identity).
+     *
+     * @param retries 1 to {@link #MAXIMUM_RETRIES}
+     * @param backoff the wait before each retry; a negative or {@code null} answer fails the task, naming it
+     */
+    record CustomBackoff(int retries, IntervalFunction backoff) implements RetrySpec {
+
+        /** Checks the count. */
+        public CustomBackoff {
+            positive(retries);
+            Objects.requireNonNull(backoff, "backoff");
+        }
+
+        @Override
+        public String toString() {
+            return retries + " retries (custom backoff)";
+        }
+    }
+
+    /**
+     * A Resilience4j configuration, compared by identity.
+     *
+     * @param config the configuration
+     */
+    record Configured(RetryConfig config) implements RetrySpec {
+
+        /** Checks the configuration is there. */
+        public Configured {
+            Objects.requireNonNull(config, "config");
+        }
+
+        @Override
+        public int retries() {
+            return config.getMaxAttempts() - 1;
+        }
+
+        @Override
+        public String toString() {
+            return retries() + " retries (custom configuration)";
+        }
+    }
+
+    /**
+     * A Resilience4j retry instance, shared as is, compared by identity.
+     *
+     * @param retry the instance
+     */
+    record Instance(Retry retry) implements RetrySpec {
+
+        /** Checks the instance is there. */
+        public Instance {
+            Objects.requireNonNull(retry, "retry");
+        }
+
+        @Override
+        public int retries() {
+            return retry.getRetryConfig().getMaxAttempts() - 1;
+        }
+
+        @Override
+        public String toString() {
+            return "retry instance '" + retry.getName() + "'";
+        }
+    }
+
+    /**
+     * A retry instance from the scheduler's registry, by name.
+     *
+     * @param instanceName not blank
+     */
+    record Named(String instanceName) implements RetrySpec {
+
+        /** Checks the name. */
+        public Named {
+            if (instanceName.isBlank()) {
+                throw new IllegalArgumentException("a retry instance name must not be blank");
+            }
+        }
+
+        @Override
+        public int retries() {
+            return -1;
+        }
+
+        @Override
+        public String toString() {
+            return "retry instance '" + instanceName + "'";
+        }
     }
 }

@@ -7,35 +7,25 @@ import io.github.resilience4j.timelimiter.TimeLimiter;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How long one attempt of a task may run, as declared on its builder. Resolved into a
- * Resilience4j {@link TimeLimiter} by {@link FaultTolerance}.
+ * How long one attempt of a task may run, as declared on its builder: one of the records below,
+ * made by the static factories. Resolved into a Resilience4j {@link TimeLimiter} by
+ * {@link FaultTolerance}. Time-outs and names compare by value, a limiter instance by identity.
  */
-public final class TimeLimitSpec {
+public sealed interface TimeLimitSpec permits TimeLimitSpec.None, TimeLimitSpec.Timeout, TimeLimitSpec.Limiter,
+        TimeLimitSpec.Named {
 
     /** The shortest time limit: Resilience4j schedules time-outs in whole milliseconds. */
-    public static final Duration MINIMUM = Duration.ofMillis(1);
+    Duration MINIMUM = Duration.ofMillis(1);
 
     /**
      * The longest time limit, 36,525 days (100 years): deadlines are kept in nanoseconds, so a
      * longer one would overflow. {@link #none()} means no limit at all.
      */
-    public static final Duration MAXIMUM = Duration.ofDays(36_525);
-
-    private static final TimeLimitSpec NONE = new TimeLimitSpec(null, null, null);
-
-    private final @Nullable Duration timeout;
-    private final @Nullable TimeLimiter limiter;
-    private final @Nullable String instanceName;
-
-    private TimeLimitSpec(@Nullable Duration timeout, @Nullable TimeLimiter limiter, @Nullable String instanceName) {
-        this.timeout = timeout;
-        this.limiter = limiter;
-        this.instanceName = instanceName;
-    }
+    Duration MAXIMUM = Duration.ofDays(36_525);
 
     /** No time limit, whatever the scheduler's default. */
-    public static TimeLimitSpec none() {
-        return NONE;
+    static TimeLimitSpec none() {
+        return None.INSTANCE;
     }
 
     /**
@@ -45,26 +35,8 @@ public final class TimeLimitSpec {
      * @return the spec
      * @throws IllegalArgumentException when out of that range (the message gives the range)
      */
-    public static TimeLimitSpec of(Duration timeout) {
-        String problem = rangeProblem(timeout);
-        if (problem != null) {
-            throw new IllegalArgumentException(problem);
-        }
-        return new TimeLimitSpec(timeout, null, null);
-    }
-
-    /**
-     * What is wrong with a time limit, or {@code null} when it is within range.
-     *
-     * @param timeout a time limit
-     * @return a sentence naming the accepted range and the value, or {@code null}
-     */
-    public static @Nullable String rangeProblem(Duration timeout) {
-        if (timeout.compareTo(MINIMUM) >= 0 && timeout.compareTo(MAXIMUM) <= 0) {
-            return null;
-        }
-        return "timeout must be between 1 ms and " + MAXIMUM.toDays() + " days (100 years), was " + timeout
-                + "; use noTimeout() for none";
+    static TimeLimitSpec of(Duration timeout) {
+        return new Timeout(timeout);
     }
 
     /**
@@ -73,59 +45,106 @@ public final class TimeLimitSpec {
      * @param limiter the limiter
      * @return the spec
      */
-    public static TimeLimitSpec of(TimeLimiter limiter) {
-        return new TimeLimitSpec(null, Objects.requireNonNull(limiter), null);
+    static TimeLimitSpec of(TimeLimiter limiter) {
+        return new Limiter(limiter);
     }
 
     /**
      * A time limiter taken by name from the scheduler's {@code TimeLimiterRegistry}.
      *
-     * @param instanceName the instance name
+     * @param instanceName the instance name, not blank
      * @return the spec
      */
-    public static TimeLimitSpec named(String instanceName) {
-        if (instanceName.isBlank()) {
-            throw new IllegalArgumentException("a time limiter instance name must not be blank");
+    static TimeLimitSpec named(String instanceName) {
+        return new Named(instanceName);
+    }
+
+    /**
+     * What is wrong with a time limit, or {@code null} when it is within range.
+     *
+     * @param timeout a time limit
+     * @return a sentence naming the accepted range and the value, or {@code null}
+     */
+    static @Nullable String rangeProblem(Duration timeout) {
+        if (timeout.compareTo(MINIMUM) >= 0 && timeout.compareTo(MAXIMUM) <= 0) {
+            return null;
         }
-        return new TimeLimitSpec(null, null, instanceName);
+        return "timeout must be between 1 ms and " + MAXIMUM.toDays() + " days (100 years), was " + timeout
+                + "; use noTimeout() for none";
     }
 
     /** Whether this spec removes any time limit. */
-    public boolean isNone() {
-        return this == NONE;
+    default boolean isNone() {
+        return this instanceof None;
     }
 
-    @Nullable Duration timeout() {
-        return timeout;
+    /** No time limit. */
+    record None() implements TimeLimitSpec {
+
+        private static final None INSTANCE = new None();
+
+        @Override
+        public String toString() {
+            return "no timeout";
+        }
     }
 
-    @Nullable TimeLimiter limiter() {
-        return limiter;
-    }
+    /**
+     * A time limit per attempt.
+     *
+     * @param timeout from {@link #MINIMUM} to {@link #MAXIMUM}
+     */
+    record Timeout(Duration timeout) implements TimeLimitSpec {
 
-    @Nullable String instanceName() {
-        return instanceName;
-    }
+        /** Checks the range. */
+        public Timeout {
+            String problem = rangeProblem(Objects.requireNonNull(timeout, "timeout"));
+            if (problem != null) {
+                throw new IllegalArgumentException(problem);
+            }
+        }
 
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof TimeLimitSpec other && Objects.equals(timeout, other.timeout) && limiter == other.limiter
-                && Objects.equals(instanceName, other.instanceName);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(timeout, System.identityHashCode(limiter), instanceName);
-    }
-
-    @Override
-    public String toString() {
-        if (timeout != null) {
+        @Override
+        public String toString() {
             return "timeout " + timeout;
         }
-        if (limiter != null) {
+    }
+
+    /**
+     * A Resilience4j time limiter, shared as is, compared by identity.
+     *
+     * @param limiter the limiter
+     */
+    record Limiter(TimeLimiter limiter) implements TimeLimitSpec {
+
+        /** Checks the limiter is there. */
+        public Limiter {
+            Objects.requireNonNull(limiter, "limiter");
+        }
+
+        @Override
+        public String toString() {
             return "time limiter '" + limiter.getName() + "'";
         }
-        return instanceName != null ? "time limiter '" + instanceName + "'" : "no timeout";
+    }
+
+    /**
+     * A time limiter from the scheduler's registry, by name.
+     *
+     * @param instanceName not blank
+     */
+    record Named(String instanceName) implements TimeLimitSpec {
+
+        /** Checks the name. */
+        public Named {
+            if (instanceName.isBlank()) {
+                throw new IllegalArgumentException("a time limiter instance name must not be blank");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "time limiter '" + instanceName + "'";
+        }
     }
 }

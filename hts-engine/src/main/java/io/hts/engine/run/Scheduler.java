@@ -85,7 +85,7 @@ public final class Scheduler implements AutoCloseable {
     private final CurrentPolicy policy;
 
     Scheduler(SchedulerBuilder b) {
-        this.pool = b.pool.threadNamePrefix(b.threadNamePrefix).build();
+        this.pool = b.pool.build();
         this.gpu = b.gpuBackend;
         this.backends = new DeviceBackends(gpu == null ? List.of() : List.of(gpu));
         this.resources = new ResourceLimiter(b.resources);
@@ -102,9 +102,9 @@ public final class Scheduler implements AutoCloseable {
         this.memoryShortage = b.memoryShortage;
         this.profiling = b.profiling;
         this.scopes = TaskScopes.of(b.logContext, b.taskScopes);
-        this.threadNamePrefix = b.threadNamePrefix;
+        this.threadNamePrefix = pool.threadNamePrefix();
         this.timer = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, b.threadNamePrefix + "timer");
+            Thread t = new Thread(r, threadNamePrefix + "timer");
             t.setDaemon(true);
             timerThread = t;
             return t;

@@ -19,7 +19,11 @@ import io.hts.engine.policy.DefaultPolicy;
 import io.hts.engine.policy.SchedulingPolicy;
 import org.jspecify.annotations.Nullable;
 
-/** Builds a {@link Scheduler}: {@code Scheduler.builder().threads(8).policy(p).build()}. */
+/**
+ * Builds a {@link Scheduler}: {@code Scheduler.builder().threads(8).policy(p).build()}. The worker
+ * pool's options ({@link #threads}, {@link #spinsBeforePark}, {@link #threadNamePrefix}) go straight
+ * to the pool's own builder, which checks them and keeps their defaults: one place for each.
+ */
 public final class SchedulerBuilder {
 
     final WorkStealingPool.Builder pool = WorkStealingPool.builder();
@@ -39,7 +43,6 @@ public final class SchedulerBuilder {
     EventDetail eventDetail = EventDetail.NOTABLE;
     final List<TaskListener> listeners = new ArrayList<>();
     @Nullable Duration stallTimeout;
-    String threadNamePrefix = "hts-worker-";
     CostModel costModel = new CostModel();
 
     SchedulerBuilder() {
@@ -276,7 +279,7 @@ public final class SchedulerBuilder {
     /**
      * How many times an idle worker rescans the queues before parking.
      *
-     * @param spins 0 or more; 64 by default
+     * @param spins 0 or more; 256 by default
      * @return this builder
      */
     public SchedulerBuilder spinsBeforePark(int spins) {
@@ -291,7 +294,7 @@ public final class SchedulerBuilder {
      * @return this builder
      */
     public SchedulerBuilder threadNamePrefix(String prefix) {
-        this.threadNamePrefix = Objects.requireNonNull(prefix, "prefix");
+        pool.threadNamePrefix(prefix);
         return this;
     }
 
