@@ -71,6 +71,7 @@ public final class GpuBackend implements DeviceBackend {
 
     private final CudaApi api;
     private final DeviceInfo info;
+    private final GpuSettings settings;
     private final DeviceMemoryPool memory;
     private final PinnedStagingPool staging;
     private final StreamManager streams;
@@ -98,6 +99,7 @@ public final class GpuBackend implements DeviceBackend {
     public GpuBackend(CudaApi api, DeviceInfo info, GpuSettings settings, boolean loadCublas) {
         this.api = api;
         this.info = info;
+        this.settings = settings;
         api.makeCurrent(info.ordinal());
         this.memory = new DeviceMemoryPool(api, info.ordinal(), settings.memory());
         PinnedStagingPool pinned = null;
@@ -253,6 +255,11 @@ public final class GpuBackend implements DeviceBackend {
     /** The device this backend runs. */
     public DeviceInfo deviceInfo() {
         return info;
+    }
+
+    /** The settings this backend was started with: streams, memory pool, staging, polling. */
+    public GpuSettings settings() {
+        return settings;
     }
 
     /** The device's memory pool. */

@@ -13,7 +13,6 @@ import io.hts.engine.graph.Device;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
 import io.hts.gpu.cuda.CudaApi;
-import io.hts.gpu.cuda.DeviceInfo;
 import io.hts.gpu.cuda.GpuDiscovery;
 import io.hts.gpu.memory.DeviceBuffer;
 import org.slf4j.Logger;
@@ -74,7 +73,8 @@ public final class MultiGpuBackend implements DeviceBackend {
     }
 
     /**
-     * Discovers the GPUs and starts a backend on each, or explains why not.
+     * Discovers the GPUs and starts a backend on each ({@link GpuStartup#start}), or explains why not.
+     * A GPU that cannot be started is left out, with a warning; the others are used.
      *
      * @param settings each backend's settings, from its device's total memory
      * @return the backend, or empty (the reason is logged once) when no GPU can be used
@@ -85,16 +85,11 @@ public final class MultiGpuBackend implements DeviceBackend {
         if (!found.available() || api == null) {
             return Optional.empty();
         }
-        List<GpuBackend> started = new ArrayList<>();
-        for (DeviceInfo device : found.devices()) {
-            try {
-                started.add(new GpuBackend(api, device, settings.apply(device.totalMemory()), true));
-            }
-            catch (RuntimeException ex) {
-                log.warn("HTS GPU backend could not start on {}; the other devices are used: {}", device, ex.toString());
-            }
+        GpuStartup startup = GpuStartup.start(api, found.devices(), d -> settings.apply(d.totalMemory()), true);
+        for (UnusableGpuBackend down : startup.failed()) {
+            log.warn("HTS GPU backend: {}; the other devices are used", down.reason());
         }
-        return started.isEmpty() ? Optional.empty() : Optional.of(new MultiGpuBackend(started, api));
+        return startup.running();
     }
 
     /** The per-device backends, in device order. */
