@@ -112,7 +112,9 @@ public final class DeviceMemoryPool implements AutoCloseable {
         this.events = new EventPool(api);
         this.cache = new FreeBlockCache(Long.numberOfTrailingZeros(settings.arenaBytes() / settings.minimumBlock()),
                 Math.max(settings.minimumBlock(), settings.arenaBytes() / 16), settings.arenaBytes());
-        long initial = settings.initialBytes();
+        // in arenas of powers of two of at least the minimum block: an initial size that is not a multiple
+        // of it (90 % of a device's memory, where the maximum caps the initial size) is rounded down to one
+        long initial = settings.initialBytes() / settings.minimumBlock() * settings.minimumBlock();
         while (reserved.get() < initial) {
             addArena(Math.min(settings.arenaBytes(), Long.highestOneBit(initial - reserved.get())));
         }

@@ -3,7 +3,8 @@ package io.hts.gpu.memory;
 /**
  * Sizes and limits of a {@link DeviceMemoryPool}.
  *
- * @param initialBytes reserved when the pool is created (0 reserves on first use)
+ * @param initialBytes reserved when the pool is created, rounded down to a multiple of the minimum block
+ *     (0 reserves on first use)
  * @param maximumBytes the most the pool may reserve from the driver
  * @param arenaBytes the size of each arena added as the pool grows: a power of two (a larger
  *     request gets an arena of its own, rounded up to a power of two)

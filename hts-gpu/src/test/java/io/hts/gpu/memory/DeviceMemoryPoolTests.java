@@ -47,6 +47,21 @@ class DeviceMemoryPoolTests {
         assertThat(cuda.allocatedBytes()).as("close returns every arena").isZero();
     }
 
+    /** An initial size that is no multiple of the minimum block (90 % of a device) is reserved rounded down. */
+    @Test
+    void anInitialSizeThatIsNoMultipleOfTheMinimumBlockIsReservedRoundedDownToOne() {
+        long ninetyPercent = 256 * MIB / 10 * 9; // 241,591,910 B: a multiple of 2 only
+        try (DeviceMemoryPool pool = new DeviceMemoryPool(cuda, 0,
+                new PoolSettings(ninetyPercent, ninetyPercent, 64 * MIB, 256))) {
+            assertThat(pool.statistics().capacity()).isEqualTo(ninetyPercent / 256 * 256);
+            assertThat(pool.statistics().capacity()).isLessThanOrEqualTo(ninetyPercent);
+            assertThat(cuda.allocatedBytes()).isEqualTo(ninetyPercent / 256 * 256);
+        }
+        try (DeviceMemoryPool pool = pool(1000, 4 * MIB)) {
+            assertThat(pool.statistics().capacity()).as("512 + 256").isEqualTo(768);
+        }
+    }
+
     @Test
     void aRequestLargerThanAnArenaGetsAnArenaOfItsOwn() {
         try (DeviceMemoryPool pool = pool(0, 64 * MIB)) {
