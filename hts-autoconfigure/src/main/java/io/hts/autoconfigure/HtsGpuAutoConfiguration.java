@@ -2,7 +2,7 @@ package io.hts.autoconfigure;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Collectors;
+import java.util.Optional;
 
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.gpu.cuda.CudaApi;
@@ -10,6 +10,7 @@ import io.hts.gpu.cuda.DeviceInfo;
 import io.hts.gpu.cuda.GpuDiscovery;
 import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuSettings;
+import io.hts.gpu.exec.GpuStartup;
 import io.hts.gpu.exec.MultiGpuBackend;
 import io.hts.gpu.exec.PartialGpuBackend;
 import io.hts.gpu.exec.UnusableGpuBackend;
@@ -18,6 +19,7 @@ import io.hts.gpu.memory.PoolSettings;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -30,7 +32,11 @@ import org.springframework.core.env.Environment;
  * Auto-configuration of the GPU backend (module {@code hts-gpu}) on every CUDA device of the host
  * ({@code hts.gpu.devices} to choose), a {@link MultiGpuBackend} of one {@link GpuBackend} per device, when
  * hts-gpu is on the class path and {@code hts.gpu.enabled} allows it ({@link OnUsableGpuCondition}).
- * The scheduler of {@link HtsAutoConfiguration} picks the backend up.
+ * The scheduler of {@link HtsAutoConfiguration} picks the backend up. The devices are found by the
+ * application's {@link GpuDiscoverer} bean when it declares one (a simulated device in tests), else
+ * through the NVIDIA driver; the backends start through {@link GpuStartup}, hts-gpu's one start loop,
+ * each device with the settings of {@code hts.gpu.streams-per-device}, {@code hts.gpu.memory-pool.*},
+ * {@code hts.gpu.spin-while-busy} and {@code hts.gpu.poll-spin}.
  *
  * <p>A GPU that is there but cannot be started (its backend throws while starting, e.g. on a
  * sticky CUDA error, or discovery counts devices it then cannot query) does not stop the
@@ -51,11 +57,12 @@ public final class HtsGpuAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(DeviceBackend.class)
     @Conditional(OnUsableGpuCondition.class)
-    DeviceBackend htsGpuBackend(HtsProperties properties, Environment environment) {
+    DeviceBackend htsGpuBackend(HtsProperties properties, Environment environment,
+            ObjectProvider<GpuDiscoverer> discoverer) {
         HtsPropertiesValidator.validate(properties, environment); // before any GPU work: bad values fail whatever the machine
         GpuProperties gpu = properties.getGpu();
         boolean required = gpu.getEnabled() == GpuProperties.GpuEnablement.TRUE;
-        GpuDiscovery.Result found = OnUsableGpuCondition.discovery();
+        GpuDiscovery.Result found = discoverer.getIfAvailable(GpuDiscoverer::driver).discover(); // as the condition's
         CudaApi api = found.api();
         if (!found.available() || api == null) {
             if (required || !found.presentButUnusable()) {
@@ -67,36 +74,26 @@ public final class HtsGpuAutoConfiguration {
                     down.reason());
             return down;
         }
-        List<DeviceInfo> devices = selected(found.devices(), gpu.getDevices());
-        List<GpuSettings> settings = devices.stream().map(d -> settings(gpu, d)).toList();
-        List<GpuBackend> started = new ArrayList<>();
-        List<UnusableGpuBackend> failed = new ArrayList<>();
-        for (int i = 0; i < devices.size(); i++) {
-            try {
-                started.add(new GpuBackend(api, devices.get(i), settings.get(i), true));
-            }
-            catch (RuntimeException | LinkageError ex) {
-                log.debug("HTS GPU backend: {} could not be started", devices.get(i), ex);
-                failed.add(UnusableGpuBackend.failedToStart(devices.get(i), ex));
-            }
+        GpuStartup startup = GpuStartup.start(api, selected(found.devices(), gpu.getDevices()), d -> settings(gpu, d), true);
+        if (startup.complete()) {
+            return startup.backend();
         }
-        if (failed.isEmpty()) {
-            return new MultiGpuBackend(started, api);
-        }
-        String reasons = failed.stream().map(UnusableGpuBackend::reason).collect(Collectors.joining("; "));
         if (required) {
-            started.forEach(GpuBackend::close);
+            startup.close();
             throw new InvalidHtsPropertyException("hts.gpu.enabled", "true",
-                    "auto or false while a GPU cannot be started (" + reasons + ")", failed.get(0).cause().orElse(null));
+                    "auto or false while a GPU cannot be started (" + startup.reasons() + ")",
+                    startup.firstCause().orElse(null));
         }
-        if (started.isEmpty()) {
-            log.warn("HTS GPU backend DOWN, tasks with a CPU body run on the CPU and GPU-only tasks fail: {}", reasons);
-            return failed.size() == 1 ? failed.get(0) : new PartialGpuBackend(null, failed);
+        Optional<MultiGpuBackend> running = startup.running();
+        if (running.isEmpty()) {
+            log.warn("HTS GPU backend DOWN, tasks with a CPU body run on the CPU and GPU-only tasks fail: {}",
+                    startup.reasons());
         }
-        MultiGpuBackend running = new MultiGpuBackend(started, api);
-        log.warn("HTS GPU backend DEGRADED, running on {} only; tasks pinned to the other GPUs run on the CPU or fail: {}",
-                running.name(), reasons);
-        return new PartialGpuBackend(running, failed);
+        else {
+            log.warn("HTS GPU backend DEGRADED, running on {} only; tasks pinned to the other GPUs run on the CPU or fail: {}",
+                    running.get().name(), startup.reasons());
+        }
+        return startup.backend();
     }
 
     static List<DeviceInfo> selected(List<DeviceInfo> found, @Nullable List<Integer> wanted) {

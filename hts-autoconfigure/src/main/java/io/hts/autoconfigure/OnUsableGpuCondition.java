@@ -1,10 +1,8 @@
 package io.hts.autoconfigure;
 
-import java.util.function.Supplier;
-
-import io.hts.gpu.cuda.CudaApi;
 import io.hts.gpu.cuda.GpuDiscovery;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -13,53 +11,33 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * Matches when {@code hts.gpu.enabled} is {@code true}, or {@code auto} and a CUDA device is found,
- * usable or not (discovery runs once per class loader and never throws): a GPU that is there but
- * cannot be used gets a backend that reports it DOWN with the reason, while the tasks run on the
- * CPU. With {@code true} and no device it still matches, so that the backend's bean fails start-up
- * saying why.
+ * usable or not: a GPU that is there but cannot be used gets a backend that reports it DOWN with
+ * the reason, while the tasks run on the CPU. With {@code true} and no device it still matches
+ * (without discovering), so that the backend's bean fails start-up saying why; with {@code false}
+ * nothing is discovered.
+ *
+ * <p>Conditions run before beans exist, and with {@code auto} whether there is a GPU backend bean at
+ * all depends on what discovery finds. So this condition consults the discovery the application
+ * supplies: the single {@link GpuDiscoverer} bean, or the NVIDIA driver's ({@link GpuDiscoverer#driver()})
+ * when there is none. That bean is looked up without initializing other beans to learn their types
+ * and is created here, while the configuration is read, which is why {@link GpuDiscoverer} asks for
+ * it to be declared with a {@code static} {@code @Bean} method depending on nothing. The backend's
+ * bean takes the same discoverer ({@link #discoverer}) and gets the same result, since a discoverer
+ * keeps its result.
  */
 final class OnUsableGpuCondition extends SpringBootCondition {
 
-    private static volatile GpuDiscovery.@Nullable Result discovered;
-
-    /** What the tests of this package put in place of the real discovery (see {@link #discoverThrough}). */
-    private static volatile GpuDiscovery.@Nullable Result simulated;
-
-    static GpuDiscovery.Result discovery() {
-        GpuDiscovery.Result s = simulated;
-        if (s != null) {
-            return s;
-        }
-        GpuDiscovery.Result r = discovered;
-        if (r == null) {
-            synchronized (OnUsableGpuCondition.class) {
-                r = discovered;
-                if (r == null) {
-                    r = GpuDiscovery.discover();
-                    discovered = r;
-                }
-            }
-        }
-        return r;
-    }
-
     /**
-     * Test seam, internal to this package: until the returned scope is closed, discovery goes
-     * through {@code loader} (a simulated CUDA) instead of JCuda. Not for applications.
+     * The discoverer the application supplies, or the driver's.
      *
-     * @param loader loads the API
-     * @return closes the scope, bringing the real discovery back
+     * @param beans the context's beans, {@code null} when there are none to consult
+     * @return the discoverer
+     * @throws org.springframework.beans.factory.NoUniqueBeanDefinitionException when the application
+     *     declares several and none is primary
      */
-    static Scope discoverThrough(Supplier<? extends CudaApi> loader) {
-        simulated = GpuDiscovery.discover(loader);
-        return () -> simulated = null;
-    }
-
-    /** A {@link #discoverThrough} scope. */
-    interface Scope extends AutoCloseable {
-
-        @Override
-        void close();
+    static GpuDiscoverer discoverer(@Nullable ListableBeanFactory beans) {
+        return beans == null ? GpuDiscoverer.driver()
+                : beans.getBeanProvider(GpuDiscoverer.class, false).getIfAvailable(GpuDiscoverer::driver);
     }
 
     @Override
@@ -70,7 +48,7 @@ final class OnUsableGpuCondition extends SpringBootCondition {
             case FALSE -> ConditionOutcome.noMatch("hts.gpu.enabled is false");
             case TRUE -> ConditionOutcome.match("hts.gpu.enabled is true");
             case AUTO -> {
-                GpuDiscovery.Result r = discovery();
+                GpuDiscovery.Result r = discoverer(context.getBeanFactory()).discover();
                 if (r.available()) {
                     yield ConditionOutcome.match(r.describe());
                 }

@@ -89,11 +89,9 @@ class HtsGpuStartFailureTests {
                 .map(ILoggingEvent::getFormattedMessage).toList();
     }
 
-    /** Runs the context on the simulated CUDA instead of the real discovery. */
+    /** Runs the context on the simulated CUDA instead of the real discovery: the application's {@link GpuDiscoverer}. */
     private void run(WebApplicationContextRunner runner, ContextConsumer<AssertableWebApplicationContext> test) {
-        try (OnUsableGpuCondition.Scope simulated = OnUsableGpuCondition.discoverThrough(() -> cuda)) {
-            runner.run(test);
-        }
+        runner.withBean(GpuDiscoverer.class, () -> GpuDiscoverer.through(() -> cuda)).run(test);
     }
 
     @Test
