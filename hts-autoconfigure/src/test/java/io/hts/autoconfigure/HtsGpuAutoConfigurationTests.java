@@ -30,7 +30,7 @@ class HtsGpuAutoConfigurationTests {
             .withConfiguration(AutoConfigurations.of(HtsGpuAutoConfiguration.class, HtsAutoConfiguration.class));
 
     private static boolean gpuHere() {
-        return OnUsableGpuCondition.discovery().available();
+        return GpuDiscoverer.driver().discover().available();
     }
 
     @Test
@@ -70,7 +70,7 @@ class HtsGpuAutoConfigurationTests {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidHtsPropertyException.class)
                     .hasMessageContaining("hts.gpu.enabled").hasMessageContaining("without a usable GPU")
-                    .hasMessageContaining(OnUsableGpuCondition.discovery().reason());
+                    .hasMessageContaining(GpuDiscoverer.driver().discover().reason());
         });
     }
 
@@ -151,5 +151,66 @@ class HtsGpuAutoConfigurationTests {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> HtsGpuAutoConfiguration.selected(found, java.util.List.of(2)))
                 .isInstanceOf(InvalidHtsPropertyException.class).hasMessageContaining("hts.gpu.devices")
                 .hasMessageContaining("ordinals of this host's GPUs [0, 1]");
+    }
+
+    /** An application's discoverer, declared as GpuDiscoverer's Javadoc says, decides where HTS looks for GPUs. */
+    @Test
+    void anApplicationsGpuDiscovererIsAskedOnceAndItsDevicesAreStarted() {
+        DiscovererConfiguration.loads.set(0);
+        runner.withUserConfiguration(DiscovererConfiguration.class).withPropertyValues("hts.gpu.memory-pool.initial=4MB",
+                "hts.gpu.memory-pool.maximum=32MB", "hts.gpu.memory-pool.arena-size=4MB").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(io.hts.gpu.exec.MultiGpuBackend.class).devices())
+                            .extracting(b -> b.deviceInfo().name()).containsExactly("Simulated GPU", "Simulated GPU");
+                    assertThat(DiscovererConfiguration.loads).as("the condition and the bean share one discovery")
+                            .hasValue(1);
+                });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class DiscovererConfiguration {
+
+        static final java.util.concurrent.atomic.AtomicInteger loads = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Bean
+        static GpuDiscoverer simulatedGpus() {
+            return GpuDiscoverer.through(() -> {
+                loads.incrementAndGet();
+                return new io.hts.gpu.support.SimulatedCuda(256L << 20).withDevices(2);
+            });
+        }
+    }
+
+    @Test
+    void aDiscovererThatFindsNoDeviceMeansNoGpuBackendWithAutoAndAFailedStartWithTrue() {
+        ApplicationContextRunner none = runner.withBean(GpuDiscoverer.class,
+                () -> GpuDiscoverer.through(() -> new io.hts.gpu.support.SimulatedCuda(1L << 20).withDevices(0)));
+        none.run(context -> {
+            assertThat(context).hasNotFailed().doesNotHaveBean(DeviceBackend.class);
+            assertThat(context.getBean(Scheduler.class).gpu()).isEmpty();
+        });
+        none.withPropertyValues("hts.gpu.enabled=true").run(context -> assertThat(context).getFailure().rootCause()
+                .isInstanceOf(InvalidHtsPropertyException.class).hasMessageContaining("hts.gpu.enabled")
+                .hasMessageContaining("the CUDA driver reports no device"));
+    }
+
+    @Test
+    void disabledAsksNoDiscoverer() {
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        runner.withBean(GpuDiscoverer.class, () -> () -> {
+            asked.incrementAndGet();
+            throw new AssertionError("not to be asked");
+        }).withPropertyValues("hts.gpu.enabled=false").run(context -> {
+            assertThat(context).hasNotFailed().doesNotHaveBean(DeviceBackend.class);
+            assertThat(asked).hasValue(0);
+        });
+    }
+
+    @Test
+    void twoDiscoverersFailStartUpRatherThanOneBeingPickedSilently() {
+        runner.withBean("one", GpuDiscoverer.class, () -> GpuDiscoverer.through(() -> new io.hts.gpu.support.SimulatedCuda(1L << 30)))
+                .withBean("two", GpuDiscoverer.class, () -> GpuDiscoverer.through(() -> new io.hts.gpu.support.SimulatedCuda(1L << 30)))
+                .run(context -> assertThat(context).getFailure().hasStackTraceContaining(GpuDiscoverer.class.getName())
+                        .rootCause().isInstanceOf(org.springframework.beans.factory.NoUniqueBeanDefinitionException.class));
     }
 }
