@@ -165,6 +165,7 @@ public final class TaskBuilder {
      * @return this builder
      */
     public TaskBuilder timeLimiter(String instanceName) {
+        checkInstanceName(instanceName, "time limiter", "TimeLimiterRegistry");
         this.timeLimit = TimeLimitSpec.named(instanceName);
         return this;
     }
@@ -253,6 +254,7 @@ public final class TaskBuilder {
      * @return this builder
      */
     public TaskBuilder retry(String instanceName) {
+        checkInstanceName(instanceName, "retry", "RetryRegistry");
         this.retry = RetrySpec.named(instanceName);
         return this;
     }
@@ -367,6 +369,14 @@ public final class TaskBuilder {
         Task<T> task = graph.register(this, cpu, gpu, barrier);
         built = true;
         return task;
+    }
+
+    /** A blank instance name is refused here, naming the task, as every other setting is. */
+    private void checkInstanceName(String instanceName, String kind, String registry) {
+        if (Objects.requireNonNull(instanceName, "instanceName").isBlank()) {
+            throw invalid("a " + kind + " instance name must not be blank: name an instance of the scheduler's "
+                    + registry + " (such as \"hts-cpu\"), was '" + instanceName + "'");
+        }
     }
 
     private void checkRetries(int retries) {
