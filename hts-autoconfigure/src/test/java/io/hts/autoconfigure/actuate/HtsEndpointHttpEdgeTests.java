@@ -1,0 +1,276 @@
+package io.hts.autoconfigure.actuate;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import io.hts.autoconfigure.FeaturesApp;
+import io.hts.engine.graph.RunStatus;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.Scheduler;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+/**
+ * The endpoints over real HTTP (on 127.0.0.1, a random port) where no other test looks: the live
+ * stream drops events for a client that does not read instead of holding up the scheduler or
+ * queueing without bound, and holds up no other client meanwhile; a stream ends by itself after
+ * {@code hts.events.stream-timeout}; {@code ?format=dot} is the run's graph; the events endpoint's
+ * {@code limit} is capped at 10,000 and refuses zero, negatives and words naming what it accepts.
+ */
+class HtsEndpointHttpEdgeTests {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private static ConfigurableApplicationContext start(String... more) {
+        List<String> properties = new java.util.ArrayList<>(List.of("server.port=0", "server.address=127.0.0.1",
+                "management.endpoints.web.exposure.include=htsevents,htsprofiler", "spring.main.banner-mode=off"));
+        properties.addAll(List.of(more));
+        return new SpringApplicationBuilder(FeaturesApp.class).properties(properties.toArray(String[]::new)).run();
+    }
+
+    private static int port(ConfigurableApplicationContext context) {
+        return ((WebServerApplicationContext) context).getWebServer().getPort();
+    }
+
+    private static HttpResponse<String> fetch(int port, String path) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    // ================================================================== a slow client
+
+    /** A raw HTTP/1.1 client that reads only when told to: the server's writes to it block once buffers fill. */
+    private static final class SlowClient implements AutoCloseable {
+        private final Socket socket = new Socket();
+        private final InputStream in;
+
+        SlowClient(int port, String path) throws IOException {
+            socket.setReceiveBufferSize(4096);
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAccept: text/event-stream\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            in = socket.getInputStream();
+            String status = line();
+            assertThat(status).startsWith("HTTP/1.1 200");
+            boolean chunked = false;
+            for (String h; !(h = line()).isEmpty(); ) {
+                chunked |= h.toLowerCase(java.util.Locale.ROOT).startsWith("transfer-encoding: chunked");
+            }
+            assertThat(chunked).as("an open-ended stream is chunked").isTrue();
+        }
+
+        private String line() throws IOException {
+            ByteArrayOutputStream b = new ByteArrayOutputStream();
+            for (int c; (c = in.read()) != '\n'; ) {
+                if (c < 0) {
+                    throw new IOException("the server closed the connection");
+                }
+                if (c != '\r') {
+                    b.write(c);
+                }
+            }
+            return b.toString(StandardCharsets.UTF_8);
+        }
+
+        /** The next chunk's payload (the chunked encoding taken off), or null at the end of the body. */
+        String chunk() throws IOException {
+            int size = Integer.parseInt(line().split(";")[0].trim(), 16);
+            if (size == 0) {
+                return null;
+            }
+            byte[] data = in.readNBytes(size);
+            line();
+            return new String(data, StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+
+    @Test
+    void aClientThatDoesNotReadLosesEventsWhileTheSchedulerAndOtherClientsGoOn() throws Exception {
+        try (ConfigurableApplicationContext context = start()) {
+            Scheduler scheduler = context.getBean(Scheduler.class);
+            int port = port(context);
+            assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
+                try (SlowClient slow = new SlowClient(port, "/actuator/htsevents/stream?routine=true")) {
+                    StringBuilder first = new StringBuilder();
+                    while (!first.toString().contains(":subscribed")) {
+                        first.append(slow.chunk());
+                    }
+                    HttpResponse<Stream<String>> fast = HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + port + "/actuator/htsevents/stream?type=run_succeeded"))
+                            .GET().build(), HttpResponse.BodyHandlers.ofLines()).get(20, TimeUnit.SECONDS);
+                    assertThat(fast.statusCode()).isEqualTo(200);
+                    try (Stream<String> fastBody = fast.body()) {
+                        Iterator<String> fastLines = fastBody.iterator();
+                        while (!fastLines.next().equals(":subscribed")) {
+                            // open once its first comment arrives
+                        }
+                        // Far more events than the subscriber's queue (4,096) and the socket buffers hold:
+                        // 3 routine events a task, each a few hundred bytes.
+                        TaskGraph wide = TaskGraph.named("wide");
+                        wide.group("t", 60_000, (i, t) -> t.cpu(ctx -> i));
+                        GraphRun run = scheduler.submit(wide);
+                        // The slow client reads nothing meanwhile: the run still ends.
+                        assertThat(run.await().status()).isEqualTo(RunStatus.SUCCEEDED);
+
+                        // The other client is not held up by the slow one: it gets this run's end.
+                        String line;
+                        do {
+                            line = fastLines.next();
+                        }
+                        while (!line.startsWith("data:") || !line.contains("\"runId\":" + run.id() + ","));
+                        assertThat(JSON.readTree(line.substring("data:".length())).get("type").asText())
+                                .isEqualTo("RUN_SUCCEEDED");
+                    }
+
+                    // The slow client now reads: what was buffered, then an event that says how many were lost.
+                    Pattern dropped = Pattern.compile(":dropped (\\d+) events \\(the client reads slower than they come\\)");
+                    long sent = 0;
+                    long lost = -1;
+                    while (lost < 0) {
+                        String chunk = slow.chunk();
+                        assertThat(chunk).as("the stream goes on until the drop is reported").isNotNull();
+                        sent += chunk.lines().filter(l -> l.startsWith("data:")).count();
+                        Matcher m = dropped.matcher(chunk);
+                        if (m.find()) {
+                            lost = Long.parseLong(m.group(1));
+                        }
+                    }
+                    assertThat(lost).as("events were dropped for the slow client").isPositive();
+                    assertThat(sent).as("what reached it before the report is bounded, not every event")
+                            .isLessThan(3L * 60_000);
+                }
+            });
+        }
+    }
+
+    // ================================================================== hts.events.stream-timeout
+
+    @Test
+    void aStreamEndsByItselfAfterTheStreamTimeout() throws Exception {
+        try (ConfigurableApplicationContext context = start("hts.events.stream-timeout=1s")) {
+            int port = port(context);
+            HttpResponse<Stream<String>> response = HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + port + "/actuator/htsevents/stream")).GET().build(),
+                    HttpResponse.BodyHandlers.ofLines()).get(20, TimeUnit.SECONDS);
+            assertThat(response.statusCode()).isEqualTo(200);
+            try (Stream<String> body = response.body()) {
+                List<String> lines = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> body.toList());
+                assertThat(lines).as("the connection ended quietly, after its first comment").contains(":subscribed")
+                        .noneMatch(l -> l.contains("error"));
+            }
+            // and a new connection is served as before
+            assertThat(fetch(port, "/actuator/htsevents").statusCode()).isEqualTo(200);
+        }
+    }
+
+    // ================================================================== ?format=dot
+
+    @Test
+    void theProfilersDotFormatIsTheRunsGraphWithItsTasksEdgesAndStates() throws Exception {
+        try (ConfigurableApplicationContext context = start()) {
+            Scheduler scheduler = context.getBean(Scheduler.class);
+            int port = port(context);
+            GraphRun ok = scheduler.execute(scheduler.registeredGraphs().get("features"));
+            HttpResponse<String> dot = fetch(port, "/actuator/htsprofiler/" + ok.id() + "?format=dot");
+            assertThat(dot.statusCode()).isEqualTo(200);
+            assertThat(dot.headers().firstValue("Content-Type").orElse("")).startsWith("text/vnd.graphviz");
+            String text = dot.body();
+            assertThat(text).startsWith("digraph \"features\" {").endsWith("}\n");
+            assertThat(text).containsPattern("t0 \\[label=\"load\\\\ncpu [0-9.]+ ms\", fillcolor=\"palegreen\"\\]")
+                    .containsPattern("t1 \\[label=\"double\\\\ncpu [0-9.]+ ms\", fillcolor=\"palegreen\"\\]")
+                    .contains("t0 -> t1;");
+            assertThat(text).isEqualTo(scheduler.profiler().run(ok.id()).orElseThrow().toDot());
+
+            TaskGraph failing = TaskGraph.named("fails");
+            var bad = failing.task("bad").cpu(ctx -> {
+                throw new IllegalStateException("no");
+            });
+            failing.task("after \"quoted\"").after(bad).cpu(ctx -> 1);
+            GraphRun failed = scheduler.submit(failing);
+            assertThat(failed.future()).failsWithin(Duration.ofSeconds(10));
+            String failedDot = fetch(port, "/actuator/htsprofiler/" + failed.id() + "?format=dot").body();
+            assertThat(failedDot).contains("t0 [label=\"bad\\ncpu").contains("fillcolor=\"salmon\"")
+                    .contains("t1 [label=\"after \\\"quoted\\\"\", fillcolor=\"lightgrey\"]").contains("t0 -> t1;");
+
+            HttpResponse<String> unknown = fetch(port, "/actuator/htsprofiler/987654?format=dot");
+            assertThat(unknown.statusCode()).isEqualTo(404);
+            assertThat(unknown.body()).contains("run 987654 is not among the runs the profiler keeps");
+        }
+    }
+
+    // ================================================================== the events endpoint's limit
+
+    private static void outOfRange(int port, String limit, String detail) throws Exception {
+        HttpResponse<String> response = fetch(port, "/actuator/htsevents?limit=" + limit);
+        assertThat(response.statusCode()).as("limit=%s", limit).isEqualTo(400);
+        JsonNode body = JSON.readTree(response.body());
+        assertThat(body.get("status").asInt()).isEqualTo(400);
+        assertThat(body.get("parameter").asText()).isEqualTo("limit");
+        assertThat(body.get("value").asText()).isEqualTo(limit);
+        assertThat(body.get("detail").asText()).isEqualTo(detail);
+        assertThat(body.get("accepted").asText()).isEqualTo("a whole number from 1 to 10000");
+    }
+
+    @Test
+    void theEventsLimitIsCappedAtTenThousandAndRefusesZeroNegativesAndWords() throws Exception {
+        try (ConfigurableApplicationContext context = start("hts.events.buffer-size=20000")) {
+            Scheduler scheduler = context.getBean(Scheduler.class);
+            int port = port(context);
+            // More notable events than the cap: a failed task is one event, and its run another.
+            TaskGraph many = TaskGraph.named("many-failures");
+            many.group("f", 10_500, (i, t) -> t.cpu(ctx -> {
+                throw new IllegalStateException("f" + i);
+            }));
+            GraphRun run = scheduler.submit(many, io.hts.engine.run.RunOptions.failureMode(
+                    io.hts.engine.run.FailureMode.CONTINUE));
+            assertThat(run.future()).failsWithin(Duration.ofSeconds(60));
+            int buffered = scheduler.events().log().events(-1, Integer.MAX_VALUE, e -> true).size();
+            assertThat(buffered).isGreaterThan(10_000);
+
+            JsonNode capped = JSON.readTree(fetch(port, "/actuator/htsevents?limit=10000").body());
+            assertThat(capped.get("events")).hasSize(10_000);
+            JsonNode byDefault = JSON.readTree(fetch(port, "/actuator/htsevents").body());
+            assertThat(byDefault.get("events")).as("the default limit").hasSize(200);
+            JsonNode one = JSON.readTree(fetch(port, "/actuator/htsevents?limit=1").body());
+            assertThat(one.get("events")).hasSize(1);
+
+            outOfRange(port, "10001", "10001 is out of range");
+            outOfRange(port, "2147483648", "2147483648 is out of range");
+            outOfRange(port, "0", "0 is out of range");
+            outOfRange(port, "-1", "-1 is out of range");
+            outOfRange(port, "1e3", "'1e3' is not a whole number");
+            outOfRange(port, "12.5", "'12.5' is not a whole number");
+        }
+    }
+}
