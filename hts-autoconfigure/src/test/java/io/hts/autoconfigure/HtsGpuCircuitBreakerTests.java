@@ -150,7 +150,7 @@ class HtsGpuCircuitBreakerTests {
                     assertThat(run.result(both)).isEqualTo("cpu");
                     assertThat(gpuRuns).hasValue(0);
                     assertThat(run.profile().tasks()).singleElement().extracting(t -> t.device()).isEqualTo(Device.CPU);
-                    assertThat(events).filteredOn(e -> e.runId() == run.id() && e.type() == EventType.TASK_PLACED)
+                    assertThat(events).filteredOn(e -> e.runId() == run.runId() && e.type() == EventType.TASK_PLACED)
                             .extracting(TaskEvent::device, TaskEvent::detail).contains(tuple(
                                     Device.CPU, "moved from the GPU to the CPU: circuit breaker 'hts-gpu' of"
                                             + " cuda:0 Simulated GPU is OPEN"));

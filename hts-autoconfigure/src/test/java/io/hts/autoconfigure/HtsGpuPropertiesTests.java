@@ -177,7 +177,7 @@ class HtsGpuPropertiesTests {
             GraphRun run = s.execute(g);
             assertThat(run.result(onTwo)).isEqualTo(2);
             assertThat(run.result(onOne)).as("cuda:1 is not HTS's: its CPU body runs").isEqualTo("cpu");
-            assertThat(run.profile().tasks()).filteredOn(t -> t.name().equals("on-1")).singleElement()
+            assertThat(run.profile().tasks()).filteredOn(t -> t.taskName().equals("on-1")).singleElement()
                     .extracting(t -> t.device()).isEqualTo(Device.CPU);
 
             TaskGraph gpuOnly = TaskGraph.named("gpu-only-on-1");

@@ -76,9 +76,9 @@ class HtsPropertyEffectsTests {
             Scheduler s = context.getBean(Scheduler.class);
             assertThat(s.profiler().retainedRuns()).isEqualTo(2);
             TaskGraph g = one("kept");
-            long first = s.execute(g).id();
-            long second = s.execute(g).id();
-            long third = s.execute(g).id();
+            long first = s.execute(g).runId();
+            long second = s.execute(g).runId();
+            long third = s.execute(g).runId();
             assertThat(s.profiler().recentRuns()).extracting(p -> p.runId()).containsExactlyInAnyOrder(second, third);
             assertThat(s.profiler().run(first)).isEmpty();
         });
@@ -93,11 +93,11 @@ class HtsPropertyEffectsTests {
             assertThat(s.profiler().retainedBytes()).isEqualTo(1024);
             TaskGraph small = one("small");
             GraphRun kept = s.execute(small);
-            assertThat(s.profiler().run(kept.id())).as("a one-task profile fits in 1KB").isPresent();
+            assertThat(s.profiler().run(kept.runId())).as("a one-task profile fits in 1KB").isPresent();
             TaskGraph big = TaskGraph.named("big");
             big.group("t", 2_000, (i, t) -> t.cpu(ctx -> i));
             GraphRun tooBig = s.execute(big);
-            assertThat(s.profiler().run(tooBig.id())).as("a profile larger than the bound is not kept").isEmpty();
+            assertThat(s.profiler().run(tooBig.runId())).as("a profile larger than the bound is not kept").isEmpty();
             assertThat(s.profiler().notKeptRuns()).isPositive();
             assertThat(s.profiler().retainedBytesNow()).isLessThanOrEqualTo(1024);
         });
@@ -146,7 +146,7 @@ class HtsPropertyEffectsTests {
                     GraphRun run = s.submit(g);
                     try {
                         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
-                                .until(() -> StallListener.STALLS.stream().anyMatch(e -> e.runId() == run.id()));
+                                .until(() -> StallListener.STALLS.stream().anyMatch(e -> e.runId() == run.runId()));
                     }
                     finally {
                         release.countDown();

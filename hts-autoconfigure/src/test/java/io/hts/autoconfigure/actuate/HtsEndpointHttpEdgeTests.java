@@ -148,7 +148,7 @@ class HtsEndpointHttpEdgeTests {
                         do {
                             line = fastLines.next();
                         }
-                        while (!line.startsWith("data:") || !line.contains("\"runId\":" + run.id() + ","));
+                        while (!line.startsWith("data:") || !line.contains("\"runId\":" + run.runId() + ","));
                         assertThat(JSON.readTree(line.substring("data:".length())).get("type").asText())
                                 .isEqualTo("RUN_SUCCEEDED");
                     }
@@ -202,7 +202,7 @@ class HtsEndpointHttpEdgeTests {
             Scheduler scheduler = context.getBean(Scheduler.class);
             int port = port(context);
             GraphRun ok = scheduler.execute(scheduler.registeredGraphs().get("features"));
-            HttpResponse<String> dot = fetch(port, "/actuator/htsprofiler/" + ok.id() + "?format=dot");
+            HttpResponse<String> dot = fetch(port, "/actuator/htsprofiler/" + ok.runId() + "?format=dot");
             assertThat(dot.statusCode()).isEqualTo(200);
             assertThat(dot.headers().firstValue("Content-Type").orElse("")).startsWith("text/vnd.graphviz");
             String text = dot.body();
@@ -210,7 +210,7 @@ class HtsEndpointHttpEdgeTests {
             assertThat(text).containsPattern("t0 \\[label=\"load\\\\ncpu [0-9.]+ ms\", fillcolor=\"palegreen\"\\]")
                     .containsPattern("t1 \\[label=\"double\\\\ncpu [0-9.]+ ms\", fillcolor=\"palegreen\"\\]")
                     .contains("t0 -> t1;");
-            assertThat(text).isEqualTo(scheduler.profiler().run(ok.id()).orElseThrow().toDot());
+            assertThat(text).isEqualTo(scheduler.profiler().run(ok.runId()).orElseThrow().toDot());
 
             TaskGraph failing = TaskGraph.named("fails");
             var bad = failing.task("bad").cpu(ctx -> {
@@ -219,7 +219,7 @@ class HtsEndpointHttpEdgeTests {
             failing.task("after \"quoted\"").after(bad).cpu(ctx -> 1);
             GraphRun failed = scheduler.submit(failing);
             assertThat(failed.future()).failsWithin(Duration.ofSeconds(10));
-            String failedDot = fetch(port, "/actuator/htsprofiler/" + failed.id() + "?format=dot").body();
+            String failedDot = fetch(port, "/actuator/htsprofiler/" + failed.runId() + "?format=dot").body();
             assertThat(failedDot).contains("t0 [label=\"bad\\ncpu").contains("fillcolor=\"salmon\"")
                     .contains("t1 [label=\"after \\\"quoted\\\"\", fillcolor=\"lightgrey\"]").contains("t0 -> t1;");
 

@@ -80,7 +80,7 @@ class DoubleCompletionCountsTests {
 
         @Override
         public void onEvent(TaskEvent event) {
-            if (event.task() != null && (event.type() == EventType.TASK_SUCCEEDED
+            if (event.taskName() != null && (event.type() == EventType.TASK_SUCCEEDED
                     || event.type() == EventType.TASK_FAILED || event.type() == EventType.TASK_CANCELLED)) {
                 terminal.add(event);
             }
@@ -92,7 +92,7 @@ class DoubleCompletionCountsTests {
         }
 
         long terminalOf(long run, String task) {
-            return terminal.stream().filter(e -> e.runId() == run && task.equals(e.task())).count();
+            return terminal.stream().filter(e -> e.runId() == run && task.equals(e.taskName())).count();
         }
     }
 
@@ -146,8 +146,8 @@ class DoubleCompletionCountsTests {
                 assertThat(run.pendingTasks()).isZero();
                 assertThat(run.failures()).isEmpty();
                 assertThat(run.profile().tasks()).allSatisfy(t -> assertThat(t.attempts()).isOne());
-                assertThat(counting.terminalOf(run.id(), "kernel")).isOne();
-                assertThat(counting.terminalOf(run.id(), "next")).isOne();
+                assertThat(counting.terminalOf(run.runId(), "kernel")).isOne();
+                assertThat(counting.terminalOf(run.runId(), "next")).isOne();
             }
             Map<String, TaskStatistics> stats = s.profiler().taskStatistics().get("racing-reports");
             assertThat(stats.get("kernel").count()).as("each run counted once in the statistics").isEqualTo(rounds);
@@ -181,7 +181,7 @@ class DoubleCompletionCountsTests {
                 assertThat(run.state(kernel)).isEqualTo(TaskState.SUCCEEDED);
                 assertThat(run.error(kernel)).isEmpty();
                 assertThat(run.profile().tasks()).allSatisfy(t -> assertThat(t.attempts()).isOne());
-                assertThat(counting.terminalOf(run.id(), "kernel")).isOne();
+                assertThat(counting.terminalOf(run.runId(), "kernel")).isOne();
             }
             assertThat(dispatched).as("one dispatch a run: the late failure started no retry").hasValue(20);
             assertThat(s.profiler().taskStatistics().get("late-failure").get("kernel").count()).isEqualTo(20);

@@ -83,23 +83,23 @@ class RunOutcomeCallbackTests {
             assertThat(wrapped.getCause()).isInstanceOf(GraphRunException.class);
             GraphRunException ex = (GraphRunException) wrapped.getCause();
             assertThat(ex.status()).isEqualTo(RunStatus.FAILED);
-            assertThat(ex.runId()).isEqualTo(run.id());
-            assertThat(ex.graph()).isEqualTo("two-failures");
-            assertThat(ex.failures()).extracting(TaskFailure::task).containsExactlyInAnyOrder("left", "right");
+            assertThat(ex.runId()).isEqualTo(run.runId());
+            assertThat(ex.graphName()).isEqualTo("two-failures");
+            assertThat(ex.failures()).extracting(TaskFailure::taskName).containsExactlyInAnyOrder("left", "right");
             assertThat(ex.failures()).extracting(f -> f.error().getMessage())
                     .containsExactlyInAnyOrder("left broke", "right broke");
             assertThat(ex.getCause()).as("the cause is the first failure").isSameAs(ex.failures().get(0).error());
             assertThat(ex.getSuppressed()).as("the other failures are suppressed")
                     .containsExactly(ex.failures().get(1).error());
             assertThat(ex.cancelled()).containsExactly("child");
-            assertThat(ex.getMessage()).contains("run " + run.id() + " of graph 'two-failures' failed: 2 tasks failed")
+            assertThat(ex.getMessage()).contains("run " + run.runId() + " of graph 'two-failures' failed: 2 tasks failed")
                     .contains("left").contains("right").contains("1 task cancelled");
             // The same failures as the run itself reports, and as await() throws.
-            assertThat(ex.failures()).extracting(TaskFailure::task)
-                    .containsExactlyElementsOf(run.failures().stream().map(TaskFailure::task).toList());
+            assertThat(ex.failures()).extracting(TaskFailure::taskName)
+                    .containsExactlyElementsOf(run.failures().stream().map(TaskFailure::taskName).toList());
             assertThatThrownBy(run::await).isInstanceOfSatisfying(GraphRunException.class,
-                    awaited -> assertThat(awaited.failures()).extracting(TaskFailure::task)
-                            .containsExactlyElementsOf(ex.failures().stream().map(TaskFailure::task).toList()));
+                    awaited -> assertThat(awaited.failures()).extracting(TaskFailure::taskName)
+                            .containsExactlyElementsOf(ex.failures().stream().map(TaskFailure::taskName).toList()));
             assertThat(run.result(fine)).isEqualTo(5);
             assertThat(run.state(right)).isEqualTo(TaskState.FAILED);
         }
@@ -132,7 +132,7 @@ class RunOutcomeCallbackTests {
             assertThat(ex.failures()).isEmpty();
             assertThat(ex.getCause()).isNull();
             assertThat(ex.cancelled()).contains("next", "last");
-            assertThat(ex.getMessage()).startsWith("run " + run.id() + " of graph 'to-cancel' was cancelled")
+            assertThat(ex.getMessage()).startsWith("run " + run.runId() + " of graph 'to-cancel' was cancelled")
                     .contains(ex.cancelled().size() + " task");
             assertThat(before.awaited().calls).hasValue(1);
             assertThat(before.error.get()).isInstanceOf(GraphRunException.class);
@@ -212,7 +212,7 @@ class RunOutcomeCallbackTests {
 
             assertThat(queuedSeen.stateThen).hasValue(TaskState.CANCELLED);
             assertThat(queuedSeen.error.get()).isInstanceOf(TaskCancelledException.class)
-                    .hasMessage("run " + run.id() + " of graph 'cancel-callbacks' was cancelled");
+                    .hasMessage("run " + run.runId() + " of graph 'cancel-callbacks' was cancelled");
             assertThat(groupSeen.error.get()).isInstanceOf(TaskCancelledException.class)
                     .hasMessageContaining("was cancelled");
             assertThat(firstSeen.awaited().error.get()).as("a task that succeeded before the cancel").isNull();
