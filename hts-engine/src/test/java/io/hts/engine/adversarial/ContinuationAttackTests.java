@@ -275,7 +275,8 @@ class ContinuationAttackTests {
                     }
                     all.add(chain);
                 }
-                GraphRun run = s.submit(g);
+                // CONTINUE: the other chains finish however slowly this machine runs them after the time-out
+                GraphRun run = s.submit(g, RunOptions.failureMode(FailureMode.CONTINUE));
                 GraphRunException ex;
                 try {
                     ex = Checks.awaitEnd(run, MAX);
