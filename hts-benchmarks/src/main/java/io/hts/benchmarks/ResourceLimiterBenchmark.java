@@ -5,8 +5,9 @@ import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
-import io.hts.engine.exec.ResourceDemand;
-import io.hts.engine.exec.ResourceLimiter;
+import io.hts.engine.exec.internal.ResourceDemand;
+import io.hts.engine.exec.internal.ResourceLimiter;
+import io.hts.engine.graph.TaskBuilder;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -49,10 +50,10 @@ public class ResourceLimiterBenchmark {
         public void setUp() {
             Map<String, Long> capacities = new LinkedHashMap<>();
             capacities.put("io", 1L);
-            capacities.put(ResourceLimiter.GPU_MEMORY, 1L << 30);
+            capacities.put(TaskBuilder.GPU_MEMORY, 1L << 30);
             limiter = new ResourceLimiter(capacities);
             io = limiter.demand(Map.of("io", 1L), "benchmark");
-            ResourceDemand memory = limiter.demand(Map.of(ResourceLimiter.GPU_MEMORY, 1L << 30), "waiter");
+            ResourceDemand memory = limiter.demand(Map.of(TaskBuilder.GPU_MEMORY, 1L << 30), "waiter");
             if (!limiter.tryAcquire(memory)) {
                 throw new IllegalStateException("the GPU memory is not free at the start");
             }

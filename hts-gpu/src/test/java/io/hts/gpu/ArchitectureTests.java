@@ -17,7 +17,8 @@ class ArchitectureTests {
 
     @ArchTest
     static final ArchRule onlyTheEnginesSpis = noClasses().should().dependOnClassesThat().resideInAnyPackage(
-            "io.hts.engine.run..", "io.hts.engine.observe..", "io.hts.engine.fault..", "org.springframework..",
+            "io.hts.engine.run..", "io.hts.engine.observe..", "io.hts.engine.fault..", "io.hts.engine..internal..",
+            "org.springframework..",
             "com.hazelcast..", "io.hts.autoconfigure..")
             .because("a device module plugs into the engine through its SPIs and knows nothing of Spring");
 

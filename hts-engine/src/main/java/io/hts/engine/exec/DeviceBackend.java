@@ -8,7 +8,7 @@ import io.hts.engine.policy.DeviceStatus;
 /**
  * The service-provider interface of an execution backend for a device other than the CPU (the GPU
  * backend of {@code hts-gpu} implements it). The CPU is always served by the
- * {@link WorkStealingPool}.
+ * scheduler's own work-stealing pool.
  *
  * <p>The scheduler hands the backend each task the policy placed on its device with
  * {@link #dispatch}. The backend runs the task's {@code GpuBody} when it has a slot (a stream) and

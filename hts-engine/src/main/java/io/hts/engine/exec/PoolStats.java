@@ -3,7 +3,7 @@ package io.hts.engine.exec;
 import java.util.List;
 
 /**
- * A snapshot of a {@link WorkStealingPool}'s counters.
+ * A snapshot of a worker pool's counters.
  *
  * @param parallelism the number of workers
  * @param workers per-worker counters

@@ -1,5 +1,7 @@
 /**
- * The execution layer: the work-stealing pool and its deques, the resource limiter, and the device-backend SPI.
+ * The device-backend SPI ({@link io.hts.engine.exec.DeviceBackend}, {@link io.hts.engine.exec.DeviceTask}),
+ * which GPU modules implement, and the worker pool's counters as the scheduler reports them
+ * ({@link io.hts.engine.exec.PoolStats}). The pool itself is in {@code io.hts.engine.exec.internal}.
  */
 @NullMarked
 package io.hts.engine.exec;

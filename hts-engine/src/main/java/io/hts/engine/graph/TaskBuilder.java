@@ -30,6 +30,13 @@ import org.jspecify.annotations.Nullable;
  */
 public final class TaskBuilder {
 
+    /**
+     * The resource name for device memory in bytes ({@code resource(GPU_MEMORY, bytes)}): a GPU task
+     * that declares it is dispatched once that much is free (and, with
+     * {@code MemoryShortage.RUN_ON_CPU}, runs its CPU body instead of waiting).
+     */
+    public static final String GPU_MEMORY = "gpu-memory";
+
     private final TaskGraph graph;
     final String name;
     final @Nullable TaskGroup<?> group;

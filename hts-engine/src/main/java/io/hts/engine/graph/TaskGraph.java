@@ -20,6 +20,31 @@ import org.jspecify.annotations.Nullable;
  * {@link GraphValidationException}), compiled into an int-indexed {@link CompiledGraph} and
  * frozen. A graph that fails validation stays open, so the mistake can be fixed and the graph
  * submitted again.
+ *
+ * <p>A load, sixteen shards that read it, and a merge with retries and a time limit (the README's
+ * example; a test keeps the two the same):
+ *
+ * <pre>{@code
+ * TaskGraph graph = TaskGraph.named("features");
+ * Task<long[]> load = graph.task("load").cpu(ctx -> LongStream.range(0, 8_000_000).toArray());
+ * TaskGroup<Long> shards = graph.group("shard", 16, (i, t) -> t.after(load).cpu(ctx -> {
+ *     long[] rows = ctx.input(load);
+ *     long sum = 0;
+ *     for (int r = i; r < rows.length; r += 16) {
+ *         sum += rows[r] * rows[r] % 1_000_003;
+ *     }
+ *     return sum;
+ * }));
+ * Task<Long> merge = graph.task("merge").after(shards).retries(2).timeout(Duration.ofSeconds(5))
+ *         .cpu(ctx -> ctx.inputs(shards).stream().mapToLong(Long::longValue).sum());
+ *
+ * try (Scheduler scheduler = Scheduler.create()) {
+ *     GraphRun run = scheduler.submit(graph);          // asynchronous; runs of one graph may overlap
+ *     long total = run.await().result(merge);
+ *     System.out.println("total = " + total);
+ *     System.out.println(run.profile());               // makespan, critical path, where worker time went
+ * }
+ * }</pre>
  */
 public final class TaskGraph {
 

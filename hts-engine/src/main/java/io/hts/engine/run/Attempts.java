@@ -11,9 +11,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.github.resilience4j.timelimiter.TimeLimiter;
-import io.hts.engine.exec.PoolTask;
-import io.hts.engine.exec.ResourceDemand;
-import io.hts.engine.exec.Worker;
+import io.hts.engine.exec.internal.PoolTask;
+import io.hts.engine.exec.internal.ResourceDemand;
+import io.hts.engine.exec.internal.Worker;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.Releasable;
 import io.hts.engine.graph.TaskBody;

@@ -6,8 +6,8 @@ import java.util.Map;
 
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.timelimiter.TimeLimiter;
-import io.hts.engine.exec.ResourceDemand;
-import io.hts.engine.exec.ResourceLimiter;
+import io.hts.engine.exec.internal.ResourceDemand;
+import io.hts.engine.exec.internal.ResourceLimiter;
 import io.hts.engine.fault.FaultTolerance;
 import io.hts.engine.fault.TimeLimitSpec;
 import io.hts.engine.graph.CompiledGraph;
@@ -15,6 +15,7 @@ import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.GraphValidationException;
 import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskBuilder;
 import io.hts.engine.policy.CostModel;
 import org.jspecify.annotations.Nullable;
 
@@ -152,16 +153,16 @@ final class ExecutionPlan {
         if (rd != null) {
             for (int i = 0; i < n; i++) {
                 Map<String, Long> amounts = graph.task(i).resources();
-                if (rd[i] != null && amounts.containsKey(ResourceLimiter.GPU_MEMORY)) {
+                if (rd[i] != null && amounts.containsKey(TaskBuilder.GPU_MEMORY)) {
                     Map<String, Long> rest = new java.util.LinkedHashMap<>(amounts);
-                    rest.remove(ResourceLimiter.GPU_MEMORY);
+                    rest.remove(TaskBuilder.GPU_MEMORY);
                     if (cd == null) {
                         cd = new ResourceDemand[n];
                         gd = new ResourceDemand[n];
                     }
                     String owner = "task '" + graph.name(i) + "'";
                     cd[i] = rest.isEmpty() ? null : limiter.demand(rest, owner);
-                    gd[i] = limiter.demand(Map.of(ResourceLimiter.GPU_MEMORY, amounts.get(ResourceLimiter.GPU_MEMORY)),
+                    gd[i] = limiter.demand(Map.of(TaskBuilder.GPU_MEMORY, amounts.get(TaskBuilder.GPU_MEMORY)),
                             owner);
                 }
             }

@@ -11,9 +11,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
 
-import io.hts.engine.exec.PoolTask;
-import io.hts.engine.exec.WorkStealingPool;
-import io.hts.engine.exec.Worker;
+import io.hts.engine.exec.internal.PoolTask;
+import io.hts.engine.exec.internal.WorkStealingPool;
+import io.hts.engine.exec.internal.Worker;
 import io.hts.engine.graph.CompiledGraph;
 import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.RunResults;

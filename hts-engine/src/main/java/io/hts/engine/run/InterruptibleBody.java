@@ -4,7 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
-import io.hts.engine.exec.PoolTask;
+import io.hts.engine.exec.internal.PoolTask;
 import org.jspecify.annotations.Nullable;
 
 /**

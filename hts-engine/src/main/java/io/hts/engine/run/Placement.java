@@ -4,11 +4,12 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.hts.engine.exec.DeviceBackend;
-import io.hts.engine.exec.PoolTask;
-import io.hts.engine.exec.ResourceDemand;
-import io.hts.engine.exec.ResourceLimiter;
+import io.hts.engine.exec.internal.PoolTask;
+import io.hts.engine.exec.internal.ResourceDemand;
+import io.hts.engine.exec.internal.ResourceLimiter;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskBuilder;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.DeviceDecision;
 import io.hts.engine.observe.EventType;
@@ -110,13 +111,13 @@ final class Placement {
         ResourceDemand demand = device == Device.CPU && plan.gpuMemoryDemand(i) != null ? plan.cpuDemand(i)
                 : plan.demand(i); // GPU memory is not held by a CPU run
         if (demand != null && device == Device.GPU && run.scheduler.memoryShortage() == MemoryShortage.RUN_ON_CPU
-                && plan.has(i, ExecutionPlan.CPU) && demand.amount(ResourceLimiter.GPU_MEMORY) > 0) {
+                && plan.has(i, ExecutionPlan.CPU) && demand.amount(TaskBuilder.GPU_MEMORY) > 0) {
             if (demand.limiter().tryAcquire(demand)) {
                 e.hold(demand);
                 return route(e, device);
             }
             run.recorder.publish(EventType.TASK_PLACED, i, Device.CPU, -1, e.attempt, null, null, "the "
-                    + demand.amount(ResourceLimiter.GPU_MEMORY) + " bytes of GPU memory it declares are not free ("
+                    + demand.amount(TaskBuilder.GPU_MEMORY) + " bytes of GPU memory it declares are not free ("
                     + free(demand) + "); running its CPU body instead of waiting");
             device = Device.CPU;
             demand = plan.cpuDemand(i);

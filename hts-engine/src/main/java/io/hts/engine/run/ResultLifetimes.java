@@ -3,7 +3,7 @@ package io.hts.engine.run;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
-import io.hts.engine.exec.ResourceDemand;
+import io.hts.engine.exec.internal.ResourceDemand;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.Releasable;

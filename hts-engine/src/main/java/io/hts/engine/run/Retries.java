@@ -7,7 +7,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.github.resilience4j.retry.Retry;
-import io.hts.engine.exec.PoolTask;
+import io.hts.engine.exec.internal.PoolTask;
 import io.hts.engine.graph.Releasable;
 import io.hts.engine.observe.EventType;
 import org.jspecify.annotations.Nullable;

@@ -1,7 +1,7 @@
 package io.hts.engine.run;
 
-import io.hts.engine.exec.PoolTask;
-import io.hts.engine.exec.Worker;
+import io.hts.engine.exec.internal.PoolTask;
+import io.hts.engine.exec.internal.Worker;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 
-import io.hts.engine.exec.WorkStealingPool;
+import io.hts.engine.exec.internal.WorkStealingPool;
 import io.hts.engine.graph.TaskGraph;
 
 /**

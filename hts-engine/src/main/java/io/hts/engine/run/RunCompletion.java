@@ -11,8 +11,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
 import io.hts.engine.exec.DeviceBackend;
-import io.hts.engine.exec.PoolTask;
-import io.hts.engine.exec.Worker;
+import io.hts.engine.exec.internal.PoolTask;
+import io.hts.engine.exec.internal.Worker;
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.Elapsed;

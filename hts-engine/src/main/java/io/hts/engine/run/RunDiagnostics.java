@@ -6,7 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.hts.engine.exec.ResourceDemand;
+import io.hts.engine.exec.internal.ResourceDemand;
 import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.Elapsed;

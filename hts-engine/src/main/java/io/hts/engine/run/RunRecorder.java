@@ -2,7 +2,7 @@ package io.hts.engine.run;
 
 import java.time.Instant;
 
-import io.hts.engine.exec.Worker;
+import io.hts.engine.exec.internal.Worker;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.RunStatus;

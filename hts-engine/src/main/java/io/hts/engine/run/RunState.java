@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.hts.engine.exec.BatchedCount;
+import io.hts.engine.exec.internal.BatchedCount;
 import io.hts.engine.graph.RunStatus;
 import org.jspecify.annotations.Nullable;
 

@@ -19,9 +19,10 @@ import java.util.concurrent.TimeUnit;
 
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.PoolStats;
-import io.hts.engine.exec.ResourceLimiter;
-import io.hts.engine.exec.Worker;
-import io.hts.engine.exec.WorkStealingPool;
+import io.hts.engine.exec.ResourceUsage;
+import io.hts.engine.exec.internal.ResourceLimiter;
+import io.hts.engine.exec.internal.Worker;
+import io.hts.engine.exec.internal.WorkStealingPool;
 import io.hts.engine.fault.FaultTolerance;
 import io.hts.engine.graph.CompiledGraph;
 import io.hts.engine.graph.Device;
@@ -154,6 +155,11 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /** Starts a run; {@code callerWaits}: the caller awaits it right after, without a deadline. */
+    /** The graph's execution plan on this scheduler, made once per graph and scheduler. */
+    ExecutionPlan plan(CompiledGraph compiled) {
+        return compiled.bound(this, ExecutionPlan.class, g -> new ExecutionPlan(g, faults, resources, costModel, gpu != null));
+    }
+
     private GraphRun start(TaskGraph graph, RunOptions options, boolean callerWaits) {
         Objects.requireNonNull(graph, "graph");
         Objects.requireNonNull(options, "options");
@@ -162,8 +168,7 @@ public final class Scheduler implements AutoCloseable {
                     + "' was not accepted");
         }
         CompiledGraph compiled = graph.compile();
-        ExecutionPlan plan = compiled.bound(this, ExecutionPlan.class,
-                g -> new ExecutionPlan(g, faults, resources, costModel, gpu != null));
+        ExecutionPlan plan = plan(compiled);
         FailureMode mode = options.failureMode() != null ? options.failureMode() : defaultFailureMode;
         GraphRun run = admission.admit(graph, id -> new GraphRun(this, plan, id, mode, profiling));
         if (events.wants(EventType.RUN_SUBMITTED)) {
@@ -306,7 +311,7 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /** The named resources and their free amounts. */
-    public ResourceLimiter resources() {
+    public ResourceUsage resources() {
         return resources;
     }
 

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 
 import io.hts.engine.exec.DeviceBackend;
-import io.hts.engine.exec.WorkStealingPool;
+import io.hts.engine.exec.internal.WorkStealingPool;
 import io.hts.engine.fault.FaultTolerance;
 import io.hts.engine.graph.Device;
 import io.hts.engine.observe.EventDetail;

@@ -8,9 +8,9 @@ import java.util.concurrent.Future;
 
 import io.github.resilience4j.timelimiter.TimeLimiter;
 import io.hts.engine.exec.DeviceTask;
-import io.hts.engine.exec.PoolTask;
-import io.hts.engine.exec.ResourceDemand;
-import io.hts.engine.exec.Worker;
+import io.hts.engine.exec.internal.PoolTask;
+import io.hts.engine.exec.internal.ResourceDemand;
+import io.hts.engine.exec.internal.Worker;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GpuBody;
 import io.hts.engine.graph.GraphTopology;

@@ -3,8 +3,8 @@ package io.hts.engine.run;
 import java.util.Arrays;
 import java.util.concurrent.Callable;
 
-import io.hts.engine.exec.PoolTask;
-import io.hts.engine.exec.Worker;
+import io.hts.engine.exec.internal.PoolTask;
+import io.hts.engine.exec.internal.Worker;
 import org.jspecify.annotations.Nullable;
 
 /**

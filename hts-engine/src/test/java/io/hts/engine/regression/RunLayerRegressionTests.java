@@ -23,7 +23,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.DeviceTask;
-import io.hts.engine.exec.WorkStealingPool;
+import io.hts.engine.exec.internal.WorkStealingPool;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphValidationException;
 import io.hts.engine.graph.Releasable;

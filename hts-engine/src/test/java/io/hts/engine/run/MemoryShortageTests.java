@@ -3,9 +3,9 @@ package io.hts.engine.run;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import io.hts.engine.exec.ResourceLimiter;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskBuilder;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.policy.GpuFirstPolicy;
@@ -23,12 +23,12 @@ class MemoryShortageTests {
     private static GraphRun runWithMemoryHeld(Scheduler s, CountDownLatch holding, CountDownLatch release,
             Task<?>[] dual) throws InterruptedException {
         TaskGraph g = TaskGraph.named("shortage");
-        g.task("holder").resource(ResourceLimiter.GPU_MEMORY, 48 * MIB).gpu(ctx -> {
+        g.task("holder").resource(TaskBuilder.GPU_MEMORY, 48 * MIB).gpu(ctx -> {
             holding.countDown();
             release.await(10, TimeUnit.SECONDS);
             return "held";
         });
-        dual[0] = g.task("dual").after("later").resource(ResourceLimiter.GPU_MEMORY, 32 * MIB)
+        dual[0] = g.task("dual").after("later").resource(TaskBuilder.GPU_MEMORY, 32 * MIB)
                 .bodies(ctx -> "cpu", ctx -> "gpu");
         g.task("later").cpu(ctx -> {
             holding.await(10, TimeUnit.SECONDS);
@@ -44,16 +44,16 @@ class MemoryShortageTests {
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(new FakeGpuBackend(2))
-                .resource(ResourceLimiter.GPU_MEMORY, 64 * MIB).memoryShortage(MemoryShortage.RUN_ON_CPU).build()) {
+                .resource(TaskBuilder.GPU_MEMORY, 64 * MIB).memoryShortage(MemoryShortage.RUN_ON_CPU).build()) {
             Task<?>[] dual = new Task<?>[1];
             GraphRun run = runWithMemoryHeld(s, holding, release, dual);
             await().until(() -> run.state(dual[0]) == TaskState.SUCCEEDED);
             assertThat(run.result(dual[0])).isEqualTo("cpu");
-            assertThat(s.resources().available(ResourceLimiter.GPU_MEMORY)).isEqualTo(16 * MIB);
+            assertThat(s.resources().available(TaskBuilder.GPU_MEMORY)).isEqualTo(16 * MIB);
             release.countDown();
             run.await();
             assertThat(run.profile().tasks().get(1).device()).isEqualTo(Device.CPU);
-            assertThat(s.resources().available(ResourceLimiter.GPU_MEMORY)).isEqualTo(64 * MIB);
+            assertThat(s.resources().available(TaskBuilder.GPU_MEMORY)).isEqualTo(64 * MIB);
         }
     }
 
@@ -62,7 +62,7 @@ class MemoryShortageTests {
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(new FakeGpuBackend(2))
-                .resource(ResourceLimiter.GPU_MEMORY, 64 * MIB).build()) {
+                .resource(TaskBuilder.GPU_MEMORY, 64 * MIB).build()) {
             assertThat(s.memoryShortage()).isEqualTo(MemoryShortage.WAIT);
             Task<?>[] dual = new Task<?>[1];
             GraphRun run = runWithMemoryHeld(s, holding, release, dual);

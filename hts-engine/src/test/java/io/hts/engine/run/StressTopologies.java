@@ -35,8 +35,7 @@ final class StressTopologies {
 
     /** The execution plan of {@code graph} on {@code scheduler} (compiled and bound as a run would be). */
     static ExecutionPlan plan(Scheduler scheduler, TaskGraph graph) {
-        return graph.compile().bound(scheduler, ExecutionPlan.class, c -> new ExecutionPlan(c,
-                scheduler.faultTolerance(), scheduler.resources(), scheduler.costModel(), false));
+        return scheduler.plan(graph.compile());
     }
 
     /** A state manager over {@link #SINGLE} whose task is READY. */

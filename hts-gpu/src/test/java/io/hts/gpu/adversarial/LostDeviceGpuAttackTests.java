@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
-import io.hts.engine.exec.ResourceLimiter;
 import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskBuilder;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.EventType;
@@ -96,7 +96,7 @@ class LostDeviceGpuAttackTests {
             Map<String, AtomicInteger> finals = new ConcurrentHashMap<>();
             AtomicReference<String> gpuBodyAfterDown = new AtomicReference<>();
             FailureMode mode = rnd.nextBoolean() ? FailureMode.CONTINUE : FailureMode.FAIL_FAST;
-            Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).policy(new GpuFirstPolicy()).resource(ResourceLimiter.GPU_MEMORY, 64 * MIB)
+            Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).policy(new GpuFirstPolicy()).resource(TaskBuilder.GPU_MEMORY, 64 * MIB)
                     .listener(e -> {
                         if (e.taskName() != null && (e.type() == EventType.TASK_FAILED
                                 || e.type() == EventType.TASK_SUCCEEDED || e.type() == EventType.TASK_CANCELLED)) {
@@ -119,7 +119,7 @@ class LostDeviceGpuAttackTests {
                     String name = "other" + i;
                     var tb = g.task(name).retries(rnd.nextInt(3), Duration.ZERO);
                     if (rnd.nextInt(3) == 0) {
-                        tb = tb.resource(ResourceLimiter.GPU_MEMORY, 4 * MIB);
+                        tb = tb.resource(TaskBuilder.GPU_MEMORY, 4 * MIB);
                     }
                     io.hts.engine.graph.GpuBody<String> body = ctx -> {
                         gpuBodies.computeIfAbsent(name, k -> new AtomicInteger()).incrementAndGet();
@@ -171,11 +171,11 @@ class LostDeviceGpuAttackTests {
             GpuBackend gpu = backend(2);
             AtomicInteger gpuRuns = new AtomicInteger();
             AtomicInteger cpuRuns = new AtomicInteger();
-            try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).policy(new GpuFirstPolicy()).resource(ResourceLimiter.GPU_MEMORY, 64 * MIB).build()) {
+            try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).policy(new GpuFirstPolicy()).resource(TaskBuilder.GPU_MEMORY, 64 * MIB).build()) {
                 sim.failKernelAtCompletion("hts_scale_f32", 700);
                 TaskGraph g = TaskGraph.named("dual-culprit");
                 Task<String> culprit = g.task("culprit").retries(3, Duration.ZERO)
-                        .resource(ResourceLimiter.GPU_MEMORY, 8 * MIB).bodies(ctx -> {
+                        .resource(TaskBuilder.GPU_MEMORY, 8 * MIB).bodies(ctx -> {
                             if (cpuRuns.incrementAndGet() == 1) {
                                 throw new IllegalStateException("test: CPU body fails once");
                             }
@@ -321,13 +321,13 @@ class LostDeviceGpuAttackTests {
     void nonStickyFailuresWithRetriesLeakNoDeviceMemory() {
         assertTimeoutPreemptively(MAX, () -> {
             GpuBackend gpu = backend(4);
-            try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).policy(new GpuFirstPolicy()).resource(ResourceLimiter.GPU_MEMORY, 64 * MIB)
+            try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).policy(new GpuFirstPolicy()).resource(TaskBuilder.GPU_MEMORY, 64 * MIB)
                     .failureMode(FailureMode.CONTINUE).build()) {
                 for (int round = 0; round < 20; round++) {
                     sim.failNext("cuLaunchKernel", 2); // out of memory: not sticky
                     TaskGraph g = TaskGraph.named("plain-" + round);
                     for (int i = 0; i < 6; i++) {
-                        var tb = g.task("t" + i).retries(2, Duration.ZERO).resource(ResourceLimiter.GPU_MEMORY, MIB);
+                        var tb = g.task("t" + i).retries(2, Duration.ZERO).resource(TaskBuilder.GPU_MEMORY, MIB);
                         if (i % 2 == 0) {
                             tb.gpu(ctx -> fillOnGpu(ctx.unwrap(GpuContext.class)));
                         }

@@ -1,4 +1,4 @@
-package io.hts.engine.exec;
+package io.hts.engine.exec.internal;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.hts.engine.exec.ResourceUsage;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * arrivals and the later waiters that need any of <em>its</em> resources (only those) until it
  * fits.
  */
-public final class ResourceLimiter {
+public final class ResourceLimiter implements ResourceUsage {
 
     /*
      * Invariants.
@@ -80,13 +81,6 @@ public final class ResourceLimiter {
      * </ul>
      */
 
-    /**
-     * The resource name for device memory in bytes: a GPU task that declares it is dispatched once
-     * that much is free (and, with {@code MemoryShortage.RUN_ON_CPU}, runs its CPU body instead
-     * of waiting).
-     */
-    public static final String GPU_MEMORY = "gpu-memory";
-
     /** How many times a waiter can be skipped before it blocks the later demands on its resources. */
     static final int MAX_OVERTAKES = 16;
 
@@ -135,6 +129,7 @@ public final class ResourceLimiter {
     }
 
     /** The resource names, in declaration order. */
+    @Override
     public List<String> names() {
         return List.of(names);
     }
@@ -252,6 +247,7 @@ public final class ResourceLimiter {
      * @return its capacity
      * @throws IllegalArgumentException when the resource is unknown
      */
+    @Override
     public long capacity(String name) {
         return capacity[require(name)];
     }
@@ -263,6 +259,7 @@ public final class ResourceLimiter {
      * @return the free amount
      * @throws IllegalArgumentException when the resource is unknown
      */
+    @Override
     public long available(String name) {
         int i = require(name);
         lock.lock();
@@ -275,6 +272,7 @@ public final class ResourceLimiter {
     }
 
     /** Tasks waiting for resources. */
+    @Override
     public int waiting() {
         lock.lock();
         try {

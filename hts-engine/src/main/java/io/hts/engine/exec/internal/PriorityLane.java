@@ -1,4 +1,4 @@
-package io.hts.engine.exec;
+package io.hts.engine.exec.internal;
 
 import java.util.Arrays;
 import java.util.concurrent.locks.ReentrantLock;

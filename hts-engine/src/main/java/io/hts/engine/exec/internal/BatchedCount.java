@@ -1,4 +1,4 @@
-package io.hts.engine.exec;
+package io.hts.engine.exec.internal;
 
 /**
  * A shared counter that workers add to in batches: each worker accumulates its additions locally

@@ -1,4 +1,4 @@
-package io.hts.engine.exec;
+package io.hts.engine.exec.internal;
 
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;

@@ -1,4 +1,4 @@
-package io.hts.engine.exec;
+package io.hts.engine.exec.internal;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.hts.engine.exec.ResourceLimiter.Waiting;
+import io.hts.engine.exec.internal.ResourceLimiter.Waiting;
 import kotlin.Unit;
 import kotlin.jvm.functions.Function1;
 import kotlin.reflect.jvm.ReflectJvmMapping;

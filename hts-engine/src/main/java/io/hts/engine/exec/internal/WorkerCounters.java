@@ -1,4 +1,4 @@
-package io.hts.engine.exec;
+package io.hts.engine.exec.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,4 +1,4 @@
-package io.hts.engine.exec;
+package io.hts.engine.exec.internal;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
+import io.hts.engine.exec.PoolStats;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 

@@ -1,0 +1,25 @@
+/**
+ * HTS's engine, a plain Java library: graphs of tasks ({@code io.hts.engine.graph}), the scheduler
+ * that runs them ({@code io.hts.engine.run}), placement policies ({@code io.hts.engine.policy}),
+ * fault tolerance through Resilience4j ({@code io.hts.engine.fault}), events and profiles
+ * ({@code io.hts.engine.observe}) and the device-backend SPI ({@code io.hts.engine.exec}). These
+ * packages are the API; {@code io.hts.engine.exec.internal} (the work-stealing pool, the resource
+ * limiter) is not exported. docs/api.md lists the types a user needs.
+ */
+module io.hts.engine {
+    requires transitive io.github.resilience4j.core;
+    requires transitive io.github.resilience4j.retry;
+    requires transitive io.github.resilience4j.timelimiter;
+    requires transitive io.github.resilience4j.circuitbreaker;
+    requires io.github.resilience4j.bulkhead;
+    requires HdrHistogram;
+    requires org.slf4j;
+    requires static transitive org.jspecify;
+
+    exports io.hts.engine.graph;
+    exports io.hts.engine.run;
+    exports io.hts.engine.policy;
+    exports io.hts.engine.fault;
+    exports io.hts.engine.observe;
+    exports io.hts.engine.exec;
+}
