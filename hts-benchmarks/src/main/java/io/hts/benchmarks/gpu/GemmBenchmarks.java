@@ -50,16 +50,18 @@ final class GemmBenchmarks {
     private final DeviceInfo device;
     private final boolean quick;
     private final Rows rows;
+    private final GemmDiagnoses diagnoses;
 
     GemmBenchmarks(CudaApi api, DeviceInfo device, boolean quick, Rows rows) {
         this.api = api;
         this.device = device;
         this.quick = quick;
         this.rows = rows;
+        this.diagnoses = new GemmDiagnoses(api, device, rows);
     }
 
     void runAll() {
-        gemmExProbe();
+        diagnoses.probe();
         gemm();
         new HostGemmBenchmarks(api, device, rows).run();
     }
@@ -154,7 +156,7 @@ final class GemmBenchmarks {
                     GpuContext gc = ctx.unwrap(GpuContext.class);
                     JCublas2.cublasSetStream(handle, new cudaStream_t(JCudaApi.handle(gc.stream())));
                     for (int i = 0; i < chain; i++) {
-                        directGemm(handle, p, n, a, b, c);
+                        DirectGemm.gemm(handle, p, n, a, b, c);
                     }
                     JCublas2.cublasSetStream(handle, new cudaStream_t(stream));
                     return null;
@@ -197,7 +199,7 @@ final class GemmBenchmarks {
                             }
                             else {
                                 for (int i = 0; i < chain; i++) {
-                                    directGemm(handle, p, n, a, b, c);
+                                    DirectGemm.gemm(handle, p, n, a, b, c);
                                 }
                                 JCudaDriver.cuStreamSynchronize(stream);
                                 d = (double) (System.nanoTime() - t0) / chain;
@@ -220,7 +222,7 @@ final class GemmBenchmarks {
                             row(f("diagnosis %s chain: per task, launch to completion seen / gap to the next launch", p),
                                     f("%.3f ms / %.1f µs", busy / tasks.size() / 1e6, gaps / Math.max(1, tasks.size() - 1) / 1e3),
                                     f("direct %.3f ms", d / 1e6), "");
-                            polledDirect(handle, stream, p, n, a, b, c, chain, d);
+                            diagnoses.polledDirect(handle, stream, p, n, a, b, c, chain, d);
                             long f0 = System.nanoTime();
                             s.execute(foreign);
                             double foreignHandle = (double) (System.nanoTime() - f0) / chain;
@@ -232,7 +234,7 @@ final class GemmBenchmarks {
                                     f("backend's handle %.3f ms", batched / 1e6), "");
                             long d0 = System.nanoTime();
                             for (int i = 0; i < chain; i++) {
-                                directGemm(handle, p, n, a, b, c);
+                                DirectGemm.gemm(handle, p, n, a, b, c);
                             }
                             double directHost = (double) (System.nanoTime() - d0) / chain;
                             JCudaDriver.cuStreamSynchronize(stream);
@@ -241,7 +243,7 @@ final class GemmBenchmarks {
                                 JCublas2.cublasSetStream(handle, new cudaStream_t(JCudaApi.handle(lane.stream())));
                                 long l0 = System.nanoTime();
                                 for (int i = 0; i < chain; i++) {
-                                    directGemm(handle, p, n, a, b, c);
+                                    DirectGemm.gemm(handle, p, n, a, b, c);
                                 }
                                 api.synchronize(lane.stream());
                                 double onLane = (double) (System.nanoTime() - l0) / chain;
@@ -276,7 +278,7 @@ final class GemmBenchmarks {
                                     }
                                 }
                                 else {
-                                    directGemm(handle, p, n, a, b, c);
+                                    DirectGemm.gemm(handle, p, n, a, b, c);
                                     JCudaDriver.cuStreamSynchronize(stream);
                                     directSum += System.nanoTime() - t;
                                 }
@@ -306,7 +308,7 @@ final class GemmBenchmarks {
                         f("HTS first vs direct first %+.2f %%; HTS second vs direct second %+.2f %%",
                                 100 * (htsBy[0] / directBy[0] - 1), 100 * (htsBy[1] / directBy[1] - 1)));
                 if (p != Blas.Precision.FP32) {
-                    timedChain(s, p, n, a, b, c);
+                    diagnoses.timedChain(s, p, n, a, b, c);
                 }
                 double spinning = Double.MAX_VALUE;
                 GpuBackend spinner = new GpuBackend(api, device, GpuSettings.defaults(1L << 30).withSpinWhileBusy(true), true);
@@ -342,157 +344,5 @@ final class GemmBenchmarks {
         }
         JCublas2.cublasDestroy(handle);
         JCudaDriver.cuStreamDestroy(stream);
-    }
-
-    /** The status of cublasGemmEx for each type and compute type on a small problem. */
-    private void gemmExProbe() {
-        api.makeCurrent(device.ordinal());
-        cublasHandle h = new cublasHandle();
-        JCublas2.cublasCreate(h);
-        CUdeviceptr m = new CUdeviceptr();
-        JCudaDriver.cuMemAlloc(m, 3L * 4 * 64 * 64);
-        int[][] cases = {{cudaDataType.CUDA_R_32F, cublasComputeType.CUBLAS_COMPUTE_32F},
-            {cudaDataType.CUDA_R_32F, cublasComputeType.CUBLAS_COMPUTE_32F_FAST_TF32},
-            {cudaDataType.CUDA_R_16BF, cublasComputeType.CUBLAS_COMPUTE_32F},
-            {cudaDataType.CUDA_R_16F, cublasComputeType.CUBLAS_COMPUTE_32F},
-            {cudaDataType.CUDA_R_16F, cublasComputeType.CUBLAS_COMPUTE_16F}};
-        StringBuilder sb = new StringBuilder();
-        for (int[] c : cases) {
-            int status = JCublas2.cublasGemmEx(h, 0, 0, 64, 64, 64, Pointer.to(new float[] {1f}), m, c[0], 64,
-                    m.withByteOffset(4 * 64 * 64), c[0], 64, Pointer.to(new float[] {0f}),
-                    m.withByteOffset(8 * 64 * 64), c[0], 64, c[1], cublasGemmAlgo.CUBLAS_GEMM_DEFAULT);
-            sb.append(f("GemmEx type %d compute %d: %s; ", c[0], c[1], jcuda.jcublas.cublasStatus.stringFor(status)));
-        }
-        for (int type : new int[] {cudaDataType.CUDA_R_16BF, cudaDataType.CUDA_R_16F}) {
-            int status = JCublas2.cublasSgemmEx(h, 0, 0, 64, 64, 64, Pointer.to(new float[] {1f}), m, type, 64,
-                    m.withByteOffset(4 * 64 * 64), type, 64, Pointer.to(new float[] {0f}),
-                    m.withByteOffset(8 * 64 * 64), type, 64);
-            sb.append(f("SgemmEx type %d: %s; ", type, jcuda.jcublas.cublasStatus.stringFor(status)));
-        }
-        JCudaDriver.cuCtxSynchronize();
-        JCudaDriver.cuMemFree(m);
-        JCublas2.cublasDestroy(h);
-        row("cublasGemmEx probe (64³)", sb.toString(), "", "");
-    }
-
-    /**
-     * A chain of GEMM tasks whose bodies bracket their GEMM with timing events: the GEMM's device
-     * time, against the task's launch-to-completion time in the profile, tells a slow kernel from
-     * a late completion.
-     */
-    private void timedChain(Scheduler s, Blas.Precision p, int n, DeviceBuffer a, DeviceBuffer b, DeviceBuffer c) {
-        int chain = 20;
-        CUevent[][] events = new CUevent[chain][2];
-        long[] bodyStart = new long[chain];
-        long[] bodyEnd = new long[chain];
-        TaskGraph g = TaskGraph.named("gemm-timed-" + p);
-        io.hts.engine.graph.Task<?> previous = null;
-        for (int i = 0; i < chain; i++) {
-            int k = i;
-            events[i][0] = new CUevent();
-            events[i][1] = new CUevent();
-            JCudaDriver.cuEventCreate(events[i][0], 0);
-            JCudaDriver.cuEventCreate(events[i][1], 0);
-            io.hts.engine.graph.TaskBuilder t = g.task("timed" + i);
-            if (previous != null) {
-                t.after(previous);
-            }
-            previous = t.gpu(ctx -> {
-                GpuContext gc = ctx.unwrap(GpuContext.class);
-                bodyStart[k] = System.nanoTime();
-                CUstream st = JCudaApi.handle(gc.stream());
-                JCudaDriver.cuEventRecord(events[k][0], st);
-                gc.blas().gemm(p, n, n, n, 1f, a, b, 0f, c);
-                JCudaDriver.cuEventRecord(events[k][1], st);
-                bodyEnd[k] = System.nanoTime();
-                return null;
-            });
-        }
-        io.hts.engine.run.GraphRun run = s.execute(g);
-        var tasks = run.profile().tasks();
-        double gpu = 0;
-        double seen = 0;
-        double body = 0;
-        float[] ms = new float[1];
-        for (int i = 1; i < chain; i++) { // the first one warms up
-            JCudaDriver.cuEventElapsedTime(ms, events[i][0], events[i][1]);
-            gpu += ms[0] * 1e6;
-            seen += tasks.get(i).durationNanos();
-            body += bodyEnd[i] - bodyStart[i];
-        }
-        int m = chain - 1;
-        row(f("diagnosis %s chain: GEMM device time (events) / body host time / launch to completion seen", p),
-                f("%.3f ms / %.1f µs / %.3f ms", gpu / m / 1e6, body / m / 1e3, seen / m / 1e6), "", "");
-        for (CUevent[] pair : events) {
-            JCudaDriver.cuEventDestroy(pair[0]);
-            JCudaDriver.cuEventDestroy(pair[1]);
-        }
-    }
-
-    /** The direct chain again while another thread polls an event without pause, as HTS's launcher may. */
-    private void polledDirect(cublasHandle handle, CUstream stream, Blas.Precision p, int n, DeviceBuffer a,
-            DeviceBuffer b, DeviceBuffer c, int chain, double unpolled) {
-        CUevent e = new CUevent();
-        JCudaDriver.cuEventCreate(e, CUevent_flags.CU_EVENT_DISABLE_TIMING);
-        CUstream other = new CUstream();
-        JCudaDriver.cuStreamCreate(other, CUstream_flags.CU_STREAM_NON_BLOCKING);
-        JCudaDriver.cuEventRecord(e, other);
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        long[] queries = new long[1];
-        Thread poller = new Thread(() -> {
-            api.makeCurrent(device.ordinal());
-            while (!stop.get()) {
-                JCudaDriver.cuEventQuery(e);
-                queries[0]++;
-            }
-        });
-        poller.start();
-        long t0 = System.nanoTime();
-        for (int i = 0; i < chain; i++) {
-            directGemm(handle, p, n, a, b, c);
-        }
-        JCudaDriver.cuStreamSynchronize(stream);
-        double polled = (double) (System.nanoTime() - t0) / chain;
-        stop.set(true);
-        try {
-            poller.join();
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        }
-        row(f("diagnosis %s: direct chain while another thread polls cuEventQuery", p), f("%.3f ms (%.0f queries)", polled / 1e6,
-                (double) queries[0]), f("%.3f ms unpolled", unpolled / 1e6), f("%+.2f %%", 100 * (polled / unpolled - 1)));
-        JCudaDriver.cuEventDestroy(e);
-        JCudaDriver.cuStreamDestroy(other);
-    }
-
-    static void directGemm(cublasHandle h, Blas.Precision p, int n, DeviceBuffer a, DeviceBuffer b,
-            DeviceBuffer c) {
-        directGemm(h, p, n, n, n, a.address(), b.address(), c.address());
-    }
-
-    /** Column-major {@code C = A B} (m x k times k x n) straight through JCublas. */
-    static void directGemm(cublasHandle h, Blas.Precision p, int m, int n, int k, long a, long b, long c) {
-        Pointer one = Pointer.to(new float[] {1f});
-        Pointer zero = Pointer.to(new float[] {0f});
-        int op = cublasOperation.CUBLAS_OP_N;
-        CUdeviceptr pa = JCudaApi.pointer(a);
-        CUdeviceptr pb = JCudaApi.pointer(b);
-        CUdeviceptr pc = JCudaApi.pointer(c);
-        switch (p) {
-            case FP32 -> {
-                JCublas2.cublasSetMathMode(h, cublasMath.CUBLAS_DEFAULT_MATH);
-                JCublas2.cublasSgemm(h, op, op, m, n, k, one, pa, m, pb, k, zero, pc, m);
-            }
-            case TF32 -> {
-                JCublas2.cublasSetMathMode(h, cublasMath.CUBLAS_TF32_TENSOR_OP_MATH);
-                JCublas2.cublasSgemm(h, op, op, m, n, k, one, pa, m, pb, k, zero, pc, m);
-            }
-            default -> {
-                JCublas2.cublasSetMathMode(h, cublasMath.CUBLAS_DEFAULT_MATH);
-                JCublas2.cublasSgemmEx(h, op, op, m, n, k, one, pa, cudaDataType.CUDA_R_16BF, m, pb,
-                        cudaDataType.CUDA_R_16BF, k, zero, pc, cudaDataType.CUDA_R_16BF, m);
-            }
-        }
     }
 }

@@ -193,7 +193,7 @@ public final class GpuLatencyBenchmarks {
                     }
                     else {
                         JCudaDriver.cuEventRecord(kernel[2], stream);
-                        GemmBenchmarks.directGemm(handle, Blas.Precision.FP32, n, a, b, c);
+                        DirectGemm.gemm(handle, Blas.Precision.FP32, n, a, b, c);
                         JCudaDriver.cuEventRecord(kernel[3], stream);
                         directEnqueued = System.nanoTime() - start;
                         JCudaDriver.cuStreamSynchronize(stream);

@@ -24,7 +24,6 @@ import jcuda.jcublas.JCublas2;
 import jcuda.jcublas.cublasHandle;
 import jcuda.runtime.cudaStream_t;
 
-import static io.hts.benchmarks.gpu.GemmBenchmarks.directGemm;
 import static io.hts.benchmarks.gpu.GpuBenchmarks.f;
 import static io.hts.benchmarks.gpu.GpuBenchmarks.timed;
 import static io.hts.benchmarks.gpu.Matrices.checkProduct;
@@ -114,7 +113,7 @@ final class HostGemmBenchmarks {
                     JCudaDriver.cuStreamSynchronize(streams[0]);
                     down = Math.min(down, System.nanoTime() - t0);
                     t0 = System.nanoTime();
-                    directGemm(handles[0], p, n, n, n, db.address(), da.address(), dc.address());
+                    DirectGemm.gemm(handles[0], p, n, n, n, db.address(), da.address(), dc.address());
                     JCudaDriver.cuStreamSynchronize(streams[0]);
                     compute = Math.min(compute, System.nanoTime() - t0);
                 }
@@ -212,7 +211,7 @@ final class HostGemmBenchmarks {
             long lenA = rows * n * e;
             JCudaDriver.cuMemcpyHtoDAsync(JCudaApi.pointer(da.address() + offA), Pointer.to(a.slice((int) offA, (int) lenA)),
                     lenA, st);
-            directGemm(handles[i % handles.length], p, n, rows, n, db.address(), da.address() + offA, dc.address() + offA);
+            DirectGemm.gemm(handles[i % handles.length], p, n, rows, n, db.address(), da.address() + offA, dc.address() + offA);
             JCudaDriver.cuMemcpyDtoHAsync(Pointer.to(c.slice((int) offA, (int) lenA)), JCudaApi.pointer(dc.address() + offA),
                     lenA, st);
         }

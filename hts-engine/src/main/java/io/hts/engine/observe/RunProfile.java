@@ -30,24 +30,24 @@ import org.jspecify.annotations.Nullable;
 public final class RunProfile {
 
     private final long runId;
-    private final GraphTopology graph;
+    final GraphTopology graph;
     private final RunStatus status;
     private final String policy;
     private final Instant submitted;
-    private final long submitNanos;
-    private final long finishNanos;
-    private final int parallelism;
-    private final long @Nullable [] start;
-    private final long @Nullable [] end;
-    private final byte @Nullable [] devices;
-    private final int @Nullable [] lanes;
+    final long submitNanos;
+    final long finishNanos;
+    final int parallelism;
+    final long @Nullable [] start;
+    final long @Nullable [] end;
+    final byte @Nullable [] devices;
+    final int @Nullable [] lanes;
     private final int @Nullable [] attempts;
     private final IntFunction<TaskState> states;
     private final TaskCauses causes;
     private final long steals;
     private final long idleSpins;
     private final List<String> abandoned;
-    private volatile @Nullable Summary summary;
+    private volatile @Nullable RunSummary summary;
     private volatile @Nullable WorkerTime workerTime;
 
     /**
@@ -166,18 +166,18 @@ public final class RunProfile {
 
     /** From submission to the end of the last task (or to now, while running). */
     public Duration makespan() {
-        return Duration.ofNanos(summary().makespan);
+        return Duration.ofNanos(summary().makespan());
     }
 
     /** The sum of all task durations. */
     public Duration totalWork() {
-        return Duration.ofNanos(summary().totalWork);
+        return Duration.ofNanos(summary().totalWork());
     }
 
     /** The critical path by measured durations. */
     public CriticalPath criticalPath() {
-        Summary s = summary();
-        return new CriticalPath(s.criticalPath, Duration.ofNanos(s.criticalPathNanos));
+        RunSummary s = summary();
+        return new CriticalPath(s.criticalPath(), Duration.ofNanos(s.criticalPathNanos()));
     }
 
     /**
@@ -188,14 +188,14 @@ public final class RunProfile {
      * scheduler and the shape.
      */
     public Duration idealGap() {
-        Summary s = summary();
-        long ideal = Math.max(s.totalWork / Math.max(1, parallelism), s.criticalPathNanos);
-        return Duration.ofNanos(Math.max(0, s.makespan - ideal));
+        RunSummary s = summary();
+        long ideal = Math.max(s.totalWork() / Math.max(1, parallelism), s.criticalPathNanos());
+        return Duration.ofNanos(Math.max(0, s.makespan() - ideal));
     }
 
     /** {@link #idealGap()} as a fraction of the makespan. */
     public double idealGapRatio() {
-        long m = summary().makespan;
+        long m = summary().makespan();
         return m == 0 ? 0 : (double) idealGap().toNanos() / m;
     }
 
@@ -207,38 +207,20 @@ public final class RunProfile {
     public WorkerTime workerTime() {
         WorkerTime w = workerTime;
         if (w == null) {
-            w = computeWorkerTime();
+            w = RunSummary.workerTime(this);
             workerTime = w;
         }
         return w;
     }
 
-    private WorkerTime computeWorkerTime() {
-        long makespan = summary().makespan;
-        int n = graph.size();
-        long[] ready = new long[start == null ? 0 : n];
-        long[] begin = new long[ready.length];
-        long[] finish = new long[ready.length];
-        int k = 0;
-        for (int i = 0; i < ready.length; i++) {
-            if (start[i] != 0 && end[i] != 0 && devices != null && devices[i] == Device.CPU.ordinal() + 1) {
-                ready[k] = readyNanos(i);
-                begin[k] = start[i] - submitNanos;
-                finish[k] = end[i] - submitNanos;
-                k++;
-            }
-        }
-        return WorkerTime.sweep(parallelism, makespan, ready, begin, finish, k);
-    }
-
     /** The mean time from a task being ready to it starting. */
     public Duration meanWait() {
-        return Duration.ofNanos(summary().meanWait);
+        return Duration.ofNanos(summary().meanWait());
     }
 
     /** Per CPU worker: tasks, busy and idle time within this run. */
     public List<WorkerUsage> workers() {
-        return summary().workers;
+        return summary().workers();
     }
 
     /** Per-task timings, in index order (a view; nothing is copied). */
@@ -395,14 +377,14 @@ public final class RunProfile {
         return submitNanos;
     }
 
-    private long duration(int i) {
+    long duration(int i) {
         if (start == null || end == null || start[i] == 0 || end[i] == 0) {
             return 0;
         }
         return Math.max(0, end[i] - start[i]);
     }
 
-    private long readyNanos(int i) {
+    long readyNanos(int i) {
         if (end == null) {
             return 0;
         }
@@ -416,72 +398,13 @@ public final class RunProfile {
         return ready;
     }
 
-    private Summary summary() {
-        Summary s = summary;
+    private RunSummary summary() {
+        RunSummary s = summary;
         if (s == null) {
-            s = computeSummary();
+            s = RunSummary.of(this);
             summary = s;
         }
         return s;
-    }
-
-    private Summary computeSummary() {
-        int n = graph.size();
-        long lastEnd = submitNanos;
-        long total = 0;
-        long waitSum = 0;
-        long waitCount = 0;
-        long[] busy = new long[parallelism];
-        long[] count = new long[parallelism];
-        long[] path = new long[n];
-        int[] via = new int[n];
-        long bestPath = 0;
-        int bestEnd = -1;
-        for (int k = 0; k < n; k++) {
-            int i = graph.topological(k);
-            long d = duration(i);
-            long longestBefore = 0;
-            int from = -1;
-            for (int q = graph.predecessorStart(i); q < graph.predecessorEnd(i); q++) {
-                int p = graph.predecessor(q);
-                if (path[p] > longestBefore) {
-                    longestBefore = path[p];
-                    from = p;
-                }
-            }
-            path[i] = longestBefore + d;
-            via[i] = from;
-            if (path[i] > bestPath) {
-                bestPath = path[i];
-                bestEnd = i;
-            }
-            if (start != null && end != null && start[i] != 0 && end[i] != 0) {
-                total += d;
-                lastEnd = Math.max(lastEnd, end[i]);
-                waitSum += Math.max(0, start[i] - submitNanos - readyNanos(i));
-                waitCount++;
-                if (devices != null && lanes != null && devices[i] == Device.CPU.ordinal() + 1) {
-                    int w = lanes[i];
-                    if (w >= 0 && w < parallelism) {
-                        busy[w] += d;
-                        count[w]++;
-                    }
-                }
-            }
-        }
-        long makespan = finishNanos > 0 ? finishNanos - submitNanos
-                : (start != null ? lastEnd - submitNanos : System.nanoTime() - submitNanos);
-        List<String> criticalPath = new ArrayList<>();
-        for (int i = bestEnd; i >= 0; i = via[i]) {
-            criticalPath.add(graph.name(i));
-        }
-        java.util.Collections.reverse(criticalPath);
-        List<WorkerUsage> workers = new ArrayList<>(parallelism);
-        for (int w = 0; w < parallelism; w++) {
-            workers.add(new WorkerUsage(w, count[w], busy[w], Math.max(0, makespan - busy[w])));
-        }
-        return new Summary(makespan, total, bestPath, List.copyOf(criticalPath),
-                waitCount == 0 ? 0 : waitSum / waitCount, List.copyOf(workers));
     }
 
     @Override
@@ -493,7 +416,4 @@ public final class RunProfile {
                         + " for want of ready tasks", 100 * workerTime().schedulerShare(), 100 * workerTime().shapeShare());
     }
 
-    private record Summary(long makespan, long totalWork, long criticalPathNanos, List<String> criticalPath,
-            long meanWait, List<WorkerUsage> workers) {
-    }
 }

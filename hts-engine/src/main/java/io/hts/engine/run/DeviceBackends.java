@@ -5,12 +5,19 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.hts.engine.exec.DeviceBackend;
+import io.hts.engine.exec.internal.WorkStealingPool;
+import io.hts.engine.graph.Device;
+import io.hts.engine.policy.DeviceHealth;
+import io.hts.engine.policy.DeviceStatus;
+import io.hts.engine.policy.SystemStatus;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A scheduler's device backends, as the scheduler addresses them all at once: telling them of a
- * cancelled run, and closing them after the last run.
+ * A scheduler's device backends, as the scheduler addresses them all at once: their status beside
+ * the CPU pool's (what the policy sees), telling them of a cancelled run, and closing them after the
+ * last run.
  *
  * <p><b>Closing.</b> The thread that ends a scheduler's last run may be a backend's own (its
  * completion callback); a backend that joins its threads on close must not be closed from one of
@@ -26,6 +33,32 @@ final class DeviceBackends {
 
     DeviceBackends(List<DeviceBackend> backends) {
         this.backends = List.copyOf(backends);
+    }
+
+    /**
+     * The load and health of the CPU pool and of the GPU backend, if any. Never throws: a backend
+     * whose status throws or is null is reported DOWN with the reason (placement asks this).
+     */
+    SystemStatus systemStatus(WorkStealingPool pool) {
+        @Nullable DeviceBackend gpu = backends.isEmpty() ? null : backends.get(0);
+        int queued = pool.queuedTasks();
+        DeviceStatus cpu = new DeviceStatus(Device.CPU, pool.isShutdown() ? DeviceHealth.DOWN : DeviceHealth.UP,
+                pool.parallelism(), queued, pool.activeWorkers(), queued * pool.meanTaskNanos(), -1,
+                "work-stealing pool, " + pool.parallelism() + " workers");
+        if (gpu == null) {
+            return SystemStatus.of(cpu);
+        }
+        DeviceStatus g;
+        try {
+            g = gpu.status();
+            if (g == null) {
+                g = new DeviceStatus(Device.GPU, DeviceHealth.DOWN, 0, 0, 0, 0, -1, gpu.name() + ".status() returned null");
+            }
+        }
+        catch (Throwable ex) { // an Error too (a broken native binding): placement, which asks this, must never throw
+            g = new DeviceStatus(Device.GPU, DeviceHealth.DOWN, 0, 0, 0, 0, -1, "status failed: " + ex);
+        }
+        return SystemStatus.of(cpu, g);
     }
 
     /** A run was cancelled: its tasks queued on device backends may be dropped early. */

@@ -154,12 +154,12 @@ public final class Scheduler implements AutoCloseable {
         return start(graph, options, false);
     }
 
-    /** Starts a run; {@code callerWaits}: the caller awaits it right after, without a deadline. */
     /** The graph's execution plan on this scheduler, made once per graph and scheduler. */
     ExecutionPlan plan(CompiledGraph compiled) {
         return compiled.bound(this, ExecutionPlan.class, g -> new ExecutionPlan(g, faults, resources, costModel, gpu != null));
     }
 
+    /** Starts a run; {@code callerWaits}: the caller awaits it right after, without a deadline. */
     private GraphRun start(TaskGraph graph, RunOptions options, boolean callerWaits) {
         Objects.requireNonNull(graph, "graph");
         Objects.requireNonNull(options, "options");
@@ -256,24 +256,7 @@ public final class Scheduler implements AutoCloseable {
 
     /** The load and health of every device, as the policy sees it. */
     public SystemStatus systemStatus() {
-        int queued = pool.queuedTasks();
-        DeviceStatus cpu = new DeviceStatus(Device.CPU, pool.isShutdown() ? DeviceHealth.DOWN : DeviceHealth.UP,
-                pool.parallelism(), queued, pool.activeWorkers(), queued * pool.meanTaskNanos(), -1,
-                "work-stealing pool, " + pool.parallelism() + " workers");
-        if (gpu == null) {
-            return SystemStatus.of(cpu);
-        }
-        DeviceStatus g;
-        try {
-            g = gpu.status();
-            if (g == null) {
-                g = new DeviceStatus(Device.GPU, DeviceHealth.DOWN, 0, 0, 0, 0, -1, gpu.name() + ".status() returned null");
-            }
-        }
-        catch (Throwable ex) { // an Error too (a broken native binding): placement, which asks this, must never throw
-            g = new DeviceStatus(Device.GPU, DeviceHealth.DOWN, 0, 0, 0, 0, -1, "status failed: " + ex);
-        }
-        return SystemStatus.of(cpu, g);
+        return backends.systemStatus(pool);
     }
 
     /** The CPU pool's counters. */
