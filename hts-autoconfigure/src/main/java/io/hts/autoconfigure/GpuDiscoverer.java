@@ -1,9 +1,8 @@
 package io.hts.autoconfigure;
 
-import java.util.function.Supplier;
-
 import io.hts.gpu.cuda.CudaApi;
 import io.hts.gpu.cuda.GpuDiscovery;
+import java.util.function.Supplier;
 
 /**
  * How the GPU auto-configuration ({@link HtsGpuAutoConfiguration}) finds CUDA: by default through

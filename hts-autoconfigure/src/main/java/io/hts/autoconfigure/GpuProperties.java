@@ -2,7 +2,6 @@ package io.hts.autoconfigure;
 
 import java.time.Duration;
 import java.util.List;
-
 import org.jspecify.annotations.Nullable;
 import org.springframework.util.unit.DataSize;
 
@@ -101,7 +100,6 @@ public class GpuProperties {
         /** Never: everything runs on the CPU. */
         FALSE
     }
-
 
     /**
      * The circuit breaker in front of the GPU backend. With resilience4j-spring-boot4 the

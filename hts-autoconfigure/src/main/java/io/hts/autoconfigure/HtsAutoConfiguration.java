@@ -1,9 +1,5 @@
 package io.hts.autoconfigure;
 
-import java.time.Duration;
-import java.util.IdentityHashMap;
-import java.util.Map;
-
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.RetryRegistry;
@@ -16,6 +12,9 @@ import io.hts.engine.observe.TaskScope;
 import io.hts.engine.policy.SchedulingPolicy;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.run.SchedulerBuilder;
+import java.time.Duration;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -38,10 +37,13 @@ import org.springframework.core.env.Environment;
  * {@link SchedulerBuilderCustomizer} beans adjust the builder last, in order. Graceful shutdown
  * through {@link HtsSchedulerLifecycle}.
  */
-@AutoConfiguration(afterName = {"io.github.resilience4j.springboot.retry.autoconfigure.RetryAutoConfiguration",
-        "io.github.resilience4j.springboot.timelimiter.autoconfigure.TimeLimiterAutoConfiguration",
-        "io.github.resilience4j.springboot.circuitbreaker.autoconfigure.CircuitBreakerAutoConfiguration",
-        "io.github.resilience4j.springboot.bulkhead.autoconfigure.BulkheadAutoConfiguration"})
+@AutoConfiguration(
+        afterName = {
+            "io.github.resilience4j.springboot.retry.autoconfigure.RetryAutoConfiguration",
+            "io.github.resilience4j.springboot.timelimiter.autoconfigure.TimeLimiterAutoConfiguration",
+            "io.github.resilience4j.springboot.circuitbreaker.autoconfigure.CircuitBreakerAutoConfiguration",
+            "io.github.resilience4j.springboot.bulkhead.autoconfigure.BulkheadAutoConfiguration"
+        })
 @EnableConfigurationProperties(HtsProperties.class)
 public final class HtsAutoConfiguration {
 
@@ -62,19 +64,28 @@ public final class HtsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    Scheduler htsScheduler(HtsPropertiesValidator.Checked checked, SchedulingPolicy policy,
-            ObjectProvider<TaskListener> listeners, ObjectProvider<TaskScope> scopes, ObjectProvider<DeviceBackend> gpu, ObjectProvider<RetryRegistry> retryRegistry,
+    Scheduler htsScheduler(
+            HtsPropertiesValidator.Checked checked,
+            SchedulingPolicy policy,
+            ObjectProvider<TaskListener> listeners,
+            ObjectProvider<TaskScope> scopes,
+            ObjectProvider<DeviceBackend> gpu,
+            ObjectProvider<RetryRegistry> retryRegistry,
             ObjectProvider<TimeLimiterRegistry> timeLimiterRegistry,
             ObjectProvider<CircuitBreakerRegistry> circuitBreakerRegistry,
-            ObjectProvider<BulkheadRegistry> bulkheadRegistry, ObjectProvider<SchedulerBuilderCustomizer> customizers,
+            ObjectProvider<BulkheadRegistry> bulkheadRegistry,
+            ObjectProvider<SchedulerBuilderCustomizer> customizers,
             ListableBeanFactory beans) {
         HtsProperties properties = checked.properties();
         HtsProperties.Executor executor = properties.getExecutor();
         HtsProperties.Tasks tasks = properties.getTasks();
         HtsProperties.Profiling profiling = properties.getProfiling();
         Integer threads = executor.getThreads();
-        HtsResilience resilience = new HtsResilience(retryRegistry.getIfUnique(), timeLimiterRegistry.getIfUnique(),
-                circuitBreakerRegistry.getIfUnique(), bulkheadRegistry.getIfUnique());
+        HtsResilience resilience = new HtsResilience(
+                retryRegistry.getIfUnique(),
+                timeLimiterRegistry.getIfUnique(),
+                circuitBreakerRegistry.getIfUnique(),
+                bulkheadRegistry.getIfUnique());
         SchedulerBuilder builder = Scheduler.builder()
                 .policy(policy)
                 .failureMode(properties.getScheduler().getFailureMode())
@@ -102,17 +113,21 @@ public final class HtsAutoConfiguration {
     }
 
     /** Applies the customizers in order; one that throws fails the start, naming its bean. */
-    private static void customize(SchedulerBuilder builder, ObjectProvider<SchedulerBuilderCustomizer> customizers,
+    private static void customize(
+            SchedulerBuilder builder,
+            ObjectProvider<SchedulerBuilderCustomizer> customizers,
             ListableBeanFactory beans) {
         Map<SchedulerBuilderCustomizer, String> names = new IdentityHashMap<>();
         beans.getBeansOfType(SchedulerBuilderCustomizer.class).forEach((name, c) -> names.put(c, name));
         customizers.orderedStream().forEach(c -> {
             try {
                 c.customize(builder);
-            }
-            catch (RuntimeException ex) {
-                throw new IllegalStateException("SchedulerBuilderCustomizer '" + names.getOrDefault(c, c.getClass().getName())
-                        + "' failed on the HTS scheduler's builder: " + ex.getMessage(), ex);
+            } catch (RuntimeException ex) {
+                throw new IllegalStateException(
+                        "SchedulerBuilderCustomizer '"
+                                + names.getOrDefault(c, c.getClass().getName())
+                                + "' failed on the HTS scheduler's builder: " + ex.getMessage(),
+                        ex);
             }
         });
     }
@@ -120,7 +135,8 @@ public final class HtsAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     HtsSchedulerLifecycle htsSchedulerLifecycle(Scheduler scheduler, Environment environment) {
-        Duration phase = Binder.get(environment).bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+        Duration phase = Binder.get(environment)
+                .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
                 .orElse(Duration.ofSeconds(30));
         // leave a margin inside the phase for cancelling what is left and for the threads to end
         Duration drain = phase.compareTo(Duration.ofSeconds(2)) > 0 ? phase.minusSeconds(1) : phase.dividedBy(2);
@@ -133,8 +149,8 @@ public final class HtsAutoConfiguration {
     }
 
     @Bean
-    static SmartInitializingSingleton htsGraphRegistrar(ObjectProvider<Scheduler> scheduler,
-            ObjectProvider<TaskGraph> graphs) {
+    static SmartInitializingSingleton htsGraphRegistrar(
+            ObjectProvider<Scheduler> scheduler, ObjectProvider<TaskGraph> graphs) {
         return () -> {
             Scheduler s = scheduler.getIfAvailable();
             if (s != null) {

@@ -1,12 +1,11 @@
 package io.hts.autoconfigure;
 
+import io.hts.engine.policy.PolicyType;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Locale;
 import java.util.stream.Collectors;
-
-import io.hts.engine.policy.PolicyType;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
@@ -42,20 +41,27 @@ class HtsBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> impl
         Origin origin = property != null ? property.getOrigin() : null;
         Class<?> type = cause.getTarget().getType().resolve(Object.class);
         String accepted = accepted(type);
-        return new FailureAnalysis("Invalid value '" + value + "' for property '" + name + "'"
-                + (origin != null ? " (set in " + origin + ")" : "") + ".",
-                "Update your application's configuration: " + name + " accepts " + accepted + ".", cause);
+        return new FailureAnalysis(
+                "Invalid value '" + value + "' for property '" + name + "'"
+                        + (origin != null ? " (set in " + origin + ")" : "") + ".",
+                "Update your application's configuration: " + name + " accepts " + accepted + ".",
+                cause);
     }
 
     /** What a property of this type accepts, as one writes it. */
     static String accepted(Class<?> type) {
         if (type == PolicyType.class) {
-            return "one of " + Arrays.stream(PolicyType.values()).map(PolicyType::id).collect(Collectors.joining(", "));
+            return "one of "
+                    + Arrays.stream(PolicyType.values()).map(PolicyType::id).collect(Collectors.joining(", "));
         }
         if (type.isEnum()) {
-            return "one of " + Arrays.stream(type.getEnumConstants())
-                    .map(c -> ((Enum<?>) c).name().toLowerCase(Locale.ROOT).replace('_', '-'))
-                    .collect(Collectors.joining(", "));
+            return "one of "
+                    + Arrays.stream(type.getEnumConstants())
+                            .map(c -> ((Enum<?>) c)
+                                    .name()
+                                    .toLowerCase(Locale.ROOT)
+                                    .replace('_', '-'))
+                            .collect(Collectors.joining(", "));
         }
         if (type == Duration.class) {
             return "a duration such as 500ms, 5s, 2m or 1h (units ns, us, ms, s, m, h, d), or ISO-8601 such as PT5S";

@@ -8,7 +8,8 @@ class HtsFailureAnalyzer extends AbstractFailureAnalyzer<InvalidHtsPropertyExcep
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, InvalidHtsPropertyException cause) {
-        return new FailureAnalysis("Invalid value '" + cause.value() + "' for property '" + cause.property() + "'.",
+        return new FailureAnalysis(
+                "Invalid value '" + cause.value() + "' for property '" + cause.property() + "'.",
                 "Update your application's configuration: " + cause.property() + " accepts " + cause.accepted() + ".",
                 cause);
     }

@@ -1,9 +1,5 @@
 package io.hts.autoconfigure;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
-
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.gpu.cuda.CudaApi;
 import io.hts.gpu.cuda.DeviceInfo;
@@ -16,6 +12,9 @@ import io.hts.gpu.exec.PartialGpuBackend;
 import io.hts.gpu.exec.UnusableGpuBackend;
 import io.hts.gpu.memory.MemoryStatistics;
 import io.hts.gpu.memory.PoolSettings;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,41 +56,51 @@ public final class HtsGpuAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(DeviceBackend.class)
     @Conditional(OnUsableGpuCondition.class)
-    DeviceBackend htsGpuBackend(HtsProperties properties, Environment environment,
-            ObjectProvider<GpuDiscoverer> discoverer) {
-        HtsPropertiesValidator.validate(properties, environment); // before any GPU work: bad values fail whatever the machine
+    DeviceBackend htsGpuBackend(
+            HtsProperties properties, Environment environment, ObjectProvider<GpuDiscoverer> discoverer) {
+        HtsPropertiesValidator.validate(
+                properties, environment); // before any GPU work: bad values fail whatever the machine
         GpuProperties gpu = properties.getGpu();
         boolean required = gpu.getEnabled() == GpuProperties.GpuEnablement.TRUE;
-        GpuDiscovery.Result found = discoverer.getIfAvailable(GpuDiscoverer::driver).discover(); // as the condition's
+        GpuDiscovery.Result found =
+                discoverer.getIfAvailable(GpuDiscoverer::driver).discover(); // as the condition's
         CudaApi api = found.api();
         if (!found.available() || api == null) {
             if (required || !found.presentButUnusable()) {
-                throw new InvalidHtsPropertyException("hts.gpu.enabled", "true",
+                throw new InvalidHtsPropertyException(
+                        "hts.gpu.enabled",
+                        "true",
                         "auto or false on a machine without a usable GPU (" + found.reason() + ")");
             }
             UnusableGpuBackend down = UnusableGpuBackend.undiscovered(found);
-            log.warn("HTS GPU backend DOWN, tasks with a CPU body run on the CPU and GPU-only tasks fail: {}",
+            log.warn(
+                    "HTS GPU backend DOWN, tasks with a CPU body run on the CPU and GPU-only tasks fail: {}",
                     down.reason());
             return down;
         }
-        GpuStartup startup = GpuStartup.start(api, selected(found.devices(), gpu.getDevices()), d -> settings(gpu, d), true);
+        GpuStartup startup =
+                GpuStartup.start(api, selected(found.devices(), gpu.getDevices()), d -> settings(gpu, d), true);
         if (startup.complete()) {
             return startup.backend();
         }
         if (required) {
             startup.close();
-            throw new InvalidHtsPropertyException("hts.gpu.enabled", "true",
+            throw new InvalidHtsPropertyException(
+                    "hts.gpu.enabled",
+                    "true",
                     "auto or false while a GPU cannot be started (" + startup.reasons() + ")",
                     startup.firstCause().orElse(null));
         }
         Optional<MultiGpuBackend> running = startup.running();
         if (running.isEmpty()) {
-            log.warn("HTS GPU backend DOWN, tasks with a CPU body run on the CPU and GPU-only tasks fail: {}",
+            log.warn(
+                    "HTS GPU backend DOWN, tasks with a CPU body run on the CPU and GPU-only tasks fail: {}",
                     startup.reasons());
-        }
-        else {
-            log.warn("HTS GPU backend DEGRADED, running on {} only; tasks pinned to the other GPUs run on the CPU or fail: {}",
-                    running.get().name(), startup.reasons());
+        } else {
+            log.warn(
+                    "HTS GPU backend DEGRADED, running on {} only; tasks pinned to the other GPUs run on the CPU or fail: {}",
+                    running.get().name(),
+                    startup.reasons());
         }
         return startup.backend();
     }
@@ -102,9 +111,16 @@ public final class HtsGpuAutoConfiguration {
         }
         List<DeviceInfo> out = new ArrayList<>();
         for (int ordinal : wanted) {
-            DeviceInfo d = found.stream().filter(x -> x.ordinal() == ordinal).findFirst().orElseThrow(
-                    () -> new InvalidHtsPropertyException("hts.gpu.devices", wanted, "ordinals of this host's GPUs "
-                            + found.stream().map(x -> String.valueOf(x.ordinal())).toList()));
+            DeviceInfo d = found.stream()
+                    .filter(x -> x.ordinal() == ordinal)
+                    .findFirst()
+                    .orElseThrow(() -> new InvalidHtsPropertyException(
+                            "hts.gpu.devices",
+                            wanted,
+                            "ordinals of this host's GPUs "
+                                    + found.stream()
+                                            .map(x -> String.valueOf(x.ordinal()))
+                                            .toList()));
             if (!out.contains(d)) {
                 out.add(d);
             }
@@ -117,20 +133,31 @@ public final class HtsGpuAutoConfiguration {
         long maximum = pool.getMaximum() != null ? pool.getMaximum().toBytes() : device.totalMemory() / 10 * 9;
         if (maximum > device.totalMemory()) {
             // a configuration error, not a GPU fault: fails start-up with auto too
-            throw new InvalidHtsPropertyException("hts.gpu.memory-pool.maximum", MemoryStatistics.bytes(maximum), "at most the "
-                    + MemoryStatistics.bytes(device.totalMemory()) + " of memory of " + device + ", such as "
-                    + MemoryStatistics.bytes(device.totalMemory() / 10 * 9) + " (90 %, the default when unset)");
+            throw new InvalidHtsPropertyException(
+                    "hts.gpu.memory-pool.maximum",
+                    MemoryStatistics.bytes(maximum),
+                    "at most the "
+                            + MemoryStatistics.bytes(device.totalMemory()) + " of memory of " + device + ", such as "
+                            + MemoryStatistics.bytes(device.totalMemory() / 10 * 9)
+                            + " (90 %, the default when unset)");
         }
         PoolSettings memory;
         try {
-            memory = new PoolSettings(Math.min(pool.getInitial().toBytes(), maximum), maximum,
-                    pool.getArenaSize().toBytes(), pool.getMinimumBlock().toBytes());
-        }
-        catch (IllegalArgumentException ex) {
-            throw new InvalidHtsPropertyException("hts.gpu.memory-pool", ex.getMessage(),
+            memory = new PoolSettings(
+                    Math.min(pool.getInitial().toBytes(), maximum),
+                    maximum,
+                    pool.getArenaSize().toBytes(),
+                    pool.getMinimumBlock().toBytes());
+        } catch (IllegalArgumentException ex) {
+            throw new InvalidHtsPropertyException(
+                    "hts.gpu.memory-pool",
+                    ex.getMessage(),
                     "sizes as the message says (initial <= maximum, powers of two for arena-size and minimum-block)");
         }
-        return GpuSettings.defaults(maximum).withStreams(gpu.getStreamsPerDevice()).withMemory(memory)
-                .withSpinWhileBusy(gpu.isSpinWhileBusy()).withPollSpin(gpu.getPollSpin());
+        return GpuSettings.defaults(maximum)
+                .withStreams(gpu.getStreamsPerDevice())
+                .withMemory(memory)
+                .withSpinWhileBusy(gpu.isSpinWhileBusy())
+                .withPollSpin(gpu.getPollSpin());
     }
 }

@@ -1,10 +1,9 @@
 package io.hts.autoconfigure;
 
-import java.time.Duration;
-
 import io.hts.engine.policy.PolicyType;
 import io.hts.engine.run.FailureMode;
 import io.hts.engine.run.MemoryShortage;
+import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;

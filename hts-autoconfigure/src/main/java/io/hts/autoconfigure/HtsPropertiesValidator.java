@@ -1,12 +1,11 @@
 package io.hts.autoconfigure;
 
+import io.hts.engine.fault.RetrySpec;
+import io.hts.engine.fault.TimeLimitSpec;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-
-import io.hts.engine.fault.RetrySpec;
-import io.hts.engine.fault.TimeLimitSpec;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.env.Environment;
 import org.springframework.util.unit.DataSize;
@@ -37,8 +36,7 @@ final class HtsPropertiesValidator {
     }
 
     /** Properties that passed {@link #validate}: a bean the beans that use them depend on. */
-    record Checked(HtsProperties properties) {
-    }
+    record Checked(HtsProperties properties) {}
 
     static Checked validate(HtsProperties p, Environment environment) {
         new HtsPropertiesValidator(environment).check(p);
@@ -47,78 +45,136 @@ final class HtsPropertiesValidator {
 
     private void check(HtsProperties p) {
         Integer threads = p.getExecutor().getThreads();
-        require(threads == null || (threads >= 1 && threads <= MAXIMUM_THREADS), "hts.executor.threads", threads,
+        require(
+                threads == null || (threads >= 1 && threads <= MAXIMUM_THREADS),
+                "hts.executor.threads",
+                threads,
                 "an integer from 1 to " + MAXIMUM_THREADS + " (unset: the number of available processors)");
         Duration stall = p.getScheduler().getStallTimeout();
-        require(stall == null || (stall.compareTo(Duration.ofMillis(10)) >= 0 && stall.compareTo(LONGEST) <= 0),
-                "hts.scheduler.stall-timeout", stall, "a duration from 10ms to " + LONGEST.toDays()
-                        + "d, such as 30s, or unset for no watchdog");
-        require(p.getScheduler().getFailedRunsLoggedPerMinute() >= 0, "hts.scheduler.failed-runs-logged-per-minute",
-                p.getScheduler().getFailedRunsLoggedPerMinute(), "an integer of 0 (none logged) or more");
+        require(
+                stall == null || (stall.compareTo(Duration.ofMillis(10)) >= 0 && stall.compareTo(LONGEST) <= 0),
+                "hts.scheduler.stall-timeout",
+                stall,
+                "a duration from 10ms to " + LONGEST.toDays() + "d, such as 30s, or unset for no watchdog");
+        require(
+                p.getScheduler().getFailedRunsLoggedPerMinute() >= 0,
+                "hts.scheduler.failed-runs-logged-per-minute",
+                p.getScheduler().getFailedRunsLoggedPerMinute(),
+                "an integer of 0 (none logged) or more");
         tasks(p.getTasks());
-        require(p.getProfiling().getRetainedRuns() >= 0, "hts.profiling.retained-runs",
-                p.getProfiling().getRetainedRuns(), "an integer of 0 or more");
-        require(!p.getProfiling().getRetainedSize().isNegative(), "hts.profiling.retained-size",
-                p.getProfiling().getRetainedSize(), "a size of 0 or more, such as 64MB");
-        require(p.getEvents().getBufferSize() >= 0 && p.getEvents().getBufferSize() <= MAXIMUM_EVENT_BUFFER,
-                "hts.events.buffer-size", p.getEvents().getBufferSize(), "an integer from 0 to " + MAXIMUM_EVENT_BUFFER
+        require(
+                p.getProfiling().getRetainedRuns() >= 0,
+                "hts.profiling.retained-runs",
+                p.getProfiling().getRetainedRuns(),
+                "an integer of 0 or more");
+        require(
+                !p.getProfiling().getRetainedSize().isNegative(),
+                "hts.profiling.retained-size",
+                p.getProfiling().getRetainedSize(),
+                "a size of 0 or more, such as 64MB");
+        require(
+                p.getEvents().getBufferSize() >= 0 && p.getEvents().getBufferSize() <= MAXIMUM_EVENT_BUFFER,
+                "hts.events.buffer-size",
+                p.getEvents().getBufferSize(),
+                "an integer from 0 to " + MAXIMUM_EVENT_BUFFER
                         + " (each kept event holds its text: a million is tens of MB)");
         Duration stream = p.getEvents().getStreamTimeout();
-        require(!stream.isNegative() && !stream.isZero() && stream.compareTo(LONGEST) <= 0, "hts.events.stream-timeout",
-                stream, "a duration above 0 and at most " + LONGEST.toDays() + "d, such as 30m");
+        require(
+                !stream.isNegative() && !stream.isZero() && stream.compareTo(LONGEST) <= 0,
+                "hts.events.stream-timeout",
+                stream,
+                "a duration above 0 and at most " + LONGEST.toDays() + "d, such as 30m");
         gpu(p.getGpu());
     }
 
     private void tasks(HtsProperties.Tasks tasks) {
-        require(tasks.getDefaultRetries() >= 0 && tasks.getDefaultRetries() <= RetrySpec.MAXIMUM_RETRIES,
-                "hts.tasks.default-retries", tasks.getDefaultRetries(), "an integer from 0 to " + RetrySpec.MAXIMUM_RETRIES);
+        require(
+                tasks.getDefaultRetries() >= 0 && tasks.getDefaultRetries() <= RetrySpec.MAXIMUM_RETRIES,
+                "hts.tasks.default-retries",
+                tasks.getDefaultRetries(),
+                "an integer from 0 to " + RetrySpec.MAXIMUM_RETRIES);
         Duration timeout = tasks.getDefaultTimeout();
-        require(timeout == null || (timeout.compareTo(TimeLimitSpec.MINIMUM) >= 0
-                && timeout.compareTo(TimeLimitSpec.MAXIMUM) <= 0), "hts.tasks.default-timeout", timeout,
+        require(
+                timeout == null
+                        || (timeout.compareTo(TimeLimitSpec.MINIMUM) >= 0
+                                && timeout.compareTo(TimeLimitSpec.MAXIMUM) <= 0),
+                "hts.tasks.default-timeout",
+                timeout,
                 "a duration from " + TimeLimitSpec.MINIMUM.toMillis() + "ms to " + TimeLimitSpec.MAXIMUM.toDays()
                         + "d, such as 30s, or unset for none");
         Duration backoff = tasks.getDefaultBackoff();
-        require(!backoff.isNegative() && backoff.compareTo(RetrySpec.MAXIMUM_BACKOFF) <= 0, "hts.tasks.default-backoff",
-                backoff, "a duration from 0 to " + RetrySpec.MAXIMUM_BACKOFF.toDays() + "d, such as 100ms");
+        require(
+                !backoff.isNegative() && backoff.compareTo(RetrySpec.MAXIMUM_BACKOFF) <= 0,
+                "hts.tasks.default-backoff",
+                backoff,
+                "a duration from 0 to " + RetrySpec.MAXIMUM_BACKOFF.toDays() + "d, such as 100ms");
     }
 
     private void gpu(GpuProperties gpu) {
-        require(gpu.getStreamsPerDevice() >= 1, "hts.gpu.streams-per-device", gpu.getStreamsPerDevice(),
+        require(
+                gpu.getStreamsPerDevice() >= 1,
+                "hts.gpu.streams-per-device",
+                gpu.getStreamsPerDevice(),
                 "an integer of at least 1, such as 4 (the default)");
-        require(!gpu.getPollSpin().isNegative() && gpu.getPollSpin().compareTo(LONGEST) <= 0, "hts.gpu.poll-spin",
+        require(
+                !gpu.getPollSpin().isNegative() && gpu.getPollSpin().compareTo(LONGEST) <= 0,
+                "hts.gpu.poll-spin",
                 gpu.getPollSpin(),
                 "a duration of 0 or more, such as 50us (the default) or 20ms");
         List<Integer> devices = gpu.getDevices();
         if (devices != null) {
             Set<Integer> seen = new HashSet<>();
             for (Integer d : devices) {
-                require(d != null && d >= 0 && seen.add(d), "hts.gpu.devices", devices,
+                require(
+                        d != null && d >= 0 && seen.add(d),
+                        "hts.gpu.devices",
+                        devices,
                         "distinct device ordinals of 0 or more, such as 0,1, or unset for every GPU");
             }
         }
         GpuProperties.CircuitBreaker breaker = gpu.getCircuitBreaker();
         float threshold = breaker.getFailureRateThreshold();
-        require(threshold > 0 && threshold <= 100, "hts.gpu.circuit-breaker.failure-rate-threshold", threshold,
+        require(
+                threshold > 0 && threshold <= 100,
+                "hts.gpu.circuit-breaker.failure-rate-threshold",
+                threshold,
                 "a percentage above 0 and at most 100, such as 50");
-        require(breaker.getSlidingWindowSize() >= 1, "hts.gpu.circuit-breaker.sliding-window-size",
-                breaker.getSlidingWindowSize(), "an integer of at least 1, such as 20");
-        require(breaker.getWaitDurationInOpenState().compareTo(Duration.ofMillis(1)) >= 0
-                && breaker.getWaitDurationInOpenState().compareTo(LONGEST) <= 0,
-                "hts.gpu.circuit-breaker.wait-duration-in-open-state", breaker.getWaitDurationInOpenState(),
+        require(
+                breaker.getSlidingWindowSize() >= 1,
+                "hts.gpu.circuit-breaker.sliding-window-size",
+                breaker.getSlidingWindowSize(),
+                "an integer of at least 1, such as 20");
+        require(
+                breaker.getWaitDurationInOpenState().compareTo(Duration.ofMillis(1)) >= 0
+                        && breaker.getWaitDurationInOpenState().compareTo(LONGEST) <= 0,
+                "hts.gpu.circuit-breaker.wait-duration-in-open-state",
+                breaker.getWaitDurationInOpenState(),
                 "a duration of at least 1ms, such as 30s");
         GpuProperties.MemoryPool pool = gpu.getMemoryPool();
         long block = pool.getMinimumBlock().toBytes();
-        require(block >= MINIMUM_BLOCK && Long.bitCount(block) == 1, "hts.gpu.memory-pool.minimum-block",
-                pool.getMinimumBlock(), "a power of two of at least 256B, such as 256B (the default) or 4KB");
+        require(
+                block >= MINIMUM_BLOCK && Long.bitCount(block) == 1,
+                "hts.gpu.memory-pool.minimum-block",
+                pool.getMinimumBlock(),
+                "a power of two of at least 256B, such as 256B (the default) or 4KB");
         long arena = pool.getArenaSize().toBytes();
-        require(arena >= block && Long.bitCount(arena) == 1, "hts.gpu.memory-pool.arena-size", pool.getArenaSize(),
-                "a power of two of at least the minimum block (" + pool.getMinimumBlock().toBytes()
-                        + "B), such as 256MB (the default) or 512MB");
-        require(!pool.getInitial().isNegative(), "hts.gpu.memory-pool.initial", pool.getInitial(),
+        require(
+                arena >= block && Long.bitCount(arena) == 1,
+                "hts.gpu.memory-pool.arena-size",
+                pool.getArenaSize(),
+                "a power of two of at least the minimum block ("
+                        + pool.getMinimumBlock().toBytes() + "B), such as 256MB (the default) or 512MB");
+        require(
+                !pool.getInitial().isNegative(),
+                "hts.gpu.memory-pool.initial",
+                pool.getInitial(),
                 "a size of 0 or more, such as 256MB");
         DataSize maximum = pool.getMaximum();
-        require(maximum == null || (maximum.toBytes() >= pool.getInitial().toBytes() && maximum.toBytes() >= block),
-                "hts.gpu.memory-pool.maximum", maximum, "a size of at least hts.gpu.memory-pool.initial ("
+        require(
+                maximum == null || (maximum.toBytes() >= pool.getInitial().toBytes() && maximum.toBytes() >= block),
+                "hts.gpu.memory-pool.maximum",
+                maximum,
+                "a size of at least hts.gpu.memory-pool.initial ("
                         + pool.getInitial().toBytes() + "B) and of the minimum block, such as 8GB, or unset for 90 %"
                         + " of the device's memory");
     }
@@ -130,7 +186,8 @@ final class HtsPropertiesValidator {
     private void require(boolean valid, String property, @Nullable Object bound, String accepted) {
         if (!valid) {
             String written = environment.getProperty(property);
-            throw new InvalidHtsPropertyException(property, written != null ? written : String.valueOf(bound), accepted);
+            throw new InvalidHtsPropertyException(
+                    property, written != null ? written : String.valueOf(bound), accepted);
         }
     }
 }

@@ -1,7 +1,5 @@
 package io.hts.autoconfigure;
 
-import java.time.Duration;
-
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -15,6 +13,7 @@ import io.hts.engine.fault.CircuitBreakingBackend;
 import io.hts.engine.fault.FaultTolerance;
 import io.hts.engine.fault.RetrySpec;
 import io.hts.engine.fault.TimeLimitSpec;
+import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -44,8 +43,11 @@ final class HtsResilience {
     private final @Nullable CircuitBreakerRegistry circuitBreakers;
     private final @Nullable BulkheadRegistry bulkheads;
 
-    HtsResilience(@Nullable RetryRegistry retries, @Nullable TimeLimiterRegistry timeLimiters,
-            @Nullable CircuitBreakerRegistry circuitBreakers, @Nullable BulkheadRegistry bulkheads) {
+    HtsResilience(
+            @Nullable RetryRegistry retries,
+            @Nullable TimeLimiterRegistry timeLimiters,
+            @Nullable CircuitBreakerRegistry circuitBreakers,
+            @Nullable BulkheadRegistry bulkheads) {
         this.retries = retries;
         this.timeLimiters = timeLimiters;
         this.circuitBreakers = circuitBreakers;
@@ -54,7 +56,8 @@ final class HtsResilience {
 
     FaultTolerance faultTolerance(HtsProperties.Tasks tasks) {
         Duration timeout = tasks.getDefaultTimeout(); // checked by HtsPropertiesValidator
-        RetrySpec retry = tasks.getDefaultRetries() == 0 ? RetrySpec.none()
+        RetrySpec retry = tasks.getDefaultRetries() == 0
+                ? RetrySpec.none()
                 : RetrySpec.retries(tasks.getDefaultRetries(), tasks.getDefaultBackoff());
         TimeLimitSpec limit = timeout == null ? TimeLimitSpec.none() : TimeLimitSpec.of(timeout);
         return FaultTolerance.builder()
@@ -72,24 +75,32 @@ final class HtsResilience {
         if (!settings.isEnabled()) {
             return device;
         }
-        CircuitBreaker breaker = circuitBreakers != null ? fromRegistry(circuitBreakers)
+        CircuitBreaker breaker = circuitBreakers != null
+                ? fromRegistry(circuitBreakers)
                 : CircuitBreaker.of(GPU, privateConfig(settings));
         BulkheadRegistry b = bulkheads;
         Bulkhead bulkhead = b != null && configured(b, GPU) ? b.find(GPU).orElseGet(() -> b.bulkhead(GPU, GPU)) : null;
-        return new CircuitBreakingBackend(device, breaker, bulkhead,
-                settings.getWhenOpen() == GpuProperties.WhenOpen.WAIT ? CircuitBreakingBackend.WhenOpen.WAIT
+        return new CircuitBreakingBackend(
+                device,
+                breaker,
+                bulkhead,
+                settings.getWhenOpen() == GpuProperties.WhenOpen.WAIT
+                        ? CircuitBreakingBackend.WhenOpen.WAIT
                         : CircuitBreakingBackend.WhenOpen.FAIL);
     }
 
     private static CircuitBreaker fromRegistry(CircuitBreakerRegistry registry) {
-        return registry.find(GPU).orElseGet(() -> registry.getConfiguration(GPU).isPresent()
-                ? registry.circuitBreaker(GPU, GPU) : registry.circuitBreaker(GPU));
+        return registry.find(GPU)
+                .orElseGet(() -> registry.getConfiguration(GPU).isPresent()
+                        ? registry.circuitBreaker(GPU, GPU)
+                        : registry.circuitBreaker(GPU));
     }
 
     private static CircuitBreakerConfig privateConfig(GpuProperties.CircuitBreaker settings) {
         float threshold = settings.getFailureRateThreshold(); // these three checked by HtsPropertiesValidator
         Duration wait = settings.getWaitDurationInOpenState();
-        return CircuitBreakerConfig.custom().failureRateThreshold(threshold)
+        return CircuitBreakerConfig.custom()
+                .failureRateThreshold(threshold)
                 .slidingWindowSize(settings.getSlidingWindowSize())
                 .minimumNumberOfCalls(settings.getSlidingWindowSize())
                 .waitDurationInOpenState(wait)
@@ -99,6 +110,8 @@ final class HtsResilience {
 
     /** Whether the application configures an instance of that name (resilience4j.*.instances.NAME or created). */
     private static boolean configured(@Nullable Registry<?, ?> registry, String name) {
-        return registry != null && (registry.find(name).isPresent() || registry.getConfiguration(name).isPresent());
+        return registry != null
+                && (registry.find(name).isPresent()
+                        || registry.getConfiguration(name).isPresent());
     }
 }

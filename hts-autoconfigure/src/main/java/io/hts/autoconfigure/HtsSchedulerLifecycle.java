@@ -1,10 +1,9 @@
 package io.hts.autoconfigure;
 
-import java.time.Duration;
-import java.util.List;
-
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
+import java.time.Duration;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -51,15 +50,16 @@ final class HtsSchedulerLifecycle implements SmartLifecycle {
 
     @Override
     public void stop(Runnable callback) {
-        Thread t = new Thread(() -> {
-            try {
-                drainThenCancel();
-            }
-            finally {
-                running = false;
-                callback.run();
-            }
-        }, "hts-shutdown");
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        drainThenCancel();
+                    } finally {
+                        running = false;
+                        callback.run();
+                    }
+                },
+                "hts-shutdown");
         t.start();
     }
 
@@ -68,14 +68,18 @@ final class HtsSchedulerLifecycle implements SmartLifecycle {
         try {
             if (!scheduler.awaitTermination(drain)) {
                 List<GraphRun> cancelled = scheduler.shutdownNow();
-                log.warn("HTS: {} still going {} into the shutdown (spring.lifecycle.timeout-per-shutdown-phase={}, less"
-                        + " {} kept to cancel what is left and let the threads end); cancelled, their task states"
-                        + " recorded: {}", cancelled.size() == 1 ? "1 run" : cancelled.size() + " runs", readable(drain),
-                        readable(phase), readable(phase.minus(drain)), names(cancelled));
+                log.warn(
+                        "HTS: {} still going {} into the shutdown (spring.lifecycle.timeout-per-shutdown-phase={}, less"
+                                + " {} kept to cancel what is left and let the threads end); cancelled, their task states"
+                                + " recorded: {}",
+                        cancelled.size() == 1 ? "1 run" : cancelled.size() + " runs",
+                        readable(drain),
+                        readable(phase),
+                        readable(phase.minus(drain)),
+                        names(cancelled));
                 scheduler.awaitTermination(Duration.ofSeconds(5));
             }
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             scheduler.shutdownNow();
         }
@@ -94,7 +98,11 @@ final class HtsSchedulerLifecycle implements SmartLifecycle {
         StringBuilder sb = new StringBuilder();
         for (int k = 0; k < runs.size() && k < 5; k++) {
             GraphRun r = runs.get(k);
-            sb.append(k == 0 ? "" : ", ").append("run ").append(r.runId()).append(" of graph '").append(r.graph().name())
+            sb.append(k == 0 ? "" : ", ")
+                    .append("run ")
+                    .append(r.runId())
+                    .append(" of graph '")
+                    .append(r.graph().name())
                     .append('\'');
         }
         if (runs.size() > 5) {

@@ -36,14 +36,16 @@ final class OnUsableGpuCondition extends SpringBootCondition {
      *     declares several and none is primary
      */
     static GpuDiscoverer discoverer(@Nullable ListableBeanFactory beans) {
-        return beans == null ? GpuDiscoverer.driver()
+        return beans == null
+                ? GpuDiscoverer.driver()
                 : beans.getBeanProvider(GpuDiscoverer.class, false).getIfAvailable(GpuDiscoverer::driver);
     }
 
     @Override
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
         GpuProperties.GpuEnablement enabled = Binder.get(context.getEnvironment())
-                .bind("hts.gpu.enabled", GpuProperties.GpuEnablement.class).orElse(GpuProperties.GpuEnablement.AUTO);
+                .bind("hts.gpu.enabled", GpuProperties.GpuEnablement.class)
+                .orElse(GpuProperties.GpuEnablement.AUTO);
         return switch (enabled) {
             case FALSE -> ConditionOutcome.noMatch("hts.gpu.enabled is false");
             case TRUE -> ConditionOutcome.match("hts.gpu.enabled is true");

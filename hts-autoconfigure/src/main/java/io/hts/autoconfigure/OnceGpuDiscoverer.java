@@ -1,8 +1,7 @@
 package io.hts.autoconfigure;
 
-import java.util.function.Supplier;
-
 import io.hts.gpu.cuda.GpuDiscovery;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /** A {@link GpuDiscoverer} that discovers on first use and keeps the result. */

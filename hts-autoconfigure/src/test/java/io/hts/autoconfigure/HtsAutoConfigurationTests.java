@@ -1,9 +1,7 @@
 package io.hts.autoconfigure;
 
-import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
@@ -15,6 +13,10 @@ import io.hts.engine.policy.SchedulingPolicy;
 import io.hts.engine.run.FailureMode;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -24,18 +26,17 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.ContextClosedEvent;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 class HtsAutoConfigurationTests {
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class));
+    private final ApplicationContextRunner runner =
+            new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class));
 
     @Test
     void defaultsGiveASchedulerWithTheDefaultPolicyAndNoExecutorBean() {
         runner.run(context -> {
-            assertThat(context).hasSingleBean(Scheduler.class).hasSingleBean(SchedulingPolicy.class)
+            assertThat(context)
+                    .hasSingleBean(Scheduler.class)
+                    .hasSingleBean(SchedulingPolicy.class)
                     .doesNotHaveBean(java.util.concurrent.Executor.class);
             Scheduler s = context.getBean(Scheduler.class);
             assertThat(s.policy()).isInstanceOf(DefaultPolicy.class);
@@ -48,8 +49,12 @@ class HtsAutoConfigurationTests {
 
     @Test
     void propertiesConfigureTheScheduler() {
-        runner.withPropertyValues("hts.scheduler.policy=round-robin", "hts.scheduler.failure-mode=continue",
-                "hts.executor.threads=3", "hts.profiling.enabled=false").run(context -> {
+        runner.withPropertyValues(
+                        "hts.scheduler.policy=round-robin",
+                        "hts.scheduler.failure-mode=continue",
+                        "hts.executor.threads=3",
+                        "hts.profiling.enabled=false")
+                .run(context -> {
                     Scheduler s = context.getBean(Scheduler.class);
                     assertThat(s.policy()).isInstanceOf(RoundRobinPolicy.class);
                     assertThat(s.parallelism()).isEqualTo(3);
@@ -60,9 +65,11 @@ class HtsAutoConfigurationTests {
 
     @Test
     void anApplicationsPolicyBeanWins() {
-        runner.withUserConfiguration(CustomPolicy.class).withPropertyValues("hts.scheduler.policy=gpu-first")
+        runner.withUserConfiguration(CustomPolicy.class)
+                .withPropertyValues("hts.scheduler.policy=gpu-first")
                 .run(context -> assertThat(context.getBean(Scheduler.class).policy())
-                        .isSameAs(context.getBean(SchedulingPolicy.class)).isInstanceOf(RoundRobinPolicy.class));
+                        .isSameAs(context.getBean(SchedulingPolicy.class))
+                        .isInstanceOf(RoundRobinPolicy.class));
     }
 
     @Test
@@ -77,7 +84,8 @@ class HtsAutoConfigurationTests {
     void anUnknownPolicyFailsStartUpNamingTheProperty() {
         runner.withPropertyValues("hts.scheduler.policy=fastest").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).hasStackTraceContaining("hts.scheduler.policy")
+            assertThat(context.getStartupFailure())
+                    .hasStackTraceContaining("hts.scheduler.policy")
                     .hasStackTraceContaining("fastest");
         });
     }
@@ -93,15 +101,18 @@ class HtsAutoConfigurationTests {
             assertThat(analysis.getDescription()).isEqualTo("Invalid value '-2' for property 'hts.executor.threads'.");
             assertThat(analysis.getAction()).contains("hts.executor.threads accepts an integer from 1 to 65534");
         });
-        runner.withPropertyValues("hts.tasks.default-retries=-1").run(context -> assertThat(context.getStartupFailure())
-                .hasRootCauseMessage("Invalid value '-1' for property 'hts.tasks.default-retries': accepted is an"
-                        + " integer from 0 to 2147483646"));
+        runner.withPropertyValues("hts.tasks.default-retries=-1")
+                .run(context -> assertThat(context.getStartupFailure())
+                        .hasRootCauseMessage(
+                                "Invalid value '-1' for property 'hts.tasks.default-retries': accepted is an"
+                                        + " integer from 0 to 2147483646"));
     }
 
     @Test
     void graphBeansAreRegisteredByNameAndDefaultRetriesApply() {
-        runner.withUserConfiguration(Graphs.class).withPropertyValues("hts.tasks.default-retries=2",
-                "hts.tasks.default-backoff=1ms").run(context -> {
+        runner.withUserConfiguration(Graphs.class)
+                .withPropertyValues("hts.tasks.default-retries=2", "hts.tasks.default-backoff=1ms")
+                .run(context -> {
                     Scheduler s = context.getBean(Scheduler.class);
                     assertThat(s.registeredGraphs()).containsOnlyKeys("flaky");
                     TaskGraph flaky = s.registeredGraphs().get("flaky");
@@ -117,8 +128,8 @@ class HtsAutoConfigurationTests {
         AtomicInteger ranAfterClosingBegan = new AtomicInteger();
         GraphRun[] run = new GraphRun[1];
         runner.withPropertyValues("hts.executor.thread-name-prefix=hts-lifecycle-test-")
-                .withBean("closingSignal", ApplicationListener.class,
-                        () -> (ApplicationListener<ContextClosedEvent>) e -> closing.countDown())
+                .withBean("closingSignal", ApplicationListener.class, () ->
+                        (ApplicationListener<ContextClosedEvent>) e -> closing.countDown())
                 .run(context -> {
                     Scheduler s = context.getBean(Scheduler.class);
                     TaskGraph g = TaskGraph.named("drained");
@@ -133,33 +144,38 @@ class HtsAutoConfigurationTests {
                     run[0] = s.submit(g);
                     assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
                 });
-        assertThat(ranAfterClosingBegan).as("the body was still running when the close began, and ended").hasValue(1);
+        assertThat(ranAfterClosingBegan)
+                .as("the body was still running when the close began, and ended")
+                .hasValue(1);
         assertThat(run[0].status()).as("drained, not cancelled").isEqualTo(RunStatus.SUCCEEDED);
-        await().atMost(Duration.ofSeconds(10)).until(() -> Thread.getAllStackTraces().keySet().stream()
-                .noneMatch(t -> t.getName().startsWith("hts-lifecycle-test-")));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> Thread.getAllStackTraces().keySet().stream()
+                        .noneMatch(t -> t.getName().startsWith("hts-lifecycle-test-")));
     }
 
     @Test
     void whatCannotDrainWithinTheShutdownPhaseIsCancelledWithItsStateRecorded() {
         CountDownLatch started = new CountDownLatch(1);
         GraphRun[] run = new GraphRun[1];
-        runner.withPropertyValues("spring.lifecycle.timeout-per-shutdown-phase=1s").run(context -> {
-            Scheduler s = context.getBean(Scheduler.class);
-            TaskGraph g = TaskGraph.named("stuck");
-            Task<Integer> blocked = g.task("blocked").cpu(ctx -> {
-                started.countDown();
-                while (true) {
-                    ctx.checkCancelled(); // a cooperative body: throws once the run is cancelled
-                    Thread.onSpinWait();
-                }
-            });
-            g.task("after").after(blocked).cpu(ctx -> 1);
-            run[0] = s.submit(g);
-            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-        });
+        runner.withPropertyValues("spring.lifecycle.timeout-per-shutdown-phase=1s")
+                .run(context -> {
+                    Scheduler s = context.getBean(Scheduler.class);
+                    TaskGraph g = TaskGraph.named("stuck");
+                    Task<Integer> blocked = g.task("blocked").cpu(ctx -> {
+                        started.countDown();
+                        while (true) {
+                            ctx.checkCancelled(); // a cooperative body: throws once the run is cancelled
+                            Thread.onSpinWait();
+                        }
+                    });
+                    g.task("after").after(blocked).cpu(ctx -> 1);
+                    run[0] = s.submit(g);
+                    assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                });
         assertThat(run[0].isDone()).isTrue();
-        assertThat(run[0].states()).containsEntry("blocked", TaskState.CANCELLED).containsEntry("after",
-                TaskState.CANCELLED);
+        assertThat(run[0].states())
+                .containsEntry("blocked", TaskState.CANCELLED)
+                .containsEntry("after", TaskState.CANCELLED);
     }
 
     @Test
@@ -192,9 +208,14 @@ class HtsAutoConfigurationTests {
 
         @Bean
         io.github.resilience4j.retry.RetryRegistry retryRegistry() {
-            io.github.resilience4j.retry.RetryRegistry registry = io.github.resilience4j.retry.RetryRegistry.ofDefaults();
-            registry.retry("hts-cpu", io.github.resilience4j.retry.RetryConfig.custom().maxAttempts(4)
-                    .waitDuration(Duration.ofMillis(1)).build());
+            io.github.resilience4j.retry.RetryRegistry registry =
+                    io.github.resilience4j.retry.RetryRegistry.ofDefaults();
+            registry.retry(
+                    "hts-cpu",
+                    io.github.resilience4j.retry.RetryConfig.custom()
+                            .maxAttempts(4)
+                            .waitDuration(Duration.ofMillis(1))
+                            .build());
             return registry;
         }
     }

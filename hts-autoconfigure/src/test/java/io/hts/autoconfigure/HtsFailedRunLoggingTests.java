@@ -1,5 +1,8 @@
 package io.hts.autoconfigure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
@@ -11,15 +14,12 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 /** hts.scheduler.failed-runs-logged-per-minute: a failed run is logged once at WARN, unless set to 0. */
 @ExtendWith(OutputCaptureExtension.class)
 class HtsFailedRunLoggingTests {
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class));
+    private final ApplicationContextRunner runner =
+            new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class));
 
     private static void failOnce(Scheduler s, String graph) {
         TaskGraph g = TaskGraph.named(graph);
@@ -33,8 +33,11 @@ class HtsFailedRunLoggingTests {
     @Test
     void aFailedRunIsLoggedAtWarnByDefault(CapturedOutput output) {
         runner.run(context -> failOnce(context.getBean(Scheduler.class), "forgotten"));
-        assertThat(output).contains("WARN").contains("io.hts.engine.run.FailedRunLog")
-                .contains("of graph 'forgotten' failed").contains("1 failed ('load': java.lang.IllegalStateException: the source is gone)")
+        assertThat(output)
+                .contains("WARN")
+                .contains("io.hts.engine.run.FailedRunLog")
+                .contains("of graph 'forgotten' failed")
+                .contains("1 failed ('load': java.lang.IllegalStateException: the source is gone)")
                 .contains("java.lang.IllegalStateException: the source is gone");
     }
 
@@ -47,9 +50,12 @@ class HtsFailedRunLoggingTests {
 
     @Test
     void aNegativeLimitFailsStartUpNamingTheProperty() {
-        runner.withPropertyValues("hts.scheduler.failed-runs-logged-per-minute=-1").run(context -> assertThat(
-                context.getStartupFailure()).rootCause().isInstanceOf(InvalidHtsPropertyException.class)
-                .hasMessageContaining("hts.scheduler.failed-runs-logged-per-minute").hasMessageContaining("-1")
-                .hasMessageContaining("0 (none logged) or more"));
+        runner.withPropertyValues("hts.scheduler.failed-runs-logged-per-minute=-1")
+                .run(context -> assertThat(context.getStartupFailure())
+                        .rootCause()
+                        .isInstanceOf(InvalidHtsPropertyException.class)
+                        .hasMessageContaining("hts.scheduler.failed-runs-logged-per-minute")
+                        .hasMessageContaining("-1")
+                        .hasMessageContaining("0 (none logged) or more"));
     }
 }

@@ -1,9 +1,9 @@
 package io.hts.autoconfigure;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.hts.autoconfigure.health.HtsHealthIndicator;
@@ -25,14 +25,13 @@ import io.hts.gpu.exec.GpuContext;
 import io.hts.gpu.exec.MultiGpuBackend;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.support.SimulatedCuda;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.tuple;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The GPU's circuit breaker as the auto-configuration wires it (hts.gpu.circuit-breaker.*, no
@@ -54,9 +53,13 @@ class HtsGpuCircuitBreakerTests {
             .withConfiguration(AutoConfigurations.of(HtsGpuAutoConfiguration.class, HtsAutoConfiguration.class))
             .withBean(GpuDiscoverer.class, () -> GpuDiscoverer.through(() -> cuda))
             .withBean(TaskListener.class, () -> events::add)
-            .withPropertyValues("hts.executor.threads=2", "hts.gpu.memory-pool.initial=4MB",
-                    "hts.gpu.memory-pool.maximum=32MB", "hts.gpu.memory-pool.arena-size=4MB",
-                    "hts.gpu.circuit-breaker.sliding-window-size=2", "hts.gpu.circuit-breaker.failure-rate-threshold=50",
+            .withPropertyValues(
+                    "hts.executor.threads=2",
+                    "hts.gpu.memory-pool.initial=4MB",
+                    "hts.gpu.memory-pool.maximum=32MB",
+                    "hts.gpu.memory-pool.arena-size=4MB",
+                    "hts.gpu.circuit-breaker.sliding-window-size=2",
+                    "hts.gpu.circuit-breaker.failure-rate-threshold=50",
                     "hts.gpu.circuit-breaker.wait-duration-in-open-state=1h");
 
     private static CircuitBreakingBackend guarded(Scheduler s) {
@@ -73,11 +76,15 @@ class HtsGpuCircuitBreakerTests {
                 c.kernels().fill(1, 1f, c.scratch(4));
                 return 1;
             });
-            assertThatThrownBy(() -> s.execute(g)).isInstanceOf(GraphRunException.class).rootCause()
-                    .isInstanceOf(CudaException.class).hasMessageContaining("cuLaunchKernel");
+            assertThatThrownBy(() -> s.execute(g))
+                    .isInstanceOf(GraphRunException.class)
+                    .rootCause()
+                    .isInstanceOf(CudaException.class)
+                    .hasMessageContaining("cuLaunchKernel");
         }
         assertThat(guarded(s).circuitBreaker().getState()).isEqualTo(CircuitBreaker.State.OPEN);
-        assertThat(guarded(s).circuitBreaker().getMetrics().getNumberOfFailedCalls()).isEqualTo(2);
+        assertThat(guarded(s).circuitBreaker().getMetrics().getNumberOfFailedCalls())
+                .isEqualTo(2);
     }
 
     /**
@@ -111,16 +118,20 @@ class HtsGpuCircuitBreakerTests {
             cuda.autoRun(false); // the devices hold their work until the test lets it run
             try {
                 run = s.submit(g);
-                await().atMost(Duration.ofSeconds(10)).until(() -> gpus.devices().get(1).status().running() == 1);
-                assertThat(run.state(first)).as("cuda:1 launched before cuda:0's work ran")
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> gpus.devices().get(1).status().running() == 1);
+                assertThat(run.state(first))
+                        .as("cuda:1 launched before cuda:0's work ran")
                         .isNotEqualTo(TaskState.SUCCEEDED);
-                assertThat(cuda.callsOf("cuStreamWaitEvent")).as("ordered on the device").isPositive();
-            }
-            finally {
+                assertThat(cuda.callsOf("cuStreamWaitEvent"))
+                        .as("ordered on the device")
+                        .isPositive();
+            } finally {
                 cuda.autoRun(true);
             }
             assertThat(run.await().result(second)).containsExactly(10f);
-            assertThat(breaker.circuitBreaker().getMetrics().getNumberOfSuccessfulCalls()).isEqualTo(2);
+            assertThat(breaker.circuitBreaker().getMetrics().getNumberOfSuccessfulCalls())
+                    .isEqualTo(2);
             assertThat(breaker.circuitBreaker().getState()).isEqualTo(CircuitBreaker.State.CLOSED);
         });
     }
@@ -149,10 +160,16 @@ class HtsGpuCircuitBreakerTests {
                     GraphRun run = s.execute(g);
                     assertThat(run.result(both)).isEqualTo("cpu");
                     assertThat(gpuRuns).hasValue(0);
-                    assertThat(run.profile().tasks()).singleElement().extracting(t -> t.device()).isEqualTo(Device.CPU);
-                    assertThat(events).filteredOn(e -> e.runId() == run.runId() && e.type() == EventType.TASK_PLACED)
-                            .extracting(TaskEvent::device, TaskEvent::detail).contains(tuple(
-                                    Device.CPU, "moved from the GPU to the CPU: circuit breaker 'hts-gpu' of"
+                    assertThat(run.profile().tasks())
+                            .singleElement()
+                            .extracting(t -> t.device())
+                            .isEqualTo(Device.CPU);
+                    assertThat(events)
+                            .filteredOn(e -> e.runId() == run.runId() && e.type() == EventType.TASK_PLACED)
+                            .extracting(TaskEvent::device, TaskEvent::detail)
+                            .contains(tuple(
+                                    Device.CPU,
+                                    "moved from the GPU to the CPU: circuit breaker 'hts-gpu' of"
                                             + " cuda:0 Simulated GPU is OPEN"));
                 });
     }
@@ -167,19 +184,26 @@ class HtsGpuCircuitBreakerTests {
             Scheduler s = context.getBean(Scheduler.class);
             failTwoLaunches(s);
             assertThat(guarded(s).status().health()).isEqualTo(DeviceHealth.DOWN);
-            assertThat(new HtsHealthIndicator(s).health().getDetails().get("gpu")).asString()
+            assertThat(new HtsHealthIndicator(s).health().getDetails().get("gpu"))
+                    .asString()
                     .startsWith("DOWN: circuit breaker 'hts-gpu' is OPEN");
 
             TaskGraph dual = TaskGraph.named("dual");
             Task<String> both = dual.task("both").bodies(ctx -> "cpu", ctx -> "gpu");
             GraphRun run = s.execute(dual);
             assertThat(run.result(both)).isEqualTo("cpu");
-            assertThat(run.profile().tasks()).singleElement().extracting(t -> t.device()).isEqualTo(Device.CPU);
+            assertThat(run.profile().tasks())
+                    .singleElement()
+                    .extracting(t -> t.device())
+                    .isEqualTo(Device.CPU);
 
             TaskGraph gpuOnly = TaskGraph.named("gpu-only");
             gpuOnly.task("k").onGpu(0).gpu(ctx -> 1);
-            assertThatThrownBy(() -> s.execute(gpuOnly)).isInstanceOf(GraphRunException.class).rootCause()
-                    .isInstanceOf(NoDeviceException.class).hasMessageContaining("task 'k' has only a GPU body")
+            assertThatThrownBy(() -> s.execute(gpuOnly))
+                    .isInstanceOf(GraphRunException.class)
+                    .rootCause()
+                    .isInstanceOf(NoDeviceException.class)
+                    .hasMessageContaining("task 'k' has only a GPU body")
                     .hasMessageContaining("circuit breaker 'hts-gpu' is OPEN");
         });
     }

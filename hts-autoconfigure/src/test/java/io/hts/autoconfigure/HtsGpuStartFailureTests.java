@@ -1,7 +1,9 @@
 package io.hts.autoconfigure;
 
-import java.util.List;
-import java.util.Map;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.InstanceOfAssertFactories.LIST;
+import static org.assertj.core.api.InstanceOfAssertFactories.MAP;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -29,6 +31,8 @@ import io.hts.gpu.exec.UnusableGpuBackend;
 import io.hts.gpu.support.SimulatedCuda;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,11 +46,6 @@ import org.springframework.boot.test.context.assertj.AssertableWebApplicationCon
 import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.InstanceOfAssertFactories.LIST;
-import static org.assertj.core.api.InstanceOfAssertFactories.MAP;
-
 /**
  * A GPU that is there but cannot be started (here a simulated one whose first allocation fails
  * with CUDA_ERROR_ILLEGAL_ADDRESS, as on a card another process left poisoned): with
@@ -58,11 +57,17 @@ class HtsGpuStartFailureTests {
     private static final long MIB = 1L << 20;
 
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(HtsGpuAutoConfiguration.class, HtsAutoConfiguration.class,
-                    HtsEndpointAutoConfiguration.class, HtsHealthContributorAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(
+                    HtsGpuAutoConfiguration.class,
+                    HtsAutoConfiguration.class,
+                    HtsEndpointAutoConfiguration.class,
+                    HtsHealthContributorAutoConfiguration.class,
                     HtsMetricsAutoConfiguration.class))
-            .withPropertyValues("hts.gpu.memory-pool.initial=4MB", "hts.gpu.memory-pool.maximum=32MB",
-                    "hts.gpu.memory-pool.arena-size=4MB", "management.endpoints.web.exposure.include=hts");
+            .withPropertyValues(
+                    "hts.gpu.memory-pool.initial=4MB",
+                    "hts.gpu.memory-pool.maximum=32MB",
+                    "hts.gpu.memory-pool.arena-size=4MB",
+                    "management.endpoints.web.exposure.include=hts");
 
     private final SimulatedCuda cuda = new SimulatedCuda(256 * MIB);
 
@@ -84,14 +89,17 @@ class HtsGpuStartFailureTests {
     }
 
     private List<String> warnings(Class<?> from) {
-        return logged.list.stream().filter(e -> e.getLevel() == Level.WARN)
+        return logged.list.stream()
+                .filter(e -> e.getLevel() == Level.WARN)
                 .filter(e -> from == Object.class || e.getLoggerName().equals(from.getName()))
-                .map(ILoggingEvent::getFormattedMessage).toList();
+                .map(ILoggingEvent::getFormattedMessage)
+                .toList();
     }
 
     /** Runs the context on the simulated CUDA instead of the real discovery: the application's {@link GpuDiscoverer}. */
     private void run(WebApplicationContextRunner runner, ContextConsumer<AssertableWebApplicationContext> test) {
-        runner.withBean(GpuDiscoverer.class, () -> GpuDiscoverer.through(() -> cuda)).run(test);
+        runner.withBean(GpuDiscoverer.class, () -> GpuDiscoverer.through(() -> cuda))
+                .run(test);
     }
 
     @Test
@@ -99,18 +107,30 @@ class HtsGpuStartFailureTests {
         cuda.failNext("cuMemAlloc", 700);
         run(runner, context -> {
             assertThat(context).hasNotFailed();
-            assertThat(warnings(Object.class)).as("one warning, from any logger").singleElement().asString()
-                    .contains("HTS GPU backend DOWN", "cuda:0 Simulated GPU could not be started", "cuMemAlloc",
+            assertThat(warnings(Object.class))
+                    .as("one warning, from any logger")
+                    .singleElement()
+                    .asString()
+                    .contains(
+                            "HTS GPU backend DOWN",
+                            "cuda:0 Simulated GPU could not be started",
+                            "cuMemAlloc",
                             "CUDA_ERROR_ILLEGAL_ADDRESS");
             assertThat(context.getBean(DeviceBackend.class)).isInstanceOf(UnusableGpuBackend.class);
 
-            Health health = context.getBean("htsHealthIndicator", HealthIndicator.class).health();
+            Health health =
+                    context.getBean("htsHealthIndicator", HealthIndicator.class).health();
             assertThat(health.getStatus()).as("the CPU work goes on").isEqualTo(Status.UP);
-            assertThat(health.getDetails().get("gpu")).asString()
+            assertThat(health.getDetails().get("gpu"))
+                    .asString()
                     .startsWith("DOWN: cuda:0 Simulated GPU could not be started: cuMemAlloc")
                     .contains("CUDA_ERROR_ILLEGAL_ADDRESS");
-            assertThat(context.getBean(HtsEndpoint.class).state().get("gpus")).asInstanceOf(LIST).singleElement()
-                    .asInstanceOf(MAP).containsEntry("health", "DOWN").containsEntry("streams", 0);
+            assertThat(context.getBean(HtsEndpoint.class).state().get("gpus"))
+                    .asInstanceOf(LIST)
+                    .singleElement()
+                    .asInstanceOf(MAP)
+                    .containsEntry("health", "DOWN")
+                    .containsEntry("streams", 0);
 
             Scheduler s = context.getBean(Scheduler.class);
             s.setPolicy(new GpuFirstPolicy());
@@ -118,20 +138,29 @@ class HtsGpuStartFailureTests {
             Task<String> both = dual.task("both").bodies(ctx -> "cpu", ctx -> "gpu");
             GraphRun run = s.execute(dual);
             assertThat(run.result(both)).isEqualTo("cpu");
-            assertThat(run.profile().tasks()).singleElement().extracting(t -> t.device()).isEqualTo(Device.CPU);
+            assertThat(run.profile().tasks())
+                    .singleElement()
+                    .extracting(t -> t.device())
+                    .isEqualTo(Device.CPU);
 
             TaskGraph gpuOnly = TaskGraph.named("gpu-only");
             gpuOnly.task("kernel").gpu(ctx -> 1);
-            assertThatThrownBy(() -> s.execute(gpuOnly)).isInstanceOf(GraphRunException.class).rootCause()
-                    .isInstanceOf(NoDeviceException.class).hasMessageContaining("task 'kernel' has only a GPU body")
+            assertThatThrownBy(() -> s.execute(gpuOnly))
+                    .isInstanceOf(GraphRunException.class)
+                    .rootCause()
+                    .isInstanceOf(NoDeviceException.class)
+                    .hasMessageContaining("task 'kernel' has only a GPU body")
                     .hasMessageContaining("cuda:0 Simulated GPU could not be started")
                     .hasMessageContaining("CUDA_ERROR_ILLEGAL_ADDRESS");
 
-            assertThat(context.getBean(HtsGpuMetrics.class)).as("no memory pool to gauge").satisfies(m -> {
-                MeterRegistry registry = new SimpleMeterRegistry();
-                m.bindTo(registry);
-                assertThat(registry.find("hts.gpu.memory.reserved").gauges()).isEmpty();
-            });
+            assertThat(context.getBean(HtsGpuMetrics.class))
+                    .as("no memory pool to gauge")
+                    .satisfies(m -> {
+                        MeterRegistry registry = new SimpleMeterRegistry();
+                        m.bindTo(registry);
+                        assertThat(registry.find("hts.gpu.memory.reserved").gauges())
+                                .isEmpty();
+                    });
         });
     }
 
@@ -141,13 +170,17 @@ class HtsGpuStartFailureTests {
         run(runner.withPropertyValues("hts.gpu.enabled=true"), context -> {
             assertThat(context).hasFailed();
             Throwable failure = context.getStartupFailure();
-            assertThat(failure).rootCause().isInstanceOf(CudaException.class)
+            assertThat(failure)
+                    .rootCause()
+                    .isInstanceOf(CudaException.class)
                     .hasMessageContaining("CUDA_ERROR_ILLEGAL_ADDRESS");
             FailureAnalysis report = new HtsFailureAnalyzer().analyze(failure);
             assertThat(report).isNotNull();
             assertThat(report.getDescription()).isEqualTo("Invalid value 'true' for property 'hts.gpu.enabled'.");
-            assertThat(report.getAction()).startsWith("Update your application's configuration: hts.gpu.enabled accepts"
-                    + " auto or false while a GPU cannot be started (cuda:0 Simulated GPU could not be started: cuMemAlloc")
+            assertThat(report.getAction())
+                    .startsWith(
+                            "Update your application's configuration: hts.gpu.enabled accepts"
+                                    + " auto or false while a GPU cannot be started (cuda:0 Simulated GPU could not be started: cuMemAlloc")
                     .contains("CUDA_ERROR_ILLEGAL_ADDRESS");
         });
     }
@@ -158,31 +191,52 @@ class HtsGpuStartFailureTests {
         cuda.failNext("cuMemAlloc", 700); // cuda:0 starts first
         run(runner, context -> {
             assertThat(context).hasNotFailed();
-            assertThat(warnings(HtsGpuAutoConfiguration.class)).singleElement().asString()
-                    .contains("HTS GPU backend DEGRADED, running on cuda:1 Simulated GPU only",
-                            "cuda:0 Simulated GPU could not be started", "CUDA_ERROR_ILLEGAL_ADDRESS");
+            assertThat(warnings(HtsGpuAutoConfiguration.class))
+                    .singleElement()
+                    .asString()
+                    .contains(
+                            "HTS GPU backend DEGRADED, running on cuda:1 Simulated GPU only",
+                            "cuda:0 Simulated GPU could not be started",
+                            "CUDA_ERROR_ILLEGAL_ADDRESS");
             PartialGpuBackend gpus = context.getBean(PartialGpuBackend.class);
-            assertThat(gpus.running()).get().extracting(MultiGpuBackend::devices).asInstanceOf(LIST).hasSize(1);
-            assertThat(gpus.failed()).singleElement().extracting(UnusableGpuBackend::ordinal).isEqualTo(0);
+            assertThat(gpus.running())
+                    .get()
+                    .extracting(MultiGpuBackend::devices)
+                    .asInstanceOf(LIST)
+                    .hasSize(1);
+            assertThat(gpus.failed())
+                    .singleElement()
+                    .extracting(UnusableGpuBackend::ordinal)
+                    .isEqualTo(0);
 
-            Health health = context.getBean("htsHealthIndicator", HealthIndicator.class).health();
+            Health health =
+                    context.getBean("htsHealthIndicator", HealthIndicator.class).health();
             assertThat(health.getStatus()).isEqualTo(Status.UP);
-            assertThat(health.getDetails().get("gpu")).asString()
-                    .startsWith("DEGRADED: cuda:0 Simulated GPU could not be started").contains("running: ");
+            assertThat(health.getDetails().get("gpu"))
+                    .asString()
+                    .startsWith("DEGRADED: cuda:0 Simulated GPU could not be started")
+                    .contains("running: ");
             @SuppressWarnings("unchecked")
-            List<Map<String, Object>> each = (List<Map<String, Object>>) context.getBean(HtsEndpoint.class).state()
-                    .get("gpus");
+            List<Map<String, Object>> each = (List<Map<String, Object>>)
+                    context.getBean(HtsEndpoint.class).state().get("gpus");
             assertThat(each).extracting(m -> m.get("health")).first().isEqualTo("DOWN");
-            assertThat(each).hasSize(2).element(1).extracting(m -> m.get("health")).isNotEqualTo("DOWN");
+            assertThat(each)
+                    .hasSize(2)
+                    .element(1)
+                    .extracting(m -> m.get("health"))
+                    .isNotEqualTo("DOWN");
 
             TaskGraph g = TaskGraph.named("on-the-gpu");
-            Task<Integer> k = g.task("k").gpu(ctx -> ctx.unwrap(GpuContext.class).deviceOrdinal());
+            Task<Integer> k =
+                    g.task("k").gpu(ctx -> ctx.unwrap(GpuContext.class).deviceOrdinal());
             assertThat(context.getBean(Scheduler.class).execute(g).result(k)).isEqualTo(1);
 
             MeterRegistry registry = new SimpleMeterRegistry();
             context.getBean(HtsGpuMetrics.class).bindTo(registry);
-            assertThat(registry.find("hts.gpu.memory.reserved").gauges()).singleElement()
-                    .extracting(m -> m.getId().getTag("device")).isEqualTo("cuda:1");
+            assertThat(registry.find("hts.gpu.memory.reserved").gauges())
+                    .singleElement()
+                    .extracting(m -> m.getId().getTag("device"))
+                    .isEqualTo("cuda:1");
         });
     }
 
@@ -192,16 +246,25 @@ class HtsGpuStartFailureTests {
         cuda.failNext("cuDeviceGetName", 999);
         run(runner, context -> {
             assertThat(context).hasNotFailed();
-            assertThat(warnings(Object.class)).singleElement().asString()
+            assertThat(warnings(Object.class))
+                    .singleElement()
+                    .asString()
                     .contains("2 CUDA device(s) cannot be used", "cuDeviceGetName", "CUDA_ERROR_UNKNOWN");
-            assertThat(context.getBean("htsHealthIndicator", HealthIndicator.class).health().getDetails().get("gpu"))
-                    .asString().startsWith("DOWN: 2 CUDA device(s) cannot be used");
+            assertThat(context.getBean("htsHealthIndicator", HealthIndicator.class)
+                            .health()
+                            .getDetails()
+                            .get("gpu"))
+                    .asString()
+                    .startsWith("DOWN: 2 CUDA device(s) cannot be used");
         });
         cuda.failNext("cuDeviceGetName", 999);
         run(runner.withPropertyValues("hts.gpu.enabled=true"), context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidHtsPropertyException.class)
-                    .hasMessageContaining("hts.gpu.enabled").hasMessageContaining("without a usable GPU")
+            assertThat(context.getStartupFailure())
+                    .rootCause()
+                    .isInstanceOf(InvalidHtsPropertyException.class)
+                    .hasMessageContaining("hts.gpu.enabled")
+                    .hasMessageContaining("without a usable GPU")
                     .hasMessageContaining("CUDA_ERROR_UNKNOWN");
         });
     }
@@ -213,8 +276,10 @@ class HtsGpuStartFailureTests {
             assertThat(context).hasFailed();
             FailureAnalysis report = new HtsFailureAnalyzer().analyze(context.getStartupFailure());
             assertThat(report).isNotNull();
-            assertThat(report.getDescription()).isEqualTo("Invalid value '1.0 GiB' for property 'hts.gpu.memory-pool.maximum'.");
-            assertThat(report.getAction()).contains("at most the 256.0 MiB of memory of cuda:0 Simulated GPU")
+            assertThat(report.getDescription())
+                    .isEqualTo("Invalid value '1.0 GiB' for property 'hts.gpu.memory-pool.maximum'.");
+            assertThat(report.getAction())
+                    .contains("at most the 256.0 MiB of memory of cuda:0 Simulated GPU")
                     .contains("such as 230.4 MiB");
         });
     }
@@ -224,8 +289,12 @@ class HtsGpuStartFailureTests {
         run(runner, context -> {
             assertThat(context).hasNotFailed().hasSingleBean(MultiGpuBackend.class);
             assertThat(warnings(HtsGpuAutoConfiguration.class)).isEmpty();
-            assertThat(context.getBean("htsHealthIndicator", HealthIndicator.class).health().getDetails().get("gpu"))
-                    .asString().doesNotContain("DOWN");
+            assertThat(context.getBean("htsHealthIndicator", HealthIndicator.class)
+                            .health()
+                            .getDetails()
+                            .get("gpu"))
+                    .asString()
+                    .doesNotContain("DOWN");
         });
     }
 }

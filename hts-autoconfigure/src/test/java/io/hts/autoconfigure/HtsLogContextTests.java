@@ -1,9 +1,6 @@
 package io.hts.autoconfigure;
 
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.graph.Task;
@@ -13,6 +10,10 @@ import io.hts.engine.observe.TaskListener;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.FakeGpuBackend;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.slf4j.MDC;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -20,16 +21,14 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
  * Issue 15 item 7: with hts.logging.mdc (on by default) a body runs with hts.run, hts.graph and
  * hts.task in the MDC (logback's, here), on the CPU and on a device, and gives back what it found.
  */
 class HtsLogContextTests {
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class));
+    private final ApplicationContextRunner runner =
+            new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class));
 
     private static String keys() {
         return MDC.get("hts.run") + "/" + MDC.get("hts.graph") + "/" + MDC.get("hts.task");
@@ -79,7 +78,9 @@ class HtsLogContextTests {
             String id = Long.toString(run.runId());
             assertThat(seen.get("parent-before")).isEqualTo(id + "/outer/parent");
             assertThat(seen.get("leaf")).endsWith("/inner/leaf").doesNotStartWith(id + "/");
-            assertThat(seen.get("parent-after")).as("given back after the nested run").isEqualTo(id + "/outer/parent");
+            assertThat(seen.get("parent-after"))
+                    .as("given back after the nested run")
+                    .isEqualTo(id + "/outer/parent");
             assertThat(seen.get("device")).isEqualTo(id + "/outer/device");
             assertThat(AFTER_BODY).containsOnly("null/null/null");
         });

@@ -1,10 +1,7 @@
 package io.hts.autoconfigure;
 
-import java.time.Duration;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hts.engine.fault.CircuitBreakingBackend;
 import io.hts.engine.graph.RunStatus;
@@ -20,14 +17,16 @@ import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.MemoryShortage;
 import io.hts.engine.run.RunOptions;
 import io.hts.engine.run.Scheduler;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The effect on the auto-configured scheduler of each {@code hts.*} property that no other test
@@ -37,14 +36,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class HtsPropertyEffectsTests {
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class));
+    private final ApplicationContextRunner runner =
+            new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class));
 
     private static TaskGraph failing(String name, int tasks) {
         TaskGraph g = TaskGraph.named(name);
-        g.group("f", tasks, (i, t) -> t.cpu(ctx -> {
-            throw new IllegalStateException("f" + i);
-        }));
+        g.group(
+                "f",
+                tasks,
+                (i, t) -> t.cpu(ctx -> {
+                    throw new IllegalStateException("f" + i);
+                }));
         return g;
     }
 
@@ -56,7 +58,9 @@ class HtsPropertyEffectsTests {
 
     @Test
     void eventsBufferSizeBoundsTheRecentEventsTheSchedulerKeeps() {
-        runner.run(context -> assertThat(context.getBean(Scheduler.class).events().log().capacity()).isEqualTo(10_000));
+        runner.run(context -> assertThat(
+                        context.getBean(Scheduler.class).events().log().capacity())
+                .isEqualTo(10_000));
         runner.withPropertyValues("hts.events.buffer-size=5").run(context -> {
             Scheduler s = context.getBean(Scheduler.class);
             assertThat(s.events().log().capacity()).isEqualTo(5);
@@ -65,13 +69,18 @@ class HtsPropertyEffectsTests {
             // 12 TASK_FAILED events and the run's own: only the latest 5 are kept.
             assertThat(s.events().log().recent(100)).hasSize(5);
         });
-        runner.withPropertyValues("hts.events.buffer-size=0").run(context ->
-                assertThat(context.getBean(Scheduler.class).events().log()).as("0: no buffer").isNull());
+        runner.withPropertyValues("hts.events.buffer-size=0")
+                .run(context -> assertThat(
+                                context.getBean(Scheduler.class).events().log())
+                        .as("0: no buffer")
+                        .isNull());
     }
 
     @Test
     void profilingRetainedRunsBoundsTheProfilesKept() {
-        runner.run(context -> assertThat(context.getBean(Scheduler.class).profiler().retainedRuns()).isEqualTo(20));
+        runner.run(context -> assertThat(
+                        context.getBean(Scheduler.class).profiler().retainedRuns())
+                .isEqualTo(20));
         runner.withPropertyValues("hts.profiling.retained-runs=2").run(context -> {
             Scheduler s = context.getBean(Scheduler.class);
             assertThat(s.profiler().retainedRuns()).isEqualTo(2);
@@ -86,18 +95,23 @@ class HtsPropertyEffectsTests {
 
     @Test
     void profilingRetainedSizeBoundsTheBytesOfTheProfilesKept() {
-        runner.run(context -> assertThat(context.getBean(Scheduler.class).profiler().retainedBytes())
+        runner.run(context -> assertThat(
+                        context.getBean(Scheduler.class).profiler().retainedBytes())
                 .isEqualTo(64L << 20));
         runner.withPropertyValues("hts.profiling.retained-size=1KB").run(context -> {
             Scheduler s = context.getBean(Scheduler.class);
             assertThat(s.profiler().retainedBytes()).isEqualTo(1024);
             TaskGraph small = one("small");
             GraphRun kept = s.execute(small);
-            assertThat(s.profiler().run(kept.runId())).as("a one-task profile fits in 1KB").isPresent();
+            assertThat(s.profiler().run(kept.runId()))
+                    .as("a one-task profile fits in 1KB")
+                    .isPresent();
             TaskGraph big = TaskGraph.named("big");
             big.group("t", 2_000, (i, t) -> t.cpu(ctx -> i));
             GraphRun tooBig = s.execute(big);
-            assertThat(s.profiler().run(tooBig.runId())).as("a profile larger than the bound is not kept").isEmpty();
+            assertThat(s.profiler().run(tooBig.runId()))
+                    .as("a profile larger than the bound is not kept")
+                    .isEmpty();
             assertThat(s.profiler().notKeptRuns()).isPositive();
             assertThat(s.profiler().retainedBytesNow()).isLessThanOrEqualTo(1024);
         });
@@ -105,9 +119,11 @@ class HtsPropertyEffectsTests {
 
     @Test
     void memoryShortageReachesTheScheduler() {
-        runner.run(context -> assertThat(context.getBean(Scheduler.class).memoryShortage()).isEqualTo(MemoryShortage.WAIT));
-        runner.withPropertyValues("hts.scheduler.memory-shortage=run-on-cpu").run(context -> assertThat(
-                context.getBean(Scheduler.class).memoryShortage()).isEqualTo(MemoryShortage.RUN_ON_CPU));
+        runner.run(context ->
+                assertThat(context.getBean(Scheduler.class).memoryShortage()).isEqualTo(MemoryShortage.WAIT));
+        runner.withPropertyValues("hts.scheduler.memory-shortage=run-on-cpu")
+                .run(context -> assertThat(context.getBean(Scheduler.class).memoryShortage())
+                        .isEqualTo(MemoryShortage.RUN_ON_CPU));
     }
 
     /** Collects RUN_STALLED events. */
@@ -137,7 +153,8 @@ class HtsPropertyEffectsTests {
     @Test
     void stallTimeoutStartsTheWatchdogThatReportsARunFinishingNothing() {
         StallListener.STALLS.clear();
-        runner.withUserConfiguration(StallListener.class).withPropertyValues("hts.scheduler.stall-timeout=50ms")
+        runner.withUserConfiguration(StallListener.class)
+                .withPropertyValues("hts.scheduler.stall-timeout=50ms")
                 .run(context -> {
                     Scheduler s = context.getBean(Scheduler.class);
                     CountDownLatch release = new CountDownLatch(1);
@@ -145,10 +162,10 @@ class HtsPropertyEffectsTests {
                     g.task("waits").cpu(ctx -> release.await(30, TimeUnit.SECONDS));
                     GraphRun run = s.submit(g);
                     try {
-                        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
+                        org.awaitility.Awaitility.await()
+                                .atMost(Duration.ofSeconds(20))
                                 .until(() -> StallListener.STALLS.stream().anyMatch(e -> e.runId() == run.runId()));
-                    }
-                    finally {
+                    } finally {
                         release.countDown();
                     }
                     assertThat(run.await().status()).isEqualTo(RunStatus.SUCCEEDED);
@@ -164,7 +181,8 @@ class HtsPropertyEffectsTests {
             Task<Boolean> slow = g.task("slow").cpu(ctx -> never.await(60, TimeUnit.SECONDS));
             Task<Boolean> exempt = g.task("exempt").noTimeout().cpu(ctx -> true);
             GraphRun run = s.submit(g, RunOptions.failureMode(FailureMode.CONTINUE));
-            assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class)
+            assertThatThrownBy(run::await)
+                    .isInstanceOf(GraphRunException.class)
                     .hasRootCauseInstanceOf(TimeoutException.class);
             assertThat(run.state(slow)).isEqualTo(TaskState.FAILED);
             assertThat(run.result(exempt)).isTrue();
@@ -174,13 +192,23 @@ class HtsPropertyEffectsTests {
     @Test
     void waitDurationInOpenStateSetsHowLongThePrivateGpuBreakerStaysOpen() {
         ApplicationContextRunner withGpu = runner.withUserConfiguration(HtsResilienceTests.Gpu.class);
-        withGpu.run(context -> assertThat(((CircuitBreakingBackend) context.getBean(Scheduler.class).gpu().orElseThrow())
-                .circuitBreaker().getCircuitBreakerConfig().getWaitIntervalFunctionInOpenState().apply(1))
-                .as("the default, 30s").isEqualTo(30_000L));
-        withGpu.withPropertyValues("hts.gpu.circuit-breaker.wait-duration-in-open-state=7s").run(context -> {
-            CircuitBreakingBackend gpu = (CircuitBreakingBackend) context.getBean(Scheduler.class).gpu().orElseThrow();
-            assertThat(gpu.circuitBreaker().getCircuitBreakerConfig().getWaitIntervalFunctionInOpenState().apply(1))
-                    .isEqualTo(7_000L);
-        });
+        withGpu.run(context -> assertThat(((CircuitBreakingBackend)
+                                context.getBean(Scheduler.class).gpu().orElseThrow())
+                        .circuitBreaker()
+                        .getCircuitBreakerConfig()
+                        .getWaitIntervalFunctionInOpenState()
+                        .apply(1))
+                .as("the default, 30s")
+                .isEqualTo(30_000L));
+        withGpu.withPropertyValues("hts.gpu.circuit-breaker.wait-duration-in-open-state=7s")
+                .run(context -> {
+                    CircuitBreakingBackend gpu = (CircuitBreakingBackend)
+                            context.getBean(Scheduler.class).gpu().orElseThrow();
+                    assertThat(gpu.circuitBreaker()
+                                    .getCircuitBreakerConfig()
+                                    .getWaitIntervalFunctionInOpenState()
+                                    .apply(1))
+                            .isEqualTo(7_000L);
+                });
     }
 }

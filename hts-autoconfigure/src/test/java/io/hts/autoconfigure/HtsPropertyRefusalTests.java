@@ -1,11 +1,11 @@
 package io.hts.autoconfigure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The invalid-property reports no other test triggers: each bound the validator checks (the ones
@@ -29,12 +29,16 @@ class HtsPropertyRefusalTests {
             assertThat(root).as(property + "=" + written).isInstanceOf(InvalidHtsPropertyException.class);
             InvalidHtsPropertyException invalid = (InvalidHtsPropertyException) root;
             assertThat(invalid.property()).isEqualTo(property);
-            assertThat(String.valueOf(invalid.value())).as("the value as written").isEqualTo(written);
+            assertThat(String.valueOf(invalid.value()))
+                    .as("the value as written")
+                    .isEqualTo(written);
             assertThat(invalid.accepted()).isEqualTo(accepted);
-            assertThat(invalid.getMessage()).isEqualTo("Invalid value '" + written + "' for property '" + property
-                    + "': accepted is " + accepted);
+            assertThat(invalid.getMessage())
+                    .isEqualTo(
+                            "Invalid value '" + written + "' for property '" + property + "': accepted is " + accepted);
             FailureAnalysis report = new HtsFailureAnalyzer().analyze(context.getStartupFailure());
-            assertThat(report.getDescription()).isEqualTo("Invalid value '" + written + "' for property '" + property + "'.");
+            assertThat(report.getDescription())
+                    .isEqualTo("Invalid value '" + written + "' for property '" + property + "'.");
             assertThat(report.getAction()).contains(property + " accepts " + accepted);
         });
     }
@@ -47,10 +51,14 @@ class HtsPropertyRefusalTests {
 
     @Test
     void eventBoundsAreChecked() {
-        refused("hts.events.buffer-size", "-1", "an integer from 0 to 10000000 (each kept event holds its text:"
-                + " a million is tens of MB)");
-        refused("hts.events.buffer-size", "10000001", "an integer from 0 to 10000000 (each kept event holds its"
-                + " text: a million is tens of MB)");
+        refused(
+                "hts.events.buffer-size",
+                "-1",
+                "an integer from 0 to 10000000 (each kept event holds its text:" + " a million is tens of MB)");
+        refused(
+                "hts.events.buffer-size",
+                "10000001",
+                "an integer from 0 to 10000000 (each kept event holds its" + " text: a million is tens of MB)");
         refused("hts.events.stream-timeout", "-1s", "a duration above 0 and at most 36525d, such as 30m");
         refused("hts.events.stream-timeout", "36526d", "a duration above 0 and at most 36525d, such as 30m");
     }
@@ -65,17 +73,27 @@ class HtsPropertyRefusalTests {
 
     @Test
     void schedulerBoundsAreChecked() {
-        refused("hts.scheduler.stall-timeout", "9ms", "a duration from 10ms to 36525d, such as 30s, or unset for no"
-                + " watchdog");
+        refused(
+                "hts.scheduler.stall-timeout",
+                "9ms",
+                "a duration from 10ms to 36525d, such as 30s, or unset for no" + " watchdog");
     }
 
     @Test
     void gpuCircuitBreakerBoundsAreCheckedWithoutAGpu() {
         refused("hts.gpu.circuit-breaker.sliding-window-size", "0", "an integer of at least 1, such as 20");
-        refused("hts.gpu.circuit-breaker.wait-duration-in-open-state", "0ms", "a duration of at least 1ms, such as 30s");
-        refused("hts.gpu.circuit-breaker.wait-duration-in-open-state", "36526d",
+        refused(
+                "hts.gpu.circuit-breaker.wait-duration-in-open-state",
+                "0ms",
                 "a duration of at least 1ms, such as 30s");
-        refused("hts.gpu.circuit-breaker.failure-rate-threshold", "0", "a percentage above 0 and at most 100, such as 50");
+        refused(
+                "hts.gpu.circuit-breaker.wait-duration-in-open-state",
+                "36526d",
+                "a duration of at least 1ms, such as 30s");
+        refused(
+                "hts.gpu.circuit-breaker.failure-rate-threshold",
+                "0",
+                "a percentage above 0 and at most 100, such as 50");
     }
 
     /** A value the binder cannot read: HTS's bind-failure report, in the form one writes. */
@@ -84,9 +102,10 @@ class HtsPropertyRefusalTests {
             assertThat(context).hasFailed();
             FailureAnalysis report = new HtsBindFailureAnalyzer().analyze(context.getStartupFailure());
             assertThat(report).as(property + "=" + written).isNotNull();
-            assertThat(report.getDescription()).startsWith("Invalid value '" + written + "' for property '" + property + "'");
-            assertThat(report.getAction()).isEqualTo("Update your application's configuration: " + property + " accepts "
-                    + accepted + ".");
+            assertThat(report.getDescription())
+                    .startsWith("Invalid value '" + written + "' for property '" + property + "'");
+            assertThat(report.getAction())
+                    .isEqualTo("Update your application's configuration: " + property + " accepts " + accepted + ".");
         });
     }
 
@@ -97,10 +116,14 @@ class HtsPropertyRefusalTests {
         unreadable("hts.gpu.circuit-breaker.failure-rate-threshold", "half", "a number");
         unreadable("hts.profiling.enabled", "maybe", "true or false");
         unreadable("hts.logging.mdc", "sometimes", "true or false");
-        unreadable("hts.events.stream-timeout", "forever", "a duration such as 500ms, 5s, 2m or 1h (units ns, us, ms,"
-                + " s, m, h, d), or ISO-8601 such as PT5S");
-        unreadable("hts.tasks.default-backoff", "a bit", "a duration such as 500ms, 5s, 2m or 1h (units ns, us, ms,"
-                + " s, m, h, d), or ISO-8601 such as PT5S");
+        unreadable(
+                "hts.events.stream-timeout",
+                "forever",
+                "a duration such as 500ms, 5s, 2m or 1h (units ns, us, ms," + " s, m, h, d), or ISO-8601 such as PT5S");
+        unreadable(
+                "hts.tasks.default-backoff",
+                "a bit",
+                "a duration such as 500ms, 5s, 2m or 1h (units ns, us, ms," + " s, m, h, d), or ISO-8601 such as PT5S");
     }
 
     @Test
@@ -110,7 +133,8 @@ class HtsPropertyRefusalTests {
             FailureAnalysis report = new HtsBindFailureAnalyzer().analyze(context.getStartupFailure());
             assertThat(report).isNotNull();
             assertThat(report.getDescription()).contains("for property 'hts.gpu.devices");
-            assertThat(report.getAction()).startsWith("Update your application's configuration: hts.gpu.devices")
+            assertThat(report.getAction())
+                    .startsWith("Update your application's configuration: hts.gpu.devices")
                     .containsAnyOf("a comma-separated list, such as 0,1", "a whole number");
         });
     }

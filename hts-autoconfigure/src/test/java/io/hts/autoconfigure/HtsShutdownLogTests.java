@@ -1,20 +1,19 @@
 package io.hts.autoconfigure;
 
-import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** Issue 15 item 14: the shutdown's warning names the configured phase, the margin and the runs it cancelled. */
 @ExtendWith(OutputCaptureExtension.class)
@@ -24,8 +23,10 @@ class HtsShutdownLogTests {
     void theWarningNamesTheConfiguredPhaseTheMarginAndTheCancelledRuns(CapturedOutput output) {
         CountDownLatch started = new CountDownLatch(1);
         GraphRun[] run = new GraphRun[1];
-        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class))
-                .withPropertyValues("spring.lifecycle.timeout-per-shutdown-phase=2s").run(context -> {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class))
+                .withPropertyValues("spring.lifecycle.timeout-per-shutdown-phase=2s")
+                .run(context -> {
                     TaskGraph g = TaskGraph.named("stuck");
                     g.task("blocked").cpu(ctx -> {
                         started.countDown();
@@ -37,9 +38,11 @@ class HtsShutdownLogTests {
                     run[0] = context.getBean(Scheduler.class).submit(g);
                     assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
                 });
-        assertThat(output).contains("HTS: 1 run still going 1s into the shutdown"
-                + " (spring.lifecycle.timeout-per-shutdown-phase=2s, less 1s kept to cancel what is left and let the"
-                + " threads end); cancelled, their task states recorded: run " + run[0].runId() + " of graph 'stuck'");
+        assertThat(output)
+                .contains("HTS: 1 run still going 1s into the shutdown"
+                        + " (spring.lifecycle.timeout-per-shutdown-phase=2s, less 1s kept to cancel what is left and let the"
+                        + " threads end); cancelled, their task states recorded: run " + run[0].runId()
+                        + " of graph 'stuck'");
     }
 
     @Test

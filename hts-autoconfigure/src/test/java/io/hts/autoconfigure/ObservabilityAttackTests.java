@@ -1,5 +1,14 @@
 package io.hts.autoconfigure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.hts.autoconfigure.annotation.HtsTask;
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.GraphRunException;
+import io.hts.engine.run.Scheduler;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -10,13 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-
-import io.hts.autoconfigure.annotation.HtsTask;
-import io.hts.engine.graph.Task;
-import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.run.GraphRun;
-import io.hts.engine.run.GraphRunException;
-import io.hts.engine.run.Scheduler;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -35,9 +37,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.StandardEnvironment;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Adversarial checks, as a demanding user, of the promises of docs/configuration.md (start-up
@@ -76,7 +75,8 @@ class ObservabilityAttackTests {
 
     static Answer get(int port, String path, String... headers) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                .timeout(Duration.ofSeconds(20)).GET();
+                .timeout(Duration.ofSeconds(20))
+                .GET();
         for (int i = 0; i < headers.length; i += 2) {
             b.header(headers[i], headers[i + 1]);
         }
@@ -86,8 +86,10 @@ class ObservabilityAttackTests {
 
     static Answer post(int port, String path, String json) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                .timeout(Duration.ofSeconds(20)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json)).build();
+                .timeout(Duration.ofSeconds(20))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json))
+                .build();
         HttpResponse<String> r = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
         return new Answer(r.statusCode(), r.body());
     }
@@ -97,17 +99,27 @@ class ObservabilityAttackTests {
         assertThat(a.status()).as("status; body %s", a.body()).isEqualTo(status);
         JsonNode body = a.json();
         assertThat(body.path("status").asInt()).as(a.body()).isEqualTo(status);
-        assertThat(body.path("detail").asString("")).as("detail in %s", a.body()).isNotBlank();
-        assertThat(body.path("parameter").asString("")).as("parameter in %s", a.body()).isEqualTo(parameter);
+        assertThat(body.path("detail").asString(""))
+                .as("detail in %s", a.body())
+                .isNotBlank();
+        assertThat(body.path("parameter").asString(""))
+                .as("parameter in %s", a.body())
+                .isEqualTo(parameter);
         assertThat(body.path("value").asString("")).as("value in %s", a.body()).isEqualTo(value);
-        assertThat(body.path("accepted").asString("")).as("accepted in %s", a.body()).isNotBlank();
+        assertThat(body.path("accepted").asString(""))
+                .as("accepted in %s", a.body())
+                .isNotBlank();
     }
 
     @Nested
-    @SpringBootTest(classes = WebApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-            properties = {"server.address=127.0.0.1",
+    @SpringBootTest(
+            classes = WebApp.class,
+            webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+            properties = {
+                "server.address=127.0.0.1",
                 "management.endpoints.web.exposure.include=hts,htsevents,htsprofiler",
-                "management.endpoint.hts.access=unrestricted"})
+                "management.endpoint.hts.access=unrestricted"
+            })
     class Endpoints {
 
         @LocalServerPort
@@ -135,14 +147,20 @@ class ObservabilityAttackTests {
         @Test
         void profilerOffsetBeyondAnIntGetsHtsProblemBody() throws Exception {
             GraphRun run = failedRun();
-            problem(get(port, "/actuator/htsprofiler/" + run.runId() + "?offset=3000000000"), 400, "offset", "3000000000");
+            problem(
+                    get(port, "/actuator/htsprofiler/" + run.runId() + "?offset=3000000000"),
+                    400,
+                    "offset",
+                    "3000000000");
         }
 
         @Test
         void profilerRunIdThatIsNotANumberGetsABodySayingWhatWasWrong() throws Exception {
             Answer a = get(port, "/actuator/htsprofiler/latest");
             assertThat(a.status()).as(a.body()).isIn(400, 404);
-            assertThat(a.json().path("detail").asString("")).as("detail in %s", a.body()).isNotBlank();
+            assertThat(a.json().path("detail").asString(""))
+                    .as("detail in %s", a.body())
+                    .isNotBlank();
         }
 
         @Test
@@ -183,7 +201,8 @@ class ObservabilityAttackTests {
         void eventsUnknownTypeVariantsGetHtsProblemBody() throws Exception {
             problem(get(port, "/actuator/htsevents?type=%20"), 400, "type", " ");
             problem(get(port, "/actuator/htsevents?type=task%20failed"), 400, "type", "task failed");
-            assertThat(get(port, "/actuator/htsevents?type=Task-Failed").status()).isEqualTo(200);
+            assertThat(get(port, "/actuator/htsevents?type=Task-Failed").status())
+                    .isEqualTo(200);
         }
 
         @Test
@@ -193,7 +212,10 @@ class ObservabilityAttackTests {
 
         @Test
         void streamUnknownTypeAskedForAsAnEventSourceDoesGetTheProblemBody() throws Exception {
-            problem(get(port, "/actuator/htsevents/stream?type=exploded", "Accept", "text/event-stream"), 400, "type",
+            problem(
+                    get(port, "/actuator/htsevents/stream?type=exploded", "Accept", "text/event-stream"),
+                    400,
+                    "type",
                     "exploded");
         }
 
@@ -201,8 +223,11 @@ class ObservabilityAttackTests {
         void postUnknownPolicyVariantsGetHtsProblemBody() throws Exception {
             problem(post(port, "/actuator/hts", "{\"policy\":\"fastest\"}"), 400, "policy", "fastest");
             problem(post(port, "/actuator/hts", "{\"policy\":\"\"}"), 400, "policy", "");
-            assertThat(post(port, "/actuator/hts", "{\"policy\":\"ROUND_ROBIN\"}").status()).isEqualTo(200);
-            assertThat(post(port, "/actuator/hts", "{\"policy\":\"default\"}").status()).isEqualTo(200);
+            assertThat(post(port, "/actuator/hts", "{\"policy\":\"ROUND_ROBIN\"}")
+                            .status())
+                    .isEqualTo(200);
+            assertThat(post(port, "/actuator/hts", "{\"policy\":\"default\"}").status())
+                    .isEqualTo(200);
         }
 
         @Test
@@ -216,15 +241,13 @@ class ObservabilityAttackTests {
             assertThat(a.status()).as("an unknown run; body %s", a.body()).isEqualTo(404);
             assertThat(a.json().path("detail").asString("")).isNotBlank();
         }
-
     }
 
     // ================================================================== properties at start-up
 
     @SpringBootConfiguration
     @EnableAutoConfiguration
-    static class App {
-    }
+    static class App {}
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(HtsGpuAutoConfiguration.class, HtsAutoConfiguration.class));
@@ -234,7 +257,8 @@ class ObservabilityAttackTests {
         while (t != null && !(t instanceof InvalidHtsPropertyException)) {
             t = t.getCause();
         }
-        assertThat(t).as("an InvalidHtsPropertyException in the chain of %s", failure)
+        assertThat(t)
+                .as("an InvalidHtsPropertyException in the chain of %s", failure)
                 .isInstanceOf(InvalidHtsPropertyException.class);
         return (InvalidHtsPropertyException) t;
     }
@@ -250,8 +274,10 @@ class ObservabilityAttackTests {
     }
 
     private static Throwable start(StandardEnvironment environment, String... properties) {
-        SpringApplicationBuilder b = new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)
-                .properties("spring.main.banner-mode=off").properties(properties);
+        SpringApplicationBuilder b = new SpringApplicationBuilder(App.class)
+                .web(WebApplicationType.NONE)
+                .properties("spring.main.banner-mode=off")
+                .properties(properties);
         if (environment != null) {
             b.environment(environment);
         }
@@ -286,7 +312,9 @@ class ObservabilityAttackTests {
 
     @Test
     void relaxedNamesAreReportedWithTheValueAsWritten() {
-        for (String setting : List.of("hts.scheduler.stallTimeout=-1s", "hts.scheduler.stall_timeout=-1s",
+        for (String setting : List.of(
+                "hts.scheduler.stallTimeout=-1s",
+                "hts.scheduler.stall_timeout=-1s",
                 "hts.scheduler.STALL-TIMEOUT=-1s")) {
             InvalidHtsPropertyException ex = invalid(start(null, setting));
             assertThat(ex.property()).isEqualTo("hts.scheduler.stall-timeout");
@@ -306,62 +334,79 @@ class ObservabilityAttackTests {
 
     @Test
     void lazyInitializationDoesNotLetABadValueThrough() {
-        Throwable t = catchThrowable(() -> new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)
-                .properties("spring.main.banner-mode=off", "spring.main.lazy-initialization=true",
-                        "hts.executor.threads=0").run().close());
-        assertThat(t).as("start-up with an invalid hts.executor.threads and lazy initialization").isNotNull();
+        Throwable t = catchThrowable(() -> new SpringApplicationBuilder(App.class)
+                .web(WebApplicationType.NONE)
+                .properties(
+                        "spring.main.banner-mode=off", "spring.main.lazy-initialization=true", "hts.executor.threads=0")
+                .run()
+                .close());
+        assertThat(t)
+                .as("start-up with an invalid hts.executor.threads and lazy initialization")
+                .isNotNull();
         assertThat(invalid(t).property()).isEqualTo("hts.executor.threads");
     }
 
     @Test
     void anUnknownFailureModeGetsHtsReport(CapturedOutput output) {
         start(null, "hts.scheduler.failure-mode=abort");
-        assertThat(output).contains("Invalid value 'abort' for property 'hts.scheduler.failure-mode'")
-                .contains("fail-fast, continue").doesNotContain("FAIL_FAST");
+        assertThat(output)
+                .contains("Invalid value 'abort' for property 'hts.scheduler.failure-mode'")
+                .contains("fail-fast, continue")
+                .doesNotContain("FAIL_FAST");
     }
 
     @Test
     void anUnknownGpuEnablementGetsHtsReport(CapturedOutput output) {
         start(null, "hts.gpu.enabled=maybe");
-        assertThat(output).contains("Invalid value 'maybe' for property 'hts.gpu.enabled'")
-                .contains("auto, true, false").doesNotContain("[AUTO, TRUE, FALSE]");
+        assertThat(output)
+                .contains("Invalid value 'maybe' for property 'hts.gpu.enabled'")
+                .contains("auto, true, false")
+                .doesNotContain("[AUTO, TRUE, FALSE]");
     }
 
     @Test
     void anUnknownWhenOpenAndMemoryShortageGetHtsReport(CapturedOutput output) {
         start(null, "hts.gpu.circuit-breaker.when-open=later");
-        assertThat(output).contains("Invalid value 'later' for property 'hts.gpu.circuit-breaker.when-open'")
+        assertThat(output)
+                .contains("Invalid value 'later' for property 'hts.gpu.circuit-breaker.when-open'")
                 .contains("wait, fail");
         start(null, "hts.scheduler.memory-shortage=panic");
-        assertThat(output).contains("Invalid value 'panic' for property 'hts.scheduler.memory-shortage'")
+        assertThat(output)
+                .contains("Invalid value 'panic' for property 'hts.scheduler.memory-shortage'")
                 .contains("run-on-cpu");
     }
 
     @Test
     void aMalformedSizeGetsHtsReport(CapturedOutput output) {
         start(null, "hts.profiling.retained-size=64 megabytes");
-        assertThat(output).contains("Invalid value '64 megabytes' for property 'hts.profiling.retained-size'")
+        assertThat(output)
+                .contains("Invalid value '64 megabytes' for property 'hts.profiling.retained-size'")
                 .contains("a size such as");
     }
 
     @Test
     void anUnknownPolicyFromAnEnvironmentVariableGetsHtsReport(CapturedOutput output) {
         start(env(Map.of("HTS_SCHEDULER_POLICY", "fastest")));
-        assertThat(output).contains("Invalid value 'fastest' for property 'hts.scheduler.policy'")
-                .contains("round-robin").doesNotContain("ROUND_ROBIN");
+        assertThat(output)
+                .contains("Invalid value 'fastest' for property 'hts.scheduler.policy'")
+                .contains("round-robin")
+                .doesNotContain("ROUND_ROBIN");
     }
 
     @Test
     void aMalformedDurationFromAnEnvironmentVariableGetsHtsReport(CapturedOutput output) {
         start(env(Map.of("HTS_TASKS_DEFAULTTIMEOUT", "5 seconds")));
-        assertThat(output).contains("Invalid value '5 seconds' for property 'hts.tasks.default-timeout'")
+        assertThat(output)
+                .contains("Invalid value '5 seconds' for property 'hts.tasks.default-timeout'")
                 .contains("500ms");
     }
 
     @Test
     void aNanThresholdIsRefused() {
-        refusedByRunner("hts.gpu.circuit-breaker.failure-rate-threshold=NaN",
-                "hts.gpu.circuit-breaker.failure-rate-threshold", "NaN");
+        refusedByRunner(
+                "hts.gpu.circuit-breaker.failure-rate-threshold=NaN",
+                "hts.gpu.circuit-breaker.failure-rate-threshold",
+                "NaN");
     }
 
     // ================================================================== @HtsTask wiring
@@ -405,7 +450,9 @@ class ObservabilityAttackTests {
             return 1;
         }
 
-        @HtsTask(graph = "dup", after = {"a", "a"})
+        @HtsTask(
+                graph = "dup",
+                after = {"a", "a"})
         int b(int x, int y) {
             return x + y;
         }
@@ -418,7 +465,9 @@ class ObservabilityAttackTests {
             return 1;
         }
 
-        @HtsTask(graph = "dupw", waitsFor = {"a", "a"})
+        @HtsTask(
+                graph = "dupw",
+                waitsFor = {"a", "a"})
         int b() {
             return 2;
         }
@@ -444,41 +493,53 @@ class ObservabilityAttackTests {
             return 1;
         }
 
-        @HtsTask(graph = "few", after = {"a", "c"})
+        @HtsTask(
+                graph = "few",
+                after = {"a", "c"})
         int b(int x) {
             return x;
         }
     }
 
     private void failsNaming(Class<?> config, String method) {
-        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class))
-                .withUserConfiguration(config).run(context -> {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class))
+                .withUserConfiguration(config)
+                .run(context -> {
                     assertThat(context).as(config.getSimpleName()).hasFailed();
                     List<String> messages = new ArrayList<>();
                     for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause()) {
                         messages.add(String.valueOf(t.getMessage()));
                     }
-                    assertThat(String.join(" | ", messages)).as("the start-up failure names the method")
+                    assertThat(String.join(" | ", messages))
+                            .as("the start-up failure names the method")
                             .contains(method);
                 });
     }
 
     /** Either it works (both parameters get a's result) or start-up fails naming the method. */
     private void worksOrFailsNaming(Class<?> config, String method) {
-        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class))
-                .withUserConfiguration(config).run(context -> {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class))
+                .withUserConfiguration(config)
+                .run(context -> {
                     if (context.getStartupFailure() != null) {
                         List<String> messages = new ArrayList<>();
                         for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause()) {
                             messages.add(String.valueOf(t.getMessage()));
                         }
-                        assertThat(String.join(" | ", messages)).as("the start-up failure names the method")
+                        assertThat(String.join(" | ", messages))
+                                .as("the start-up failure names the method")
                                 .contains(method);
                         return;
                     }
                     Scheduler s = context.getBean(Scheduler.class);
                     TaskGraph g = s.registeredGraphs().values().iterator().next();
-                    assertThat(s.submit(g).await(Duration.ofSeconds(20)).status().name()).isEqualTo("SUCCEEDED");
+                    assertThat(s.submit(g)
+                                    .await(Duration.ofSeconds(20))
+                                    .status()
+                                    .name())
+                            .isEqualTo("SUCCEEDED");
                 });
     }
 
@@ -520,8 +581,10 @@ class ObservabilityAttackTests {
     void theShutdownWarningEchoesASubSecondPhaseAsConfigured(CapturedOutput output) throws Exception {
         CountDownLatch started = new CountDownLatch(1);
         GraphRun[] run = new GraphRun[1];
-        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class))
-                .withPropertyValues("spring.lifecycle.timeout-per-shutdown-phase=700ms").run(context -> {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class))
+                .withPropertyValues("spring.lifecycle.timeout-per-shutdown-phase=700ms")
+                .run(context -> {
                     TaskGraph g = TaskGraph.named("stuck700");
                     g.task("blocked").cpu(ctx -> {
                         started.countDown();
@@ -531,7 +594,8 @@ class ObservabilityAttackTests {
                     run[0] = context.getBean(Scheduler.class).submit(g);
                     assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
                 });
-        assertThat(output).contains("spring.lifecycle.timeout-per-shutdown-phase=700ms, less 350ms kept")
+        assertThat(output)
+                .contains("spring.lifecycle.timeout-per-shutdown-phase=700ms, less 350ms kept")
                 .contains("run " + run[0].runId() + " of graph 'stuck700'");
     }
 }

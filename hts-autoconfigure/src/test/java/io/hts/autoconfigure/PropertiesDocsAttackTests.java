@@ -1,5 +1,7 @@
 package io.hts.autoconfigure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -17,14 +18,12 @@ import org.springframework.boot.context.properties.source.MapConfigurationProper
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 /** Attacks on the generated property table of docs/configuration.md. */
 class PropertiesDocsAttackTests {
 
     static JsonNode metadata() throws Exception {
-        try (InputStream in = PropertiesDocsAttackTests.class.getResourceAsStream(
-                "/META-INF/spring-configuration-metadata.json")) {
+        try (InputStream in =
+                PropertiesDocsAttackTests.class.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
             return JsonMapper.builder().build().readTree(in);
         }
     }
@@ -51,7 +50,8 @@ class PropertiesDocsAttackTests {
     /** The table rows of docs/configuration.md: property -> default cell. */
     static Map<String, String> documentedDefaults() throws Exception {
         String doc = Files.readString(Path.of("..", "docs", "configuration.md"));
-        String table = doc.substring(doc.indexOf(HtsPropertiesMetadataTests.BEGIN), doc.indexOf(HtsPropertiesMetadataTests.END));
+        String table = doc.substring(
+                doc.indexOf(HtsPropertiesMetadataTests.BEGIN), doc.indexOf(HtsPropertiesMetadataTests.END));
         Map<String, String> out = new LinkedHashMap<>();
         Matcher m = Pattern.compile("(?m)^\\| `(hts\\.[^`]+)` \\| ([^|]+) \\|").matcher(table);
         while (m.find()) {
@@ -92,7 +92,8 @@ class PropertiesDocsAttackTests {
     @Test
     void everyRowHasThreeCells() throws Exception {
         String doc = Files.readString(Path.of("..", "docs", "configuration.md"));
-        String table = doc.substring(doc.indexOf(HtsPropertiesMetadataTests.BEGIN), doc.indexOf(HtsPropertiesMetadataTests.END));
+        String table = doc.substring(
+                doc.indexOf(HtsPropertiesMetadataTests.BEGIN), doc.indexOf(HtsPropertiesMetadataTests.END));
         for (String line : table.lines().skip(1).toList()) {
             String cells = line.replace("\\|", "");
             assertThat(cells.chars().filter(c -> c == '|').count()).as(line).isEqualTo(4);
@@ -111,12 +112,15 @@ class PropertiesDocsAttackTests {
                   {"name": "hts.x.pipe-default", "defaultValue": "a|b", "description": "Separator."},
                   {"name": "hts.x.two-lines", "defaultValue": "1", "description": "First line.\\nSecond line."}
                 ]}""";
-        String table = HtsPropertiesMetadataTests.table(JsonMapper.builder().build().readTree(json));
+        String table =
+                HtsPropertiesMetadataTests.table(JsonMapper.builder().build().readTree(json));
         List<String> rows = table.lines().skip(2).toList();
         System.out.println("GENERATED:\n" + table);
         assertThat(rows).as("one row each").hasSize(2);
         for (String row : rows) {
-            assertThat(row.replace("\\|", "").chars().filter(c -> c == '|').count()).as(row).isEqualTo(4);
+            assertThat(row.replace("\\|", "").chars().filter(c -> c == '|').count())
+                    .as(row)
+                    .isEqualTo(4);
         }
     }
 
@@ -125,7 +129,8 @@ class PropertiesDocsAttackTests {
     void theGeneratorShowsAListDefault() {
         String json = """
                 {"properties": [{"name": "hts.x.list", "defaultValue": [0, 1], "description": "Ordinals."}]}""";
-        String table = HtsPropertiesMetadataTests.table(JsonMapper.builder().build().readTree(json));
+        String table =
+                HtsPropertiesMetadataTests.table(JsonMapper.builder().build().readTree(json));
         assertThat(table.lines().skip(2).findFirst().orElseThrow()).contains("0", "1");
     }
 }

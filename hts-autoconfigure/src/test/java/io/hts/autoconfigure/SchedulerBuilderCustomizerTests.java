@@ -1,19 +1,18 @@
 package io.hts.autoconfigure;
 
-import java.util.ArrayList;
-import java.util.List;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hts.engine.policy.RoundRobinPolicy;
 import io.hts.engine.run.FailureMode;
 import io.hts.engine.run.Scheduler;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@link SchedulerBuilderCustomizer} beans adjust the auto-configured scheduler: in order, after
@@ -22,20 +21,28 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class SchedulerBuilderCustomizerTests {
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class));
+    private final ApplicationContextRunner runner =
+            new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class));
 
     @Test
     void customizersApplyInOrderAfterTheProperties() {
         runner.withUserConfiguration(TwoCustomizers.class)
-                .withPropertyValues("hts.executor.threads=3", "hts.scheduler.policy=round-robin",
+                .withPropertyValues(
+                        "hts.executor.threads=3",
+                        "hts.scheduler.policy=round-robin",
                         "hts.scheduler.failure-mode=continue")
                 .run(context -> {
                     Scheduler s = context.getBean(Scheduler.class);
                     assertThat(context.getBean("applied", List.class)).containsExactly("first", "second");
-                    assertThat(s.parallelism()).as("the second customizer's threads(5) wins").isEqualTo(5);
-                    assertThat(s.profilingEnabled()).as("the first customizer's profiling(false) stays").isFalse();
-                    assertThat(s.policy()).as("hts.scheduler.policy, left alone").isInstanceOf(RoundRobinPolicy.class);
+                    assertThat(s.parallelism())
+                            .as("the second customizer's threads(5) wins")
+                            .isEqualTo(5);
+                    assertThat(s.profilingEnabled())
+                            .as("the first customizer's profiling(false) stays")
+                            .isFalse();
+                    assertThat(s.policy())
+                            .as("hts.scheduler.policy, left alone")
+                            .isInstanceOf(RoundRobinPolicy.class);
                     assertThat(s.defaultFailureMode()).isEqualTo(FailureMode.CONTINUE);
                 });
     }
@@ -43,9 +50,14 @@ class SchedulerBuilderCustomizerTests {
     @Test
     void aCustomizerThatThrowsFailsTheStartWithItsException() {
         runner.withBean(SchedulerBuilderCustomizer.class, () -> builder -> {
-            throw new IllegalStateException("no scheduler for this test");
-        }).run(context -> assertThat(context).hasFailed().getFailure().rootCause()
-                .isInstanceOf(IllegalStateException.class).hasMessage("no scheduler for this test"));
+                    throw new IllegalStateException("no scheduler for this test");
+                })
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessage("no scheduler for this test"));
     }
 
     @Test

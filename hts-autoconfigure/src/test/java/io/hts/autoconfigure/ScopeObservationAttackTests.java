@@ -1,5 +1,25 @@
 package io.hts.autoconfigure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.hts.autoconfigure.metrics.HtsMetrics;
+import io.hts.autoconfigure.observation.HtsObservationAutoConfiguration;
+import io.hts.autoconfigure.observation.HtsRunObservations;
+import io.hts.engine.exec.DeviceBackend;
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.observe.TaskEvent;
+import io.hts.engine.observe.TaskListener;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.Scheduler;
+import io.hts.engine.support.Ended;
+import io.hts.engine.support.FakeGpuBackend;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,26 +37,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-
-import io.hts.autoconfigure.metrics.HtsMetrics;
-import io.hts.autoconfigure.observation.HtsObservationAutoConfiguration;
-import io.hts.autoconfigure.observation.HtsRunObservations;
-import io.hts.engine.exec.DeviceBackend;
-import io.hts.engine.graph.Task;
-import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.observe.EventType;
-import io.hts.engine.observe.TaskEvent;
-import io.hts.engine.observe.TaskListener;
-import io.hts.engine.run.GraphRun;
-import io.hts.engine.run.GraphRunException;
-import io.hts.engine.run.Scheduler;
-import io.hts.engine.support.FakeGpuBackend;
-import io.micrometer.core.instrument.FunctionTimer;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
-import io.micrometer.observation.ObservationRegistry;
-import io.hts.engine.support.Ended;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.slf4j.MDC;
@@ -48,16 +48,13 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 /** Round 4 attacks on docs/observability.md: MDC, observations, metrics, the trace and event stream endpoints. */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ScopeObservationAttackTests {
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(
-            AutoConfigurations.of(HtsObservationAutoConfiguration.class, HtsAutoConfiguration.class));
-
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(
+                    AutoConfigurations.of(HtsObservationAutoConfiguration.class, HtsAutoConfiguration.class));
 
     private static String keys() {
         return MDC.get("hts.run") + "/" + MDC.get("hts.graph") + "/" + MDC.get("hts.task");
@@ -123,7 +120,8 @@ class ScopeObservationAttackTests {
                 @Override
                 public void onEvent(TaskEvent e) {
                     // a task's own keys in an event about that task: what its body set is still there
-                    if (e.taskName() != null && e.taskName().equals(MDC.get("hts.task"))
+                    if (e.taskName() != null
+                            && e.taskName().equals(MDC.get("hts.task"))
                             && Long.toString(e.runId()).equals(MDC.get("hts.run"))) {
                         LISTENER_MDC.add(e.type() + " " + e.taskName() + " saw " + keys() + " on "
                                 + Thread.currentThread().getName());
@@ -141,7 +139,7 @@ class ScopeObservationAttackTests {
     /** Failing, cancelled, retried, timed-out (ignoring interrupts), GPU and nested bodies. */
     private static List<String> hostileRuns(Scheduler s, ObservationRegistry registry) throws Exception {
         List<String> problems = new CopyOnWriteArrayList<>();
-        TaskListener none = e -> { };
+        TaskListener none = e -> {};
         TaskGraph nested = TaskGraph.named("nested");
         nested.task("n1").cpu(ctx -> {
             check(registry, ctx.runId(), "nested", problems);
@@ -173,8 +171,7 @@ class ScopeObservationAttackTests {
             while (release.getCount() > 0 && System.nanoTime() < until) {
                 try {
                     release.await(10, TimeUnit.SECONDS);
-                }
-                catch (InterruptedException ignored) {
+                } catch (InterruptedException ignored) {
                     // ignores it
                 }
             }
@@ -211,9 +208,13 @@ class ScopeObservationAttackTests {
         }
         Observation o = registry.getCurrentObservation();
         boolean found = false;
-        for (Observation.ContextView v = o == null ? null : o.getContext(); v != null;
-                v = v.getParentObservation() == null ? null : v.getParentObservation().getContextView()) {
-            if ("hts.graph.run".equals(v.getName()) && v.getHighCardinalityKeyValue("run.id") != null
+        for (Observation.ContextView v = o == null ? null : o.getContext();
+                v != null;
+                v = v.getParentObservation() == null
+                        ? null
+                        : v.getParentObservation().getContextView()) {
+            if ("hts.graph.run".equals(v.getName())
+                    && v.getHighCardinalityKeyValue("run.id") != null
                     && v.getHighCardinalityKeyValue("run.id").getValue().equals(Long.toString(runId))) {
                 found = true;
                 break;
@@ -228,7 +229,8 @@ class ScopeObservationAttackTests {
     void observationsAndMdcSurviveFailuresCancelsTimeOutsRetriesGpuAndNestedRuns() {
         for (String perTask : new String[] {"false", "true"}) {
             LISTENER_MDC.clear();
-            runner.withUserConfiguration(Observed.class).withPropertyValues("hts.observation.tasks=" + perTask)
+            runner.withUserConfiguration(Observed.class)
+                    .withPropertyValues("hts.observation.tasks=" + perTask)
                     .run(context -> {
                         Scheduler s = context.getBean(Scheduler.class);
                         ObservationRegistry registry = context.getBean(ObservationRegistry.class);
@@ -245,16 +247,20 @@ class ScopeObservationAttackTests {
                             assertThat(counting.starts.keySet()).isEqualTo(counting.stops.keySet());
                         });
                         assertThat(counting.stops.values()).allMatch(n -> n.get() == 1);
-                        assertThat(counting.starts.keySet()).anyMatch(x -> x.getName().equals("hts.graph.run"));
+                        assertThat(counting.starts.keySet())
+                                .anyMatch(x -> x.getName().equals("hts.graph.run"));
                         if (perTask.equals("true")) {
                             for (Observation.Context t : counting.starts.keySet()) {
                                 if (t.getName().equals("hts.task")) {
                                     assertThat(t.getParentObservation()).isNotNull();
                                 }
                             }
-                            assertThat(counting.starts.keySet()).anyMatch(x -> x.getName().equals("hts.task"));
+                            assertThat(counting.starts.keySet())
+                                    .anyMatch(x -> x.getName().equals("hts.task"));
                         }
-                        assertThat(LISTENER_MDC).as("listeners saw a body's MDC").isEmpty();
+                        assertThat(LISTENER_MDC)
+                                .as("listeners saw a body's MDC")
+                                .isEmpty();
                     });
         }
     }
@@ -262,7 +268,9 @@ class ScopeObservationAttackTests {
     // ------------------------------------------------------------------ metrics
 
     private static long tasksCount(SimpleMeterRegistry r) {
-        return (long) r.find("hts.tasks").functionTimers().stream().mapToDouble(FunctionTimer::count).sum();
+        return (long) r.find("hts.tasks").functionTimers().stream()
+                .mapToDouble(FunctionTimer::count)
+                .sum();
     }
 
     @Test
@@ -279,9 +287,12 @@ class ScopeObservationAttackTests {
             g.task("c").after(b).cpu(ctx -> 3);
             s.execute(g);
             await().atMost(Duration.ofSeconds(10)).until(() -> tasksCount(first) > 0);
-            assertThat(tasksCount(first)).as("first registry's hts.tasks count after one run of 3 tasks")
+            assertThat(tasksCount(first))
+                    .as("first registry's hts.tasks count after one run of 3 tasks")
                     .isEqualTo(3);
-            assertThat(tasksCount(second)).as("second registry's hts.tasks count").isEqualTo(3);
+            assertThat(tasksCount(second))
+                    .as("second registry's hts.tasks count")
+                    .isEqualTo(3);
         }
     }
 
@@ -302,12 +313,16 @@ class ScopeObservationAttackTests {
             g.task("b").after(a).cpu(ctx -> 2);
             GraphRun run = s.submit(g);
             assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
-            s.setPolicy(io.hts.engine.policy.RoundRobinPolicy.class.getDeclaredConstructor().newInstance());
+            s.setPolicy(io.hts.engine.policy.RoundRobinPolicy.class
+                    .getDeclaredConstructor()
+                    .newInstance());
             release.countDown();
             run.await(Duration.ofSeconds(20));
             await().atMost(Duration.ofSeconds(10)).until(() -> tasksCount(r) == 2);
             Set<String> policies = new java.util.HashSet<>();
-            r.find("hts.tasks").functionTimers().forEach(t -> policies.add(t.getId().getTag("policy")));
+            r.find("hts.tasks")
+                    .functionTimers()
+                    .forEach(t -> policies.add(t.getId().getTag("policy")));
             assertThat(policies).containsExactly(before);
         }
     }
@@ -315,9 +330,14 @@ class ScopeObservationAttackTests {
     // ------------------------------------------------------------------ HTTP
 
     private static ConfigurableApplicationContext start() {
-        return new SpringApplicationBuilder(FeaturesApp.class).properties("server.port=0", "server.address=127.0.0.1",
-                "server.shutdown=graceful", "spring.lifecycle.timeout-per-shutdown-phase=60s",
-                "management.endpoints.web.exposure.include=htsevents,htsprofiler", "spring.main.banner-mode=off")
+        return new SpringApplicationBuilder(FeaturesApp.class)
+                .properties(
+                        "server.port=0",
+                        "server.address=127.0.0.1",
+                        "server.shutdown=graceful",
+                        "spring.lifecycle.timeout-per-shutdown-phase=60s",
+                        "management.endpoints.web.exposure.include=htsevents,htsprofiler",
+                        "spring.main.banner-mode=off")
                 .run();
     }
 
@@ -333,16 +353,25 @@ class ScopeObservationAttackTests {
             g.task("t\"1\u0001").cpu(ctx -> 1);
             GraphRun run = s.execute(g);
             HttpClient client = HttpClient.newHttpClient();
-            HttpResponse<byte[]> trace = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port(context)
-                    + "/actuator/htsprofiler/" + run.runId() + "?format=trace")).build(), HttpResponse.BodyHandlers.ofByteArray());
+            HttpResponse<byte[]> trace = client.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port(context) + "/actuator/htsprofiler/"
+                                    + run.runId() + "?format=trace"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
             assertThat(trace.statusCode()).isEqualTo(200);
             assertThat(trace.headers().firstValue("Content-Type").orElse("")).startsWith("application/json");
-            byte[] expected = s.profiler().run(run.runId()).orElseThrow().toChromeTrace()
+            byte[] expected = s.profiler()
+                    .run(run.runId())
+                    .orElseThrow()
+                    .toChromeTrace()
                     .getBytes(java.nio.charset.StandardCharsets.UTF_8);
             assertThat(trace.body()).isEqualTo(expected);
             new tools.jackson.databind.json.JsonMapper().readTree(trace.body());
-            HttpResponse<String> dot = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port(context)
-                    + "/actuator/htsprofiler/" + run.runId() + "?format=dot")).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> dot = client.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port(context) + "/actuator/htsprofiler/"
+                                    + run.runId() + "?format=dot"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertThat(dot.statusCode()).isEqualTo(200);
             assertThat(dot.headers().firstValue("Content-Type").orElse("")).startsWith("text/vnd.graphviz");
         }
@@ -354,8 +383,10 @@ class ScopeObservationAttackTests {
             Scheduler s = context.getBean(Scheduler.class);
             int port = port(context);
             HttpClient client = HttpClient.newHttpClient();
-            HttpResponse<String> bad = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                    + "/actuator/htsevents/stream")).header("Last-Event-ID", "not-a-number").build(),
+            HttpResponse<String> bad = client.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/htsevents/stream"))
+                            .header("Last-Event-ID", "not-a-number")
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(bad.statusCode()).isEqualTo(400);
             assertThat(bad.headers().firstValue("Content-Type").orElse("")).contains("json");
@@ -364,14 +395,17 @@ class ScopeObservationAttackTests {
             for (int i = 0; i < 50; i++) {
                 s.execute(features);
             }
-            long from = s.events().log().events(-1, Integer.MAX_VALUE, e -> true).get(5).sequence();
+            long from = s.events()
+                    .log()
+                    .events(-1, Integer.MAX_VALUE, e -> true)
+                    .get(5)
+                    .sequence();
             AtomicBoolean stop = new AtomicBoolean();
             Thread producer = new Thread(() -> {
                 while (!stop.get()) {
                     try {
                         s.execute(features);
-                    }
-                    catch (RuntimeException ex) {
+                    } catch (RuntimeException ex) {
                         return;
                     }
                 }
@@ -379,13 +413,20 @@ class ScopeObservationAttackTests {
             producer.setDaemon(true);
             producer.start();
             // a client that never reads
-            HttpResponse<java.io.InputStream> stalled = client.sendAsync(HttpRequest.newBuilder(URI.create(
-                    "http://127.0.0.1:" + port + "/actuator/htsevents/stream")).build(),
-                    HttpResponse.BodyHandlers.ofInputStream()).get(20, TimeUnit.SECONDS);
+            HttpResponse<java.io.InputStream> stalled = client.sendAsync(
+                            HttpRequest.newBuilder(
+                                            URI.create("http://127.0.0.1:" + port + "/actuator/htsevents/stream"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofInputStream())
+                    .get(20, TimeUnit.SECONDS);
             assertThat(stalled.statusCode()).isEqualTo(200);
-            HttpResponse<Stream<String>> response = client.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-                    + port + "/actuator/htsevents/stream")).header("Last-Event-ID", Long.toString(from)).build(),
-                    HttpResponse.BodyHandlers.ofLines()).get(20, TimeUnit.SECONDS);
+            HttpResponse<Stream<String>> response = client.sendAsync(
+                            HttpRequest.newBuilder(
+                                            URI.create("http://127.0.0.1:" + port + "/actuator/htsevents/stream"))
+                                    .header("Last-Event-ID", Long.toString(from))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofLines())
+                    .get(20, TimeUnit.SECONDS);
             assertThat(response.statusCode()).isEqualTo(200);
             List<Long> ids = new ArrayList<>();
             try (Stream<String> body = response.body()) {
@@ -402,10 +443,14 @@ class ScopeObservationAttackTests {
             stalled.body().close();
             long last = ids.get(ids.size() - 1);
             List<Long> logged = s.events().log().events(from, Integer.MAX_VALUE, e -> true).stream()
-                    .map(TaskEvent::sequence).filter(q -> q <= last).toList();
+                    .map(TaskEvent::sequence)
+                    .filter(q -> q <= last)
+                    .toList();
             assertThat(ids.get(0)).isGreaterThan(from);
             for (int i = 1; i < ids.size(); i++) {
-                assertThat(ids.get(i)).as("ids in order, no duplicates, at " + i).isGreaterThan(ids.get(i - 1));
+                assertThat(ids.get(i))
+                        .as("ids in order, no duplicates, at " + i)
+                        .isGreaterThan(ids.get(i - 1));
             }
             assertThat(ids).as("no gaps against the event log").isEqualTo(logged);
         }
@@ -418,15 +463,21 @@ class ScopeObservationAttackTests {
         HttpClient client = HttpClient.newHttpClient();
         List<HttpResponse<Stream<String>>> open = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            open.add(client.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                    + "/actuator/htsevents/stream")).build(), HttpResponse.BodyHandlers.ofLines()).get(20, TimeUnit.SECONDS));
+            open.add(client.sendAsync(
+                            HttpRequest.newBuilder(
+                                            URI.create("http://127.0.0.1:" + port + "/actuator/htsevents/stream"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofLines())
+                    .get(20, TimeUnit.SECONDS));
         }
         Thread closer = new Thread(context::close);
         closer.setDaemon(true);
         long t0 = System.nanoTime();
         closer.start();
         closer.join(30_000);
-        assertThat(closer.isAlive()).as("context close still running after 30 s with a 60 s grace period").isFalse();
+        assertThat(closer.isAlive())
+                .as("context close still running after 30 s with a 60 s grace period")
+                .isFalse();
         for (HttpResponse<Stream<String>> r : open) {
             r.body().close();
         }

@@ -1,14 +1,13 @@
 package io.hts.benchmarks;
 
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.observe.RunProfile;
+import io.hts.engine.run.Scheduler;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
-
-import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.observe.RunProfile;
-import io.hts.engine.run.Scheduler;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

@@ -1,16 +1,15 @@
 package io.hts.benchmarks;
 
-import java.time.Duration;
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
-
 import io.hts.benchmarks.baseline.CompletableFutureDag;
 import io.hts.benchmarks.baseline.ForkJoinDag;
 import io.hts.benchmarks.workload.CpuWork;
 import io.hts.benchmarks.workload.Shape;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.Scheduler;
+import java.time.Duration;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -39,7 +38,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 3, batchSize = 1)
 @Measurement(iterations = 5, batchSize = 1)
-@Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
 public class CpuWorkBenchmark {
 
     @Param({"independent", "dag"})

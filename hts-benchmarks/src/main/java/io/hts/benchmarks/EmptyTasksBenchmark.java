@@ -1,15 +1,14 @@
 package io.hts.benchmarks;
 
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
-
 import io.hts.benchmarks.baseline.CompletableFutureDag;
 import io.hts.benchmarks.baseline.ForkJoinDag;
 import io.hts.benchmarks.workload.Shape;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -45,7 +44,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 5)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xms3g", "-Xmx3g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms3g", "-Xmx3g"})
 public abstract class EmptyTasksBenchmark {
 
     private Shape shape;
@@ -64,7 +65,8 @@ public abstract class EmptyTasksBenchmark {
         shape = shape();
         int cores = Runtime.getRuntime().availableProcessors();
         scheduler = Scheduler.builder().threads(cores).build();
-        schedulerNoProfiling = Scheduler.builder().threads(cores).profiling(false).build();
+        schedulerNoProfiling =
+                Scheduler.builder().threads(cores).profiling(false).build();
         schedulerNotKept = Scheduler.builder().threads(cores).retainedRuns(0).build();
         forkJoinPool = new ForkJoinPool(cores);
         graph = shape.toGraph(this::count);

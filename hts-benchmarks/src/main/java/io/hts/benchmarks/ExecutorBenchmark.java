@@ -1,10 +1,9 @@
 package io.hts.benchmarks;
 
+import io.hts.engine.exec.internal.WorkStealingPool;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import io.hts.engine.exec.internal.WorkStealingPool;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

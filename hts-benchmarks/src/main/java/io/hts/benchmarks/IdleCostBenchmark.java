@@ -1,5 +1,7 @@
 package io.hts.benchmarks;
 
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.run.Scheduler;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
@@ -7,9 +9,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
-
-import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.run.Scheduler;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -54,7 +53,8 @@ public class IdleCostBenchmark {
     @Setup(Level.Trial)
     public void setUp() throws Exception {
         int cores = Runtime.getRuntime().availableProcessors();
-        scheduler = Scheduler.builder().threads(cores).threadNamePrefix("idle-hts-").build();
+        scheduler =
+                Scheduler.builder().threads(cores).threadNamePrefix("idle-hts-").build();
         forkJoinPool = new ForkJoinPool(cores);
         forkJoinThreads = new ArrayList<>();
         CountDownLatch captured = new CountDownLatch(cores);
@@ -68,8 +68,7 @@ public class IdleCostBenchmark {
                 }
                 try {
                     captured.await(1, TimeUnit.SECONDS);
-                }
-                catch (InterruptedException ex) {
+                } catch (InterruptedException ex) {
                     Thread.currentThread().interrupt();
                 }
             });
@@ -89,7 +88,7 @@ public class IdleCostBenchmark {
         g.group("t", 10_000, (i, t) -> t.cpu(ctx -> i));
         scheduler.execute(g);
         for (int i = 0; i < 10_000; i++) {
-            forkJoinPool.execute(() -> { });
+            forkJoinPool.execute(() -> {});
         }
         forkJoinPool.awaitQuiescence(5, TimeUnit.SECONDS);
     }

@@ -1,15 +1,14 @@
 package io.hts.benchmarks;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryMXBean;
-import java.lang.ref.Reference;
-import java.util.concurrent.TimeUnit;
-
 import io.hts.benchmarks.workload.Shape;
 import io.hts.engine.graph.CompiledGraph;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.lang.ref.Reference;
+import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -35,7 +34,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 0)
 @Measurement(iterations = 2, batchSize = 1)
-@Fork(value = 1, jvmArgsAppend = {"-Xms3g", "-Xmx3g", "-XX:+UseG1GC"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms3g", "-Xmx3g", "-XX:+UseG1GC"})
 public class MemoryFootprintBenchmark {
 
     private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
@@ -68,10 +69,15 @@ public class MemoryFootprintBenchmark {
     public void measure(Bytes bytes) throws Exception {
         Shape s = shape.equals("chain") ? Shape.chain(1_000_000) : Shape.layered(20_000, 50, 3, 42);
 
-        try (Scheduler profiling = Scheduler.builder().threads(2).retainedRuns(0).build();
-                Scheduler lean = Scheduler.builder().threads(2).retainedRuns(0).profiling(false).build()) {
+        try (Scheduler profiling =
+                        Scheduler.builder().threads(2).retainedRuns(0).build();
+                Scheduler lean = Scheduler.builder()
+                        .threads(2)
+                        .retainedRuns(0)
+                        .profiling(false)
+                        .build()) {
             long base = retained();
-            TaskGraph graph = s.toGraph(i -> { });
+            TaskGraph graph = s.toGraph(i -> {});
             long definition = retained();
             CompiledGraph compiled = graph.compile();
             long withCompiled = retained();

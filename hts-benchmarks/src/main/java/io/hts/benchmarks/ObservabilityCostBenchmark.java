@@ -1,8 +1,5 @@
 package io.hts.benchmarks;
 
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
-
 import io.hts.autoconfigure.metrics.HtsMetrics;
 import io.hts.autoconfigure.observation.HtsRunObservations;
 import io.hts.benchmarks.workload.Shape;
@@ -13,6 +10,8 @@ import io.hts.engine.run.SchedulerBuilder;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -51,7 +50,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 4)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
 @OperationsPerInvocation(ObservabilityCostBenchmark.TASKS)
 public class ObservabilityCostBenchmark {
 
@@ -98,7 +99,8 @@ public class ObservabilityCostBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() {
-        for (Scheduler s : new Scheduler[] {plain, mdc, runObservation, taskObservations, taskMetrics, starterDefaults}) {
+        for (Scheduler s :
+                new Scheduler[] {plain, mdc, runObservation, taskObservations, taskMetrics, starterDefaults}) {
             s.close();
         }
     }

@@ -1,13 +1,12 @@
 package io.hts.benchmarks;
 
+import io.hts.engine.exec.internal.ResourceDemand;
+import io.hts.engine.exec.internal.ResourceLimiter;
+import io.hts.engine.graph.TaskBuilder;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-
-import io.hts.engine.exec.internal.ResourceDemand;
-import io.hts.engine.exec.internal.ResourceLimiter;
-import io.hts.engine.graph.TaskBuilder;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -58,7 +57,7 @@ public class ResourceLimiterBenchmark {
                 throw new IllegalStateException("the GPU memory is not free at the start");
             }
             for (int i = 0; i < waiters; i++) {
-                if (limiter.acquireOrWait(memory, () -> { }) == null) {
+                if (limiter.acquireOrWait(memory, () -> {}) == null) {
                     throw new IllegalStateException("a waiter got the held GPU memory");
                 }
             }

@@ -1,5 +1,7 @@
 package io.hts.benchmarks;
 
+import io.hts.benchmarks.workload.Shape;
+import io.hts.benchmarks.workload.ShapeFile;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
@@ -8,9 +10,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-
-import io.hts.benchmarks.workload.Shape;
-import io.hts.benchmarks.workload.ShapeFile;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 
 /**
@@ -29,11 +28,13 @@ import org.openjdk.jmh.annotations.OperationsPerInvocation;
 public final class ShapeExport {
 
     /** The empty-task benchmarks whose shapes are exported, in the order they are run. */
-    static final List<Class<? extends EmptyTasksBenchmark>> BENCHMARKS = List.of(EmptyIndependentBenchmark.class,
-            EmptyChainBenchmark.class, EmptyTreeBenchmark.class, EmptyDagBenchmark.class);
+    static final List<Class<? extends EmptyTasksBenchmark>> BENCHMARKS = List.of(
+            EmptyIndependentBenchmark.class,
+            EmptyChainBenchmark.class,
+            EmptyTreeBenchmark.class,
+            EmptyDagBenchmark.class);
 
-    private ShapeExport() {
-    }
+    private ShapeExport() {}
 
     public static void main(String[] args) throws IOException {
         if (args.length == 0) {
@@ -67,8 +68,14 @@ public final class ShapeExport {
             Shape shape = shapeOf(benchmark);
             Path file = dir.resolve(key(benchmark) + ".shape");
             ShapeFile.write(shape, file);
-            manifest.println(String.join("\t", key(benchmark), benchmark.getName(), shape.name(),
-                    Integer.toString(shape.size()), Integer.toString(shape.edgeCount()), file.toString()));
+            manifest.println(String.join(
+                    "\t",
+                    key(benchmark),
+                    benchmark.getName(),
+                    shape.name(),
+                    Integer.toString(shape.size()),
+                    Integer.toString(shape.edgeCount()),
+                    file.toString()));
         }
     }
 
@@ -82,8 +89,10 @@ public final class ShapeExport {
         Shape shape;
         try {
             shape = benchmark.getDeclaredConstructor().newInstance().shape();
-        }
-        catch (InstantiationException | IllegalAccessException | InvocationTargetException | NoSuchMethodException e) {
+        } catch (InstantiationException
+                | IllegalAccessException
+                | InvocationTargetException
+                | NoSuchMethodException e) {
             throw new IllegalStateException("cannot create " + benchmark.getName(), e);
         }
         checkSize(benchmark, shape);
@@ -108,7 +117,8 @@ public final class ShapeExport {
     /** The short name of a benchmark: {@code EmptyChainBenchmark} is {@code chain}. */
     static String key(Class<? extends EmptyTasksBenchmark> benchmark) {
         String name = benchmark.getSimpleName();
-        return name.substring("Empty".length(), name.length() - "Benchmark".length()).toLowerCase(Locale.ROOT);
+        return name.substring("Empty".length(), name.length() - "Benchmark".length())
+                .toLowerCase(Locale.ROOT);
     }
 
     /** The benchmark of a short name, or null. */

@@ -1,21 +1,20 @@
 package io.hts.benchmarks;
 
+import static io.hts.benchmarks.workload.ShapeAssertions.assertSameGraph;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hts.benchmarks.workload.Shape;
+import io.hts.benchmarks.workload.ShapeFile;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-
-import io.hts.benchmarks.workload.Shape;
-import io.hts.benchmarks.workload.ShapeFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-
-import static io.hts.benchmarks.workload.ShapeAssertions.assertSameGraph;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The native peer gets exactly the shapes the empty-task benchmarks run. */
 class ShapeExportTests {
@@ -31,14 +30,18 @@ class ShapeExportTests {
             "independent\tio.hts.benchmarks.EmptyIndependentBenchmark\tindependent-1000000\t1000000\t0\t",
             "chain\tio.hts.benchmarks.EmptyChainBenchmark\tchain-1000000\t1000000\t999999\t",
             "tree\tio.hts.benchmarks.EmptyTreeBenchmark\ttree-1048575\t1048575\t1048574\t",
-            "dag\tio.hts.benchmarks.EmptyDagBenchmark\tdag-100x50\t5000\t14850\t"};
+            "dag\tio.hts.benchmarks.EmptyDagBenchmark\tdag-100x50\t5000\t14850\t"
+        };
         for (int b = 0; b < 4; b++) {
             Class<? extends EmptyTasksBenchmark> benchmark = ShapeExport.BENCHMARKS.get(b);
             Path file = dir.resolve(ShapeExport.key(benchmark) + ".shape");
             assertThat(lines.get(b)).isEqualTo(expected[b] + file);
             Shape exported = ShapeFile.read(file);
             assertSameGraph(exported, ShapeExport.shapeOf(benchmark));
-            assertThat(exported.size()).isEqualTo(benchmark.getAnnotation(OperationsPerInvocation.class).value());
+            assertThat(exported.size())
+                    .isEqualTo(benchmark
+                            .getAnnotation(OperationsPerInvocation.class)
+                            .value());
         }
     }
 
@@ -49,7 +52,9 @@ class ShapeExportTests {
 
     @Test
     void knowsEachBenchmarkByItsShortName() {
-        assertThat(ShapeExport.BENCHMARKS).extracting(ShapeExport::key).containsExactly("independent", "chain", "tree", "dag");
+        assertThat(ShapeExport.BENCHMARKS)
+                .extracting(ShapeExport::key)
+                .containsExactly("independent", "chain", "tree", "dag");
         assertThat(ShapeExport.benchmark("tree")).isEqualTo(EmptyTreeBenchmark.class);
         assertThat(ShapeExport.benchmark("Tree")).isNull();
     }
@@ -65,6 +70,5 @@ class ShapeExportTests {
     }
 
     @OperationsPerInvocation(7)
-    private static final class SevenOperations {
-    }
+    private static final class SevenOperations {}
 }

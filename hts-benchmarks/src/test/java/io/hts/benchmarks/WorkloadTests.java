@@ -1,21 +1,21 @@
 package io.hts.benchmarks;
 
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.atomic.AtomicIntegerArray;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hts.benchmarks.baseline.CompletableFutureDag;
 import io.hts.benchmarks.baseline.ForkJoinDag;
 import io.hts.benchmarks.workload.Shape;
 import io.hts.engine.run.Scheduler;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** The shapes are what the benchmarks say, and every implementation runs every task once, in order. */
 class WorkloadTests {
 
-    private static final Shape[] SHAPES = {Shape.independent(1000), Shape.chain(1000), Shape.binaryTree(10),
-            Shape.layered(100, 50, 3, 42)};
+    private static final Shape[] SHAPES = {
+        Shape.independent(1000), Shape.chain(1000), Shape.binaryTree(10), Shape.layered(100, 50, 3, 42)
+    };
 
     @Test
     void shapesHaveTheDocumentedSizeDepthAndRoots() {
@@ -46,8 +46,7 @@ class WorkloadTests {
                 checked(shape, order -> ForkJoinDag.run(shape, pool, order));
                 checked(shape, order -> scheduler.execute(shape.toGraph(order)));
             }
-        }
-        finally {
+        } finally {
             pool.shutdown();
         }
     }

@@ -1,11 +1,11 @@
 package io.hts.engine;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
-
-import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
  * The engine's layers, so that they change only on purpose. From the top: {@code run} (runs,
@@ -19,35 +19,56 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 class ArchitectureTests {
 
     @ArchTest
-    static final ArchRule noSpringHazelcastNorCuda = noClasses().should().dependOnClassesThat().resideInAnyPackage(
-            "org.springframework..", "com.hazelcast..", "jcuda..", "io.hts.gpu..", "io.hts.autoconfigure..")
+    static final ArchRule noSpringHazelcastNorCuda = noClasses()
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(
+                    "org.springframework..", "com.hazelcast..", "jcuda..", "io.hts.gpu..", "io.hts.autoconfigure..")
             .because("hts-engine is a plain Java library that Spring, the cluster and the GPU build on");
 
     @ArchTest
-    static final ArchRule nothingReachesIntoTheRunLayer = noClasses().that().resideOutsideOfPackage("io.hts.engine.run..")
-            .should().dependOnClassesThat().resideInAPackage("io.hts.engine.run..")
+    static final ArchRule nothingReachesIntoTheRunLayer = noClasses()
+            .that()
+            .resideOutsideOfPackage("io.hts.engine.run..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("io.hts.engine.run..")
             .because("run is the top layer: what is below it must not know how runs are carried out");
 
     @ArchTest
-    static final ArchRule theExecutorKnowsOnlyGraphsAndPolicies = noClasses().that().resideInAPackage("io.hts.engine.exec..")
-            .should().dependOnClassesThat().resideInAnyPackage("io.hts.engine.run..", "io.hts.engine.fault..",
-                    "io.hts.engine.observe..")
+    static final ArchRule theExecutorKnowsOnlyGraphsAndPolicies = noClasses()
+            .that()
+            .resideInAPackage("io.hts.engine.exec..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("io.hts.engine.run..", "io.hts.engine.fault..", "io.hts.engine.observe..")
             .because("the work-stealing pool and the device SPI are reused by every device module");
 
     @ArchTest
-    static final ArchRule policiesReadTheGraphOnly = noClasses().that().resideInAPackage("io.hts.engine.policy..")
-            .should().dependOnClassesThat().resideInAnyPackage("io.hts.engine.run..", "io.hts.engine.exec..",
-                    "io.hts.engine.fault..", "io.hts.engine.observe..")
+    static final ArchRule policiesReadTheGraphOnly = noClasses()
+            .that()
+            .resideInAPackage("io.hts.engine.policy..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(
+                    "io.hts.engine.run..", "io.hts.engine.exec..", "io.hts.engine.fault..", "io.hts.engine.observe..")
             .because("a policy (an SPI users implement) sees tasks and statuses, never the machinery");
 
     @ArchTest
-    static final ArchRule observationStaysOutOfTheMachinery = noClasses().that().resideInAPackage("io.hts.engine.observe..")
-            .should().dependOnClassesThat().resideInAnyPackage("io.hts.engine.exec..", "io.hts.engine.fault..")
+    static final ArchRule observationStaysOutOfTheMachinery = noClasses()
+            .that()
+            .resideInAPackage("io.hts.engine.observe..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("io.hts.engine.exec..", "io.hts.engine.fault..")
             .because("events and profiles describe runs; they do not drive them");
 
     @ArchTest
-    static final ArchRule theGraphKnowsOnlyTheFaultSettingsOfItsTasks = noClasses().that()
-            .resideInAPackage("io.hts.engine.graph..").should().dependOnClassesThat()
+    static final ArchRule theGraphKnowsOnlyTheFaultSettingsOfItsTasks = noClasses()
+            .that()
+            .resideInAPackage("io.hts.engine.graph..")
+            .should()
+            .dependOnClassesThat()
             .resideInAnyPackage("io.hts.engine.exec..", "io.hts.engine.policy..", "io.hts.engine.observe..")
             .because("what users build is independent of how it is scheduled and observed");
 }

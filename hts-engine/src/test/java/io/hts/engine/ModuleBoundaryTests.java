@@ -1,5 +1,8 @@
 package io.hts.engine;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hts.engine.support.PublicApiSnapshot;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.module.ModuleDescriptor;
@@ -8,11 +11,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
-
-import io.hts.engine.support.PublicApiSnapshot;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What hts-engine shows its users: the packages {@code module-info} exports (every package of the
@@ -21,8 +20,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ModuleBoundaryTests {
 
-    private static final Set<String> API = Set.of("io.hts.engine.graph", "io.hts.engine.run", "io.hts.engine.policy",
-            "io.hts.engine.fault", "io.hts.engine.observe", "io.hts.engine.exec");
+    private static final Set<String> API = Set.of(
+            "io.hts.engine.graph",
+            "io.hts.engine.run",
+            "io.hts.engine.policy",
+            "io.hts.engine.fault",
+            "io.hts.engine.observe",
+            "io.hts.engine.exec");
 
     private static ModuleDescriptor descriptor() throws IOException {
         try (InputStream in = Files.newInputStream(Path.of("target/classes/module-info.class"))) {
@@ -34,11 +38,16 @@ class ModuleBoundaryTests {
     void theModuleExportsTheUserPackagesToEveryoneAndNoInternalOne() throws IOException {
         ModuleDescriptor module = descriptor();
         assertThat(module.name()).isEqualTo("io.hts.engine");
-        assertThat(module.exports()).allSatisfy(e -> assertThat(e.isQualified()).as("%s", e).isFalse());
-        assertThat(module.exports().stream().map(ModuleDescriptor.Exports::source).collect(Collectors.toSet()))
+        assertThat(module.exports())
+                .allSatisfy(e -> assertThat(e.isQualified()).as("%s", e).isFalse());
+        assertThat(module.exports().stream()
+                        .map(ModuleDescriptor.Exports::source)
+                        .collect(Collectors.toSet()))
                 .isEqualTo(API);
-        assertThat(module.packages()).allSatisfy(p -> assertThat(API.contains(p) || p.endsWith(".internal"))
-                .as("package %s is exported or internal (a new package must choose)", p).isTrue());
+        assertThat(module.packages())
+                .allSatisfy(p -> assertThat(API.contains(p) || p.endsWith(".internal"))
+                        .as("package %s is exported or internal (a new package must choose)", p)
+                        .isTrue());
         assertThat(module.requires().stream().map(ModuleDescriptor.Requires::name))
                 .noneMatch(n -> n.startsWith("spring") || n.startsWith("com.hazelcast") || n.startsWith("jcuda"));
     }
@@ -46,7 +55,9 @@ class ModuleBoundaryTests {
     @Test
     void thePublicApiIsTheCheckedInOne() throws IOException {
         List<String> api = PublicApiSnapshot.of("io.hts.engine", API::contains);
-        assertThat(api).as("no public signature hands out or takes an internal type").noneMatch(l -> l.contains(".internal."));
+        assertThat(api)
+                .as("no public signature hands out or takes an internal type")
+                .noneMatch(l -> l.contains(".internal."));
         PublicApiSnapshot.assertUnchanged(Path.of("src/test/resources/public-api.txt"), api);
     }
 }

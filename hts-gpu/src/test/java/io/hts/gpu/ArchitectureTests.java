@@ -1,11 +1,11 @@
 package io.hts.gpu;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
-
-import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
  * What hts-gpu may use of the engine: its SPIs only (the device backend and tasks of {@code exec},
@@ -16,14 +16,25 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 class ArchitectureTests {
 
     @ArchTest
-    static final ArchRule onlyTheEnginesSpis = noClasses().should().dependOnClassesThat().resideInAnyPackage(
-            "io.hts.engine.run..", "io.hts.engine.observe..", "io.hts.engine.fault..", "io.hts.engine..internal..",
-            "org.springframework..",
-            "com.hazelcast..", "io.hts.autoconfigure..")
+    static final ArchRule onlyTheEnginesSpis = noClasses()
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(
+                    "io.hts.engine.run..",
+                    "io.hts.engine.observe..",
+                    "io.hts.engine.fault..",
+                    "io.hts.engine..internal..",
+                    "org.springframework..",
+                    "com.hazelcast..",
+                    "io.hts.autoconfigure..")
             .because("a device module plugs into the engine through its SPIs and knows nothing of Spring");
 
     @ArchTest
-    static final ArchRule cuBlasOnlyThroughTheBlasPackage = noClasses().that().resideInAnyPackage("io.hts.gpu.memory..",
-            "io.hts.gpu.parallel..").should().dependOnClassesThat().resideInAPackage("jcuda.jcublas..")
+    static final ArchRule cuBlasOnlyThroughTheBlasPackage = noClasses()
+            .that()
+            .resideInAnyPackage("io.hts.gpu.memory..", "io.hts.gpu.parallel..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("jcuda.jcublas..")
             .because("cuBLAS is reached through io.hts.gpu.blas");
 }

@@ -1,9 +1,8 @@
 package io.hts.gpu;
 
+import io.hts.engine.support.PublicApiSnapshot;
 import java.io.IOException;
 import java.nio.file.Path;
-
-import io.hts.engine.support.PublicApiSnapshot;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,7 +13,8 @@ class PublicApiTests {
 
     @Test
     void thePublicApiIsTheCheckedInOne() throws IOException {
-        PublicApiSnapshot.assertUnchanged(Path.of("src/test/resources/public-api.txt"),
+        PublicApiSnapshot.assertUnchanged(
+                Path.of("src/test/resources/public-api.txt"),
                 PublicApiSnapshot.of("io.hts.gpu", p -> !p.contains(".internal")));
     }
 }

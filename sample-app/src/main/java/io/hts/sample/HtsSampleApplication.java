@@ -1,7 +1,6 @@
 package io.hts.sample;
 
 import java.util.Map;
-
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.event.ApplicationEnvironmentPreparedEvent;
@@ -36,8 +35,10 @@ public class HtsSampleApplication {
             ConfigurableEnvironment environment = event.getEnvironment();
             if (!environment.getProperty("sample.keep-running", Boolean.class, false)) {
                 // runs once and exits: no web server, so no free port is needed (a value set anywhere else wins)
-                environment.getPropertySources().addLast(new MapPropertySource("sample-runs-once",
-                        Map.of("spring.main.web-application-type", "none")));
+                environment
+                        .getPropertySources()
+                        .addLast(new MapPropertySource(
+                                "sample-runs-once", Map.of("spring.main.web-application-type", "none")));
             }
         });
         return app;

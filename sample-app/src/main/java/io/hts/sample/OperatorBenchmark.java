@@ -1,13 +1,12 @@
 package io.hts.sample;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.gpu.blas.Blas;
 import io.hts.gpu.exec.GpuContext;
 import io.hts.gpu.memory.DeviceBuffer;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -30,8 +29,12 @@ public class OperatorBenchmark {
         for (int n : GEMM_SIZES) {
             float[] a = matrix(n, 1);
             float[] b = matrix(n, 2);
-            ops.put("gemm-" + n, g.task("gemm-" + n).bodies(ctx -> gemmOnCpu(n, a, b),
-                    ctx -> gemmOnGpu(ctx.unwrap(GpuContext.class), n, a, b)));
+            ops.put(
+                    "gemm-" + n,
+                    g.task("gemm-" + n)
+                            .bodies(
+                                    ctx -> gemmOnCpu(n, a, b),
+                                    ctx -> gemmOnGpu(ctx.unwrap(GpuContext.class), n, a, b)));
         }
         float[] x = matrix(1 << 11, 3);
         ops.put("axpy", g.task("axpy").bodies(ctx -> axpyOnCpu(x), ctx -> axpyOnGpu(ctx.unwrap(GpuContext.class), x)));

@@ -1,9 +1,8 @@
 package io.hts.sample;
 
-import java.util.List;
-
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskGroup;
+import java.util.List;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -20,14 +19,15 @@ public class ParameterSweep {
     static final int STEPS = 200_000;
 
     /** One simulation's parameters and the amplitude it settled at. */
-    public record Point(double stiffness, double damping, double amplitude) {
-    }
+    public record Point(double stiffness, double damping, double amplitude) {}
 
     @Bean
     TaskGraph sweep() {
         TaskGraph g = TaskGraph.named("sweep");
-        TaskGroup<Point> points = g.group("simulate", STIFFNESSES * DAMPINGS, (i, t) -> t.cpu(ctx -> simulate(
-                1 + i / DAMPINGS, 0.05 + 0.05 * (i % DAMPINGS))));
+        TaskGroup<Point> points = g.group(
+                "simulate",
+                STIFFNESSES * DAMPINGS,
+                (i, t) -> t.cpu(ctx -> simulate(1 + i / DAMPINGS, 0.05 + 0.05 * (i % DAMPINGS))));
         g.task("best").after(points).cpu(ctx -> best(ctx.inputs(points)));
         return g;
     }

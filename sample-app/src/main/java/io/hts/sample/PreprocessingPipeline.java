@@ -1,13 +1,12 @@
 package io.hts.sample;
 
-import java.util.Arrays;
-import java.util.List;
-
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskGroup;
 import io.hts.gpu.exec.GpuContext;
 import io.hts.gpu.memory.DeviceBuffer;
+import java.util.Arrays;
+import java.util.List;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -56,9 +55,13 @@ public class PreprocessingPipeline {
     TaskGraph preprocessing() {
         TaskGraph g = TaskGraph.named("preprocessing");
         Task<float[]> load = g.task("load").cpu(ctx -> readings(ROWS));
-        TaskGroup<ShardStats> shards = g.group("normalize", SHARDS, (i, t) -> t.after(load).bodies(
-                ctx -> onCpu(shard(ctx.input(load), i)),
-                ctx -> onGpu(ctx.unwrap(GpuContext.class), shard(ctx.input(load), i))));
+        TaskGroup<ShardStats> shards = g.group(
+                "normalize",
+                SHARDS,
+                (i, t) -> t.after(load)
+                        .bodies(
+                                ctx -> onCpu(shard(ctx.input(load), i)),
+                                ctx -> onGpu(ctx.unwrap(GpuContext.class), shard(ctx.input(load), i))));
         g.task("merge").after(shards).cpu(ctx -> Summary.of(ctx.inputs(shards)));
         return g;
     }

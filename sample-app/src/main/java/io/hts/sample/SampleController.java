@@ -1,10 +1,9 @@
 package io.hts.sample;
 
-import java.util.Map;
-
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
+import java.util.Map;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -31,8 +30,10 @@ public class SampleController {
     public Map<String, Object> run(@PathVariable String graph) {
         TaskGraph g = scheduler.registeredGraphs().get(graph);
         if (g == null) {
-            throw new ResponseStatusException(HttpStatus.NOT_FOUND, "no graph '" + graph + "'; registered: "
-                    + scheduler.registeredGraphs().keySet());
+            throw new ResponseStatusException(
+                    HttpStatus.NOT_FOUND,
+                    "no graph '" + graph + "'; registered: "
+                            + scheduler.registeredGraphs().keySet());
         }
         GraphRun run = scheduler.submit(g);
         return Map.of("runId", run.runId(), "graph", graph);

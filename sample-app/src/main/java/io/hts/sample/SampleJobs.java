@@ -1,15 +1,14 @@
 package io.hts.sample;
 
-import java.time.Duration;
-import java.util.Map;
-import java.util.stream.Collectors;
-
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.observe.RunProfile;
 import io.hts.engine.observe.TaskTiming;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
+import java.time.Duration;
+import java.util.Map;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.ApplicationArguments;
@@ -42,9 +41,13 @@ public class SampleJobs implements ApplicationRunner {
         if (!properties.runJobs()) {
             return;
         }
-        log.info("HTS: {} workers, policy {}, devices {}", scheduler.parallelism(), scheduler.policy().name(),
-                scheduler.systemStatus().devices().stream().map(d -> d.device().id() + " " + d.health() + " ("
-                        + d.detail() + ")").collect(Collectors.joining(", ")));
+        log.info(
+                "HTS: {} workers, policy {}, devices {}",
+                scheduler.parallelism(),
+                scheduler.policy().name(),
+                scheduler.systemStatus().devices().stream()
+                        .map(d -> d.device().id() + " " + d.health() + " (" + d.detail() + ")")
+                        .collect(Collectors.joining(", ")));
         for (String name : new String[] {"preprocessing", "sweep", "operators"}) {
             TaskGraph graph = scheduler.registeredGraphs().get(name);
             GraphRun run = scheduler.execute(graph);
@@ -62,22 +65,39 @@ public class SampleJobs implements ApplicationRunner {
     /** One run in a few lines: its result, makespan, where worker time went and the devices its tasks used. */
     static String describe(GraphRun run) {
         RunProfile p = run.profile();
-        Map<Device, Long> byDevice = p.tasks().stream().filter(TaskTiming::ran)
-                .filter(t -> t.device() != null).collect(Collectors.groupingBy(TaskTiming::device, Collectors.counting()));
+        Map<Device, Long> byDevice = p.tasks().stream()
+                .filter(TaskTiming::ran)
+                .filter(t -> t.device() != null)
+                .collect(Collectors.groupingBy(TaskTiming::device, Collectors.counting()));
         String result = switch (p.graphName()) {
-            case "preprocessing" -> String.valueOf(run.result(run.graph().find("merge").orElseThrow()));
+            case "preprocessing" ->
+                String.valueOf(run.result(run.graph().find("merge").orElseThrow()));
             case "sweep" -> String.valueOf(run.result(run.graph().find("best").orElseThrow()));
             default -> String.valueOf(run.result(run.graph().find("report").orElseThrow()));
         };
         StringBuilder out = new StringBuilder();
-        out.append(p.graphName()).append(": ").append(p.status()).append(" in ")
-                .append(millis(p.makespan())).append(", ").append(p.tasks().size()).append(" tasks ").append(byDevice)
-                .append(String.format(", worker time: %.2f %% waits the scheduler caused, %.2f %% idle for want of ready tasks",
-                        100 * p.workerTime().schedulerShare(), 100 * p.workerTime().shapeShare()))
-                .append("\n  result: ").append(result);
+        out.append(p.graphName())
+                .append(": ")
+                .append(p.status())
+                .append(" in ")
+                .append(millis(p.makespan()))
+                .append(", ")
+                .append(p.tasks().size())
+                .append(" tasks ")
+                .append(byDevice)
+                .append(String.format(
+                        ", worker time: %.2f %% waits the scheduler caused, %.2f %% idle for want of ready tasks",
+                        100 * p.workerTime().schedulerShare(),
+                        100 * p.workerTime().shapeShare()))
+                .append("\n  result: ")
+                .append(result);
         for (TaskTiming t : p.slowest(3)) {
-            out.append("\n  slow: ").append(t.taskName()).append(" on ").append(t.device() == null ? "-" : t.device().id())
-                    .append(" ").append(millis(Duration.ofNanos(t.durationNanos())));
+            out.append("\n  slow: ")
+                    .append(t.taskName())
+                    .append(" on ")
+                    .append(t.device() == null ? "-" : t.device().id())
+                    .append(" ")
+                    .append(millis(Duration.ofNanos(t.durationNanos())));
         }
         return out.toString();
     }

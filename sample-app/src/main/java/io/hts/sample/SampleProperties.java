@@ -9,5 +9,4 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param keepRunning whether to stay up afterwards (the dashboard and Actuator), instead of exiting
  */
 @ConfigurationProperties("sample")
-public record SampleProperties(boolean runJobs, boolean keepRunning) {
-}
+public record SampleProperties(boolean runJobs, boolean keepRunning) {}

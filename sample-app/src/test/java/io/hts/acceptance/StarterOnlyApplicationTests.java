@@ -1,13 +1,14 @@
 package io.hts.acceptance;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.run.Scheduler;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
@@ -18,15 +19,14 @@ import org.springframework.context.annotation.Bean;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
  * The issue's acceptance test, in a package of its own (nothing of the sample is scanned) of a module that depends on HTS only through
  * {@code hts-spring-boot-starter} (with Boot's web and Actuator starters): a new application with one
  * graph bean and {@code hts.scheduler.policy=round-robin} runs the graph and shows it under
  * {@code /actuator/hts}, over real HTTP.
  */
-@SpringBootTest(classes = StarterOnlyApplicationTests.NewApp.class,
+@SpringBootTest(
+        classes = StarterOnlyApplicationTests.NewApp.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"hts.scheduler.policy=round-robin", "management.endpoints.web.exposure.include=hts"})
 class StarterOnlyApplicationTests {
@@ -55,8 +55,12 @@ class StarterOnlyApplicationTests {
     void aGraphBeanRunsUnderTheRoundRobinPolicyAndShowsUnderActuatorHts() throws Exception {
         TaskGraph graph = scheduler.registeredGraphs().get("word-count");
         assertThat(scheduler.execute(graph).states()).containsEntry("count", TaskState.SUCCEEDED);
-        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://localhost:" + port + "/actuator/hts")).GET().build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/actuator/hts"))
+                                .GET()
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(200);
         JsonNode hts = JsonMapper.builder().build().readTree(response.body());
         assertThat(hts.get("policy").asText()).isEqualTo("round-robin");

@@ -1,17 +1,16 @@
 package io.hts.sample;
 
-import java.util.Map;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.within;
 
 /** The three scenarios compute what their CPU references compute, on whatever devices the policy picks. */
 @SpringBootTest(properties = {"sample.run-jobs=false", "hts.scheduler.policy=round-robin"})
@@ -54,11 +53,15 @@ class SampleScenariosTests {
         Map<String, Double> checksums = result(run, "report");
         assertThat(checksums).containsOnlyKeys("gemm-128", "gemm-256", "gemm-384", "axpy");
         int n = 128;
-        double expected = OperatorBenchmark.checksum(OperatorBenchmark.gemmOnCpu(n, OperatorBenchmark.matrix(n, 1),
-                OperatorBenchmark.matrix(n, 2)));
+        double expected = OperatorBenchmark.checksum(
+                OperatorBenchmark.gemmOnCpu(n, OperatorBenchmark.matrix(n, 1), OperatorBenchmark.matrix(n, 2)));
         assertThat(checksums.get("gemm-128")).isCloseTo(expected, within(1e-3 * (1 + Math.abs(expected))));
-        assertThat(SampleJobs.describe(run)).startsWith("operators: SUCCEEDED in ").contains("result: {gemm-128=");
-        if (scheduler.systemStatus().usable(io.hts.engine.graph.Device.GPU)) { // a working GPU: round-robin puts some operators there
+        assertThat(SampleJobs.describe(run))
+                .startsWith("operators: SUCCEEDED in ")
+                .contains("result: {gemm-128=");
+        if (scheduler
+                .systemStatus()
+                .usable(io.hts.engine.graph.Device.GPU)) { // a working GPU: round-robin puts some operators there
             assertThat(run.profile().tasks()).anyMatch(t -> t.device() == io.hts.engine.graph.Device.GPU);
         }
     }

@@ -2,7 +2,6 @@ package io.hts.autoconfigure.actuate;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
@@ -15,8 +14,7 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  */
 final class EndpointProblems {
 
-    private EndpointProblems() {
-    }
+    private EndpointProblems() {}
 
     /**
      * A 400 for a parameter the endpoint cannot use.
@@ -27,8 +25,8 @@ final class EndpointProblems {
      * @param accepted what would be accepted
      * @return the answer
      */
-    static WebEndpointResponse<Map<String, Object>> badRequest(String parameter, @Nullable Object value, String detail,
-            String accepted) {
+    static WebEndpointResponse<Map<String, Object>> badRequest(
+            String parameter, @Nullable Object value, String detail, String accepted) {
         Map<String, Object> body = problem(WebEndpointResponse.STATUS_BAD_REQUEST, "Bad Request", detail);
         body.put("parameter", parameter);
         body.put("value", String.valueOf(value));
@@ -43,7 +41,8 @@ final class EndpointProblems {
      * @return the answer
      */
     static WebEndpointResponse<Map<String, Object>> notFound(String detail) {
-        return new WebEndpointResponse<>(problem(WebEndpointResponse.STATUS_NOT_FOUND, "Not Found", detail),
+        return new WebEndpointResponse<>(
+                problem(WebEndpointResponse.STATUS_NOT_FOUND, "Not Found", detail),
                 WebEndpointResponse.STATUS_NOT_FOUND);
     }
 
@@ -87,8 +86,7 @@ final class EndpointProblems {
         long n;
         try {
             n = Long.parseLong(value.trim());
-        }
-        catch (NumberFormatException ex) {
+        } catch (NumberFormatException ex) {
             throw new Bad(badRequest(parameter, value, "'" + value + "' is not a whole number", accepted));
         }
         if (n < min || n > max) {

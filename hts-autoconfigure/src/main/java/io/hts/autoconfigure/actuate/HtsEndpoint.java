@@ -1,16 +1,15 @@
 package io.hts.autoconfigure.actuate;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-
 import io.hts.engine.exec.PoolStats;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.policy.DeviceStatus;
 import io.hts.engine.policy.PolicyType;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -52,25 +51,31 @@ public class HtsEndpoint {
     public Object change(@Nullable String policy, @Nullable String cancelRun) {
         Long runToCancel;
         try {
-            runToCancel = EndpointProblems.number("cancelRun", cancelRun, Long.MIN_VALUE, Long.MAX_VALUE,
+            runToCancel = EndpointProblems.number(
+                    "cancelRun",
+                    cancelRun,
+                    Long.MIN_VALUE,
+                    Long.MAX_VALUE,
                     "the id of an active run (a whole number), such as a runId of activeRuns");
-        }
-        catch (EndpointProblems.Bad bad) {
+        } catch (EndpointProblems.Bad bad) {
             return bad.response();
         }
         if (runToCancel != null && scheduler.activeRun(runToCancel).isEmpty()) {
-            return EndpointProblems.notFound("run " + runToCancel + " is not active (finished, or never submitted here);"
-                    + " nothing was changed");
+            return EndpointProblems.notFound("run " + runToCancel
+                    + " is not active (finished, or never submitted here);" + " nothing was changed");
         }
         Map<String, Object> out = new LinkedHashMap<>();
         if (policy != null) {
             PolicyType type;
             try {
                 type = PolicyType.fromId(policy);
-            }
-            catch (IllegalArgumentException ex) {
-                return EndpointProblems.badRequest("policy", policy, "unknown scheduling policy '" + policy + "'",
-                        java.util.Arrays.stream(PolicyType.values()).map(PolicyType::id)
+            } catch (IllegalArgumentException ex) {
+                return EndpointProblems.badRequest(
+                        "policy",
+                        policy,
+                        "unknown scheduling policy '" + policy + "'",
+                        java.util.Arrays.stream(PolicyType.values())
+                                .map(PolicyType::id)
                                 .collect(java.util.stream.Collectors.joining(", ")));
             }
             scheduler.setPolicy(type.create());
@@ -89,7 +94,13 @@ public class HtsEndpoint {
     public Map<String, Object> state() {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("policy", scheduler.policy().name());
-        out.put("failureMode", scheduler.defaultFailureMode().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+        out.put(
+                "failureMode",
+                scheduler
+                        .defaultFailureMode()
+                        .name()
+                        .toLowerCase(java.util.Locale.ROOT)
+                        .replace('_', '-'));
         PoolStats pool = scheduler.poolStats();
         Map<String, Object> cpu = new LinkedHashMap<>();
         cpu.put("workers", pool.parallelism());
@@ -106,12 +117,15 @@ public class HtsEndpoint {
         }
         out.put("devices", devices);
         List<Map<String, Object>> gpus = new ArrayList<>();
-        scheduler.gpu().ifPresent(g -> g.deviceStatuses().forEach(d -> gpus.add(describe(d, "streams",
-                new LinkedHashMap<>()))));
+        scheduler
+                .gpu()
+                .ifPresent(
+                        g -> g.deviceStatuses().forEach(d -> gpus.add(describe(d, "streams", new LinkedHashMap<>()))));
         out.put("gpus", gpus);
         Map<String, Object> graphs = new LinkedHashMap<>();
         for (Map.Entry<String, TaskGraph> g : scheduler.registeredGraphs().entrySet()) {
-            graphs.put(g.getKey(), new LinkedHashMap<>(Map.of("tasks", g.getValue().size())));
+            graphs.put(
+                    g.getKey(), new LinkedHashMap<>(Map.of("tasks", g.getValue().size())));
         }
         out.put("graphs", graphs);
         List<Map<String, Object>> runs = new ArrayList<>();

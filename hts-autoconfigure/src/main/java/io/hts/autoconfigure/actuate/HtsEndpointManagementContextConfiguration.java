@@ -29,8 +29,8 @@ import tools.jackson.databind.json.JsonMapper;
 public final class HtsEndpointManagementContextConfiguration {
 
     @Bean
-    FilterRegistrationBean<HtsWriteRequestFilter> htsWriteRequestFilter(Environment environment,
-            WebEndpointProperties web, ObjectProvider<DispatcherServletPath> servletPath) {
+    FilterRegistrationBean<HtsWriteRequestFilter> htsWriteRequestFilter(
+            Environment environment, WebEndpointProperties web, ObjectProvider<DispatcherServletPath> servletPath) {
         FilterRegistrationBean<HtsWriteRequestFilter> registration = new FilterRegistrationBean<>(
                 new HtsWriteRequestFilter(new PropertiesEndpointAccessResolver(environment)));
         // the endpoint's path as the servlet container sees it: its mapping, under the dispatcher servlet's path

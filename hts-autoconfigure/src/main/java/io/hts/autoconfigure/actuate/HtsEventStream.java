@@ -1,5 +1,9 @@
 package io.hts.autoconfigure.actuate;
 
+import io.hts.engine.observe.EventBus;
+import io.hts.engine.observe.EventLog;
+import io.hts.engine.observe.TaskEvent;
+import io.hts.engine.observe.TaskListener;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -14,11 +18,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
-
-import io.hts.engine.observe.EventBus;
-import io.hts.engine.observe.EventLog;
-import io.hts.engine.observe.TaskEvent;
-import io.hts.engine.observe.TaskListener;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.http.MediaType;
@@ -67,8 +66,8 @@ public final class HtsEventStream implements SmartLifecycle {
         this.bus = bus;
         this.timeout = timeout;
         // up to SENDERS threads, one a connection being written; more connections queue; idle threads end
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(SENDERS, SENDERS, 1, TimeUnit.MINUTES,
-                new LinkedBlockingQueue<>(), r -> {
+        ThreadPoolExecutor pool =
+                new ThreadPoolExecutor(SENDERS, SENDERS, 1, TimeUnit.MINUTES, new LinkedBlockingQueue<>(), r -> {
                     Thread t = new Thread(r, "hts-sse-" + senderIds.incrementAndGet());
                     t.setDaemon(true);
                     return t;
@@ -150,9 +149,11 @@ public final class HtsEventStream implements SmartLifecycle {
         private final AtomicLong dropped = new AtomicLong();
         /** The highest sequence written: live events at or below it were replayed already. */
         private volatile long written = -1;
+
         private volatile @Nullable List<TaskEvent> replay;
         /** While a resuming client's replay is read: live events queue but are not sent yet. */
         private volatile boolean holding;
+
         private volatile boolean closed;
 
         Subscriber(SseEmitter emitter, Predicate<TaskEvent> filter, boolean routine, boolean resuming) {
@@ -195,8 +196,7 @@ public final class HtsEventStream implements SmartLifecycle {
             if (flushing.compareAndSet(false, true)) {
                 try {
                     senders.execute(this::flush);
-                }
-                catch (RuntimeException ex) { // stopping: nothing more is sent
+                } catch (RuntimeException ex) { // stopping: nothing more is sent
                     flushing.set(false);
                 }
             }
@@ -225,19 +225,19 @@ public final class HtsEventStream implements SmartLifecycle {
                             send(e, dropped.getAndSet(0));
                         }
                     }
-                }
-                catch (IOException | RuntimeException ex) {
+                } catch (IOException | RuntimeException ex) {
                     close(); // the client went away (or the event could not be written): unsubscribe
                     emitter.completeWithError(ex);
                 }
                 flushing.set(false);
-            }
-            while (!closed && (!queue.isEmpty() || replay != null) && flushing.compareAndSet(false, true));
+            } while (!closed && (!queue.isEmpty() || replay != null) && flushing.compareAndSet(false, true));
         }
 
         private void send(TaskEvent e, long lost) throws IOException {
-            SseEmitter.SseEventBuilder message = SseEmitter.event().id(Long.toString(e.sequence()))
-                    .name(e.type().name()).data(HtsEventsEndpoint.describe(e), MediaType.APPLICATION_JSON);
+            SseEmitter.SseEventBuilder message = SseEmitter.event()
+                    .id(Long.toString(e.sequence()))
+                    .name(e.type().name())
+                    .data(HtsEventsEndpoint.describe(e), MediaType.APPLICATION_JSON);
             if (lost > 0) {
                 message.comment("dropped " + lost + " events (the client reads slower than they come)");
             }
@@ -258,8 +258,7 @@ public final class HtsEventStream implements SmartLifecycle {
             close();
             try {
                 emitter.complete();
-            }
-            catch (RuntimeException ignored) {
+            } catch (RuntimeException ignored) {
                 // already completed
             }
         }

@@ -1,9 +1,8 @@
 package io.hts.autoconfigure.actuate;
 
+import io.hts.engine.observe.EventType;
 import java.io.IOException;
 import java.util.Map;
-
-import io.hts.engine.observe.EventType;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.http.MediaType;
@@ -12,7 +11,6 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
 /**
  * {@code GET /actuator/htsevents/stream}: the scheduler's events as they happen, as server-sent
@@ -47,28 +45,37 @@ public class HtsEventStreamController {
      * @return the emitter; for an unknown type, a 400 whose JSON body names the accepted ones
      * @throws IOException when the connection fails at once
      */
-    @GetMapping(path = "${management.endpoints.web.base-path:/actuator}/htsevents/stream",
+    @GetMapping(
+            path = "${management.endpoints.web.base-path:/actuator}/htsevents/stream",
             produces = MediaType.TEXT_EVENT_STREAM_VALUE)
-    public Object stream(@RequestParam(required = false) @Nullable String runId,
-            @RequestParam(required = false) @Nullable String task, @RequestParam(required = false) @Nullable String type,
+    public Object stream(
+            @RequestParam(required = false) @Nullable String runId,
+            @RequestParam(required = false) @Nullable String task,
+            @RequestParam(required = false) @Nullable String type,
             @RequestParam(defaultValue = "false") boolean routine,
-            @RequestHeader(name = "Last-Event-ID", required = false) @Nullable String lastEventId) throws IOException {
+            @RequestHeader(name = "Last-Event-ID", required = false) @Nullable String lastEventId)
+            throws IOException {
         Long run;
         Long resumeAfter;
         try {
             run = EndpointProblems.number("runId", runId, Long.MIN_VALUE, Long.MAX_VALUE, "a run id (a whole number)");
-            resumeAfter = EndpointProblems.number("Last-Event-ID", lastEventId, -1, Long.MAX_VALUE,
+            resumeAfter = EndpointProblems.number(
+                    "Last-Event-ID",
+                    lastEventId,
+                    -1,
+                    Long.MAX_VALUE,
                     "the id of the last event received (a sequence number)");
-        }
-        catch (EndpointProblems.Bad bad) {
+        } catch (EndpointProblems.Bad bad) {
             return answer(bad.response());
         }
         EventType wanted = type == null ? null : HtsEventsEndpoint.eventType(type);
         if (type != null && wanted == null) {
             return answer(HtsEventsEndpoint.unknownType(type));
         }
-        return stream.subscribe(HtsEventsEndpoint.filter(run, task, wanted),
-                routine || (wanted != null && wanted.isRoutine()), resumeAfter);
+        return stream.subscribe(
+                HtsEventsEndpoint.filter(run, task, wanted),
+                routine || (wanted != null && wanted.isRoutine()),
+                resumeAfter);
     }
 
     /**
@@ -76,6 +83,8 @@ public class HtsEventStreamController {
      * server.error.include-message says (a thrown status would hide it).
      */
     private static ResponseEntity<Map<String, Object>> answer(WebEndpointResponse<Map<String, Object>> problem) {
-        return ResponseEntity.status(problem.getStatus()).contentType(MediaType.APPLICATION_JSON).body(problem.getBody());
+        return ResponseEntity.status(problem.getStatus())
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(problem.getBody());
     }
 }

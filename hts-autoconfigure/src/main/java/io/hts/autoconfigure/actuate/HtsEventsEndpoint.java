@@ -1,16 +1,15 @@
 package io.hts.autoconfigure.actuate;
 
+import io.hts.engine.observe.EventLog;
+import io.hts.engine.observe.EventType;
+import io.hts.engine.observe.TaskEvent;
+import io.hts.engine.run.Scheduler;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Predicate;
-
-import io.hts.engine.observe.EventLog;
-import io.hts.engine.observe.EventType;
-import io.hts.engine.observe.TaskEvent;
-import io.hts.engine.run.Scheduler;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -49,7 +48,8 @@ public class HtsEventsEndpoint {
      * @return the filter
      */
     static Predicate<TaskEvent> filter(@Nullable Long run, @Nullable String task, @Nullable EventType type) {
-        return e -> (run == null || e.runId() == run) && (task == null || task.equals(e.taskName()))
+        return e -> (run == null || e.runId() == run)
+                && (task == null || task.equals(e.taskName()))
                 && (type == null || e.type() == type);
     }
 
@@ -57,16 +57,17 @@ public class HtsEventsEndpoint {
     static @Nullable EventType eventType(String type) {
         try {
             return EventType.valueOf(type.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
-        }
-        catch (IllegalArgumentException ex) {
+        } catch (IllegalArgumentException ex) {
             return null;
         }
     }
 
     /** The event types a {@code type} parameter accepts, as one would write them. */
     static String acceptedTypes() {
-        return java.util.Arrays.stream(EventType.values()).map(t -> t.name().toLowerCase(Locale.ROOT))
-                .collect(java.util.stream.Collectors.joining(", ")) + " (case-insensitive)";
+        return java.util.Arrays.stream(EventType.values())
+                        .map(t -> t.name().toLowerCase(Locale.ROOT))
+                        .collect(java.util.stream.Collectors.joining(", "))
+                + " (case-insensitive)";
     }
 
     /** What an unknown {@code type} gets: a 400 naming it and the accepted types. */
@@ -118,20 +119,35 @@ public class HtsEventsEndpoint {
      *     naming the accepted types for an unknown {@code type}
      */
     @ReadOperation
-    public Object events(@Nullable String after, @Nullable String runId, @Nullable String task, @Nullable String type,
+    public Object events(
+            @Nullable String after,
+            @Nullable String runId,
+            @Nullable String task,
+            @Nullable String type,
             @Nullable String limit) {
         try {
-            return events(EndpointProblems.number("after", after, -1, Long.MAX_VALUE, "a sequence number (the next of"
-                    + " the previous answer), or none for the oldest kept"),
-                    EndpointProblems.number("runId", runId, Long.MIN_VALUE, Long.MAX_VALUE, "a run id (a whole number)"), task,
-                    type, EndpointProblems.number("limit", limit, 1, MAX_LIMIT, "a whole number from 1 to " + MAX_LIMIT));
-        }
-        catch (EndpointProblems.Bad bad) {
+            return events(
+                    EndpointProblems.number(
+                            "after",
+                            after,
+                            -1,
+                            Long.MAX_VALUE,
+                            "a sequence number (the next of" + " the previous answer), or none for the oldest kept"),
+                    EndpointProblems.number(
+                            "runId", runId, Long.MIN_VALUE, Long.MAX_VALUE, "a run id (a whole number)"),
+                    task,
+                    type,
+                    EndpointProblems.number("limit", limit, 1, MAX_LIMIT, "a whole number from 1 to " + MAX_LIMIT));
+        } catch (EndpointProblems.Bad bad) {
             return bad.response();
         }
     }
 
-    private Object events(@Nullable Long after, @Nullable Long run, @Nullable String task, @Nullable String type,
+    private Object events(
+            @Nullable Long after,
+            @Nullable Long run,
+            @Nullable String task,
+            @Nullable String type,
             @Nullable Long limit) {
         EventLog log = scheduler.events().log();
         Map<String, Object> out = new LinkedHashMap<>();

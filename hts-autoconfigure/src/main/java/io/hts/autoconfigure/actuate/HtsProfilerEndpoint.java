@@ -1,12 +1,5 @@
 package io.hts.autoconfigure.actuate;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.Profiler;
 import io.hts.engine.observe.RunProfile;
@@ -14,6 +7,12 @@ import io.hts.engine.observe.TaskStatistics;
 import io.hts.engine.observe.TaskTiming;
 import io.hts.engine.observe.WorkerTime;
 import io.hts.engine.run.Scheduler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -103,16 +102,21 @@ public class HtsProfilerEndpoint {
      *     400 naming the parameter and what is accepted for a bad one
      */
     @ReadOperation
-    public @Nullable Object run(@Selector String runId, @Nullable String format, @Nullable String offset,
-            @Nullable String limit) {
+    public @Nullable Object run(
+            @Selector String runId, @Nullable String format, @Nullable String offset, @Nullable String limit) {
         try {
-            return run(java.util.Objects.requireNonNull(EndpointProblems.number("runId", runId, Long.MIN_VALUE,
-                    Long.MAX_VALUE, "a run id (a whole number), such as the runId of /actuator/htsprofiler's recentRuns")),
-                    format, EndpointProblems.number("offset", offset, 0, Integer.MAX_VALUE, "a whole number of 0 or more"),
-                    EndpointProblems.number("limit", limit, 1, MAX_TASKS_PAGE, "a whole number from 1 to "
-                            + MAX_TASKS_PAGE));
-        }
-        catch (EndpointProblems.Bad bad) {
+            return run(
+                    java.util.Objects.requireNonNull(EndpointProblems.number(
+                            "runId",
+                            runId,
+                            Long.MIN_VALUE,
+                            Long.MAX_VALUE,
+                            "a run id (a whole number), such as the runId of /actuator/htsprofiler's recentRuns")),
+                    format,
+                    EndpointProblems.number("offset", offset, 0, Integer.MAX_VALUE, "a whole number of 0 or more"),
+                    EndpointProblems.number(
+                            "limit", limit, 1, MAX_TASKS_PAGE, "a whole number from 1 to " + MAX_TASKS_PAGE));
+        } catch (EndpointProblems.Bad bad) {
             return bad.response();
         }
     }
@@ -146,11 +150,16 @@ public class HtsProfilerEndpoint {
         }
         return switch (format.toLowerCase(Locale.ROOT)) {
             // streamed as the client reads it: a large run's trace is not built as one string first
-            case "trace" -> new WebEndpointResponse<>(new InputStreamResource(p.chromeTraceStream()),
-                    MimeTypeUtils.APPLICATION_JSON);
+            case "trace" ->
+                new WebEndpointResponse<>(
+                        new InputStreamResource(p.chromeTraceStream()), MimeTypeUtils.APPLICATION_JSON);
             case "dot" -> new WebEndpointResponse<>(p.toDot(), GRAPHVIZ);
-            default -> EndpointProblems.badRequest("format", format, "unknown format '" + format + "'",
-                    "trace (Chrome Trace Event JSON), dot (Graphviz), or none (the profile)");
+            default ->
+                EndpointProblems.badRequest(
+                        "format",
+                        format,
+                        "unknown format '" + format + "'",
+                        "trace (Chrome Trace Event JSON), dot (Graphviz), or none (the profile)");
         };
     }
 

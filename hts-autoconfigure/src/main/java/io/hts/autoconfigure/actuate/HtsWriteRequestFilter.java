@@ -1,14 +1,5 @@
 package io.hts.autoconfigure.actuate;
 
-import java.io.ByteArrayInputStream;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
-import java.util.Locale;
-import java.util.Map;
-
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
@@ -16,6 +7,14 @@ import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
@@ -47,8 +46,10 @@ final class HtsWriteRequestFilter extends OncePerRequestFilter {
     private static final EndpointId HTS = EndpointId.of("hts");
     /** The largest body read: the accepted ones are a few dozen bytes. */
     static final int MAX_BODY = 64 * 1024;
-    private static final String ACCEPTED = "a JSON object: {\"policy\": \"round-robin\"} (default, gpu-first, cpu-first,"
-            + " round-robin or shortest-job-first) and/or {\"cancelRun\": 42} (the id of an active run)";
+
+    private static final String ACCEPTED =
+            "a JSON object: {\"policy\": \"round-robin\"} (default, gpu-first, cpu-first,"
+                    + " round-robin or shortest-job-first) and/or {\"cancelRun\": 42} (the id of an active run)";
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final EndpointAccessResolver access;
@@ -67,11 +68,15 @@ final class HtsWriteRequestFilter extends OncePerRequestFilter {
             throws ServletException, IOException {
         if (access.accessFor(HTS, Access.READ_ONLY) != Access.UNRESTRICTED) {
             response.setHeader("Allow", "GET");
-            Map<String, Object> problem = EndpointProblems.problem(HttpServletResponse.SC_METHOD_NOT_ALLOWED,
-                    "Method Not Allowed", "the hts endpoint is read-only: switching the policy and cancelling runs need write access");
+            Map<String, Object> problem = EndpointProblems.problem(
+                    HttpServletResponse.SC_METHOD_NOT_ALLOWED,
+                    "Method Not Allowed",
+                    "the hts endpoint is read-only: switching the policy and cancelling runs need write access");
             problem.put("parameter", "management.endpoint.hts.access");
-            problem.put("accepted", "unrestricted, to allow a POST (protect the endpoint then: Spring Security, or a"
-                    + " management port of its own)");
+            problem.put(
+                    "accepted",
+                    "unrestricted, to allow a POST (protect the endpoint then: Spring Security, or a"
+                            + " management port of its own)");
             write(response, problem);
             return;
         }
@@ -79,8 +84,8 @@ final class HtsWriteRequestFilter extends OncePerRequestFilter {
         boolean blank = body.length <= MAX_BODY && new String(body, StandardCharsets.ISO_8859_1).isBlank();
         String wrong = blank ? null : whatIsWrong(body, declaredCharset(request));
         if (wrong != null) {
-            Map<String, Object> problem = EndpointProblems.problem(HttpServletResponse.SC_BAD_REQUEST, "Bad Request",
-                    wrong);
+            Map<String, Object> problem =
+                    EndpointProblems.problem(HttpServletResponse.SC_BAD_REQUEST, "Bad Request", wrong);
             problem.put("accepted", ACCEPTED);
             write(response, problem);
             return;
@@ -95,10 +100,10 @@ final class HtsWriteRequestFilter extends OncePerRequestFilter {
     private static @Nullable String declaredCharset(HttpServletRequest request) {
         try {
             String type = request.getContentType();
-            Charset charset = type == null ? null : MediaType.parseMediaType(type).getCharset();
+            Charset charset =
+                    type == null ? null : MediaType.parseMediaType(type).getCharset();
             return charset == null ? null : charset.name();
-        }
-        catch (RuntimeException ex) {
+        } catch (RuntimeException ex) {
             return null; // a malformed Content-Type: Spring MVC answers it
         }
     }
@@ -112,17 +117,18 @@ final class HtsWriteRequestFilter extends OncePerRequestFilter {
         try {
             // in the charset the request declares, as Spring's converter reads it; else as JSON detects it
             tree = charset == null ? JSON.readTree(body) : JSON.readTree(new String(body, Charset.forName(charset)));
-        }
-        catch (JacksonException ex) {
+        } catch (JacksonException ex) {
             String message = ex.getOriginalMessage();
-            return "the body is not JSON (" + (message == null ? ex.getClass().getSimpleName() : message.lines()
-                    .findFirst().orElse(message)) + ")";
-        }
-        catch (IllegalArgumentException ex) {
+            return "the body is not JSON ("
+                    + (message == null
+                            ? ex.getClass().getSimpleName()
+                            : message.lines().findFirst().orElse(message)) + ")";
+        } catch (IllegalArgumentException ex) {
             return "the body's charset '" + charset + "' is not one this server knows";
         }
         if (!tree.isObject()) {
-            return "the body is JSON but not an object: " + tree.getNodeType().name().toLowerCase(Locale.ROOT);
+            return "the body is JSON but not an object: "
+                    + tree.getNodeType().name().toLowerCase(Locale.ROOT);
         }
         for (Map.Entry<String, JsonNode> field : tree.properties()) {
             if (field.getValue().isObject() || field.getValue().isArray()) {

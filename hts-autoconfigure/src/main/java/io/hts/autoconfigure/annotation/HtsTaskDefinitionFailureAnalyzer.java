@@ -8,6 +8,7 @@ class HtsTaskDefinitionFailureAnalyzer extends AbstractFailureAnalyzer<HtsTaskDe
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, HtsTaskDefinitionException cause) {
-        return new FailureAnalysis(cause.getMessage(), "Fix the @HtsTask declaration of " + cause.method() + ".", cause);
+        return new FailureAnalysis(
+                cause.getMessage(), "Fix the @HtsTask declaration of " + cause.method() + ".", cause);
     }
 }

@@ -1,17 +1,5 @@
 package io.hts.autoconfigure.annotation;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeSet;
-import java.util.stream.Collectors;
-
 import io.hts.engine.fault.RetrySpec;
 import io.hts.engine.fault.TimeLimitSpec;
 import io.hts.engine.graph.CompiledGraph;
@@ -23,6 +11,17 @@ import io.hts.engine.graph.TaskBody;
 import io.hts.engine.graph.TaskBuilder;
 import io.hts.engine.graph.TaskContext;
 import io.hts.engine.graph.TaskGraph;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
@@ -46,8 +45,7 @@ import org.springframework.util.ReflectionUtils;
 public final class HtsTaskGraphRegistrar implements BeanDefinitionRegistryPostProcessor, Ordered {
 
     /** One annotated method. */
-    private record Declared(String beanName, Method method, HtsTask spec, String name, String where) {
-    }
+    private record Declared(String beanName, Method method, HtsTask spec, String name, String where) {}
 
     @Override
     public int getOrder() {
@@ -79,17 +77,19 @@ public final class HtsTaskGraphRegistrar implements BeanDefinitionRegistryPostPr
             List<Declared> ordered = check(name, graph.getValue());
             if (registry.containsBeanDefinition(name)) {
                 Declared first = graph.getValue().get(0);
-                throw new HtsTaskDefinitionException(first.where(), "its graph '" + name + "' is the name of another"
-                        + " bean; @HtsTask graphs become TaskGraph beans of their own: choose another graph name");
+                throw new HtsTaskDefinitionException(
+                        first.where(),
+                        "its graph '" + name + "' is the name of another"
+                                + " bean; @HtsTask graphs become TaskGraph beans of their own: choose another graph name");
             }
-            RootBeanDefinition definition = new RootBeanDefinition(TaskGraph.class, () -> build(name, ordered, factory));
+            RootBeanDefinition definition =
+                    new RootBeanDefinition(TaskGraph.class, () -> build(name, ordered, factory));
             registry.registerBeanDefinition(name, definition);
         }
     }
 
     @Override
-    public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
-    }
+    public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {}
 
     // ------------------------------------------------------------------ checks
 
@@ -99,8 +99,10 @@ public final class HtsTaskGraphRegistrar implements BeanDefinitionRegistryPostPr
         for (Declared d : methods) {
             Declared other = byName.putIfAbsent(d.name(), d);
             if (other != null) {
-                throw new HtsTaskDefinitionException(d.where(), "declares task '" + d.name() + "' of graph '" + graph
-                        + "', as " + other.where() + " does; give one of them another name (@HtsTask(name = ...))");
+                throw new HtsTaskDefinitionException(
+                        d.where(),
+                        "declares task '" + d.name() + "' of graph '" + graph + "', as " + other.where()
+                                + " does; give one of them another name (@HtsTask(name = ...))");
             }
         }
         for (Declared d : methods) {
@@ -115,12 +117,16 @@ public final class HtsTaskGraphRegistrar implements BeanDefinitionRegistryPostPr
         CompiledGraph compiled;
         try {
             compiled = shape.compile();
-        }
-        catch (GraphValidationException ex) {
-            String involved = ex.tasks().stream().map(t -> byName.containsKey(t) ? byName.get(t).where() : t)
+        } catch (GraphValidationException ex) {
+            String involved = ex.tasks().stream()
+                    .map(t -> byName.containsKey(t) ? byName.get(t).where() : t)
                     .collect(Collectors.joining(" -> "));
-            throw new HtsTaskDefinitionException(byName.get(ex.tasks().get(0)).where(), ex.getMessage()
-                    + (ex.problem() == GraphValidationException.Problem.CYCLE ? " (methods: " + involved + ")" : ""));
+            throw new HtsTaskDefinitionException(
+                    byName.get(ex.tasks().get(0)).where(),
+                    ex.getMessage()
+                            + (ex.problem() == GraphValidationException.Problem.CYCLE
+                                    ? " (methods: " + involved + ")"
+                                    : ""));
         }
         List<Declared> ordered = new ArrayList<>(methods.size());
         for (int k = 0; k < compiled.size(); k++) {
@@ -132,26 +138,32 @@ public final class HtsTaskGraphRegistrar implements BeanDefinitionRegistryPostPr
     private static void checkSettings(Declared d) {
         HtsTask spec = d.spec();
         if (spec.retries() < -1 || spec.retries() > RetrySpec.MAXIMUM_RETRIES) {
-            throw new HtsTaskDefinitionException(d.where(), "retries = " + spec.retries() + "; accepted: 0 to "
-                    + RetrySpec.MAXIMUM_RETRIES + ", or -1 for the scheduler's default");
+            throw new HtsTaskDefinitionException(
+                    d.where(),
+                    "retries = " + spec.retries() + "; accepted: 0 to " + RetrySpec.MAXIMUM_RETRIES
+                            + ", or -1 for the scheduler's default");
         }
         if (spec.priority() < 0) {
-            throw new HtsTaskDefinitionException(d.where(), "priority = " + spec.priority() + "; accepted: 0 (normal)"
-                    + " or more (urgent)");
+            throw new HtsTaskDefinitionException(
+                    d.where(), "priority = " + spec.priority() + "; accepted: 0 (normal)" + " or more (urgent)");
         }
         if (!spec.timeout().isEmpty()) {
             Duration timeout;
             try {
                 timeout = DurationStyle.detectAndParse(spec.timeout());
-            }
-            catch (IllegalArgumentException ex) {
-                throw new HtsTaskDefinitionException(d.where(), "timeout = \"" + spec.timeout() + "\" is not a duration;"
-                        + " accepted: e.g. \"500ms\", \"5s\", \"PT1M\", or empty for the scheduler's default");
+            } catch (IllegalArgumentException ex) {
+                throw new HtsTaskDefinitionException(
+                        d.where(),
+                        "timeout = \"" + spec.timeout() + "\" is not a duration;"
+                                + " accepted: e.g. \"500ms\", \"5s\", \"PT1M\", or empty for the scheduler's default");
             }
             if (timeout.compareTo(TimeLimitSpec.MINIMUM) < 0 || timeout.compareTo(TimeLimitSpec.MAXIMUM) > 0) {
-                throw new HtsTaskDefinitionException(d.where(), "timeout = \"" + spec.timeout() + "\"; accepted: a"
-                        + " duration from 1ms to " + TimeLimitSpec.MAXIMUM.toDays() + "d, such as \"5s\", or empty for the"
-                        + " scheduler's default");
+                throw new HtsTaskDefinitionException(
+                        d.where(),
+                        "timeout = \"" + spec.timeout() + "\"; accepted: a"
+                                + " duration from 1ms to " + TimeLimitSpec.MAXIMUM.toDays()
+                                + "d, such as \"5s\", or empty for the"
+                                + " scheduler's default");
             }
         }
     }
@@ -162,32 +174,40 @@ public final class HtsTaskGraphRegistrar implements BeanDefinitionRegistryPostPr
         for (Class<?> p : d.method().getParameterTypes()) {
             if (TaskContext.class.isAssignableFrom(p)) {
                 if (p != TaskContext.class && d.spec().device() != Placement.GPU) {
-                    throw new HtsTaskDefinitionException(d.where(), "takes a " + p.getSimpleName() + " but may run on"
-                            + " the CPU (device = " + d.spec().device() + "); use device = Placement.GPU, or take a"
-                            + " TaskContext");
+                    throw new HtsTaskDefinitionException(
+                            d.where(),
+                            "takes a " + p.getSimpleName() + " but may run on"
+                                    + " the CPU (device = " + d.spec().device()
+                                    + "); use device = Placement.GPU, or take a"
+                                    + " TaskContext");
                 }
-            }
-            else {
+            } else {
                 values.add(p);
             }
         }
         for (String dependency : dependencies(d.spec())) {
             if (!byName.containsKey(dependency)) {
-                throw new HtsTaskDefinitionException(d.where(), "depends on '" + dependency + "', which no @HtsTask"
-                        + " method of graph '" + graph + "' declares; declared: " + new TreeSet<>(byName.keySet()));
+                throw new HtsTaskDefinitionException(
+                        d.where(),
+                        "depends on '" + dependency + "', which no @HtsTask" + " method of graph '" + graph
+                                + "' declares; declared: " + new TreeSet<>(byName.keySet()));
             }
         }
         for (String waited : d.spec().waitsFor()) {
             if (Arrays.asList(after).contains(waited)) {
-                throw new HtsTaskDefinitionException(d.where(), "names '" + waited + "' in both after and waitsFor;"
-                        + " accepted: after when it reads the result (one parameter), waitsFor when it only runs after it");
+                throw new HtsTaskDefinitionException(
+                        d.where(),
+                        "names '" + waited + "' in both after and waitsFor;"
+                                + " accepted: after when it reads the result (one parameter), waitsFor when it only runs after it");
             }
         }
         if (values.size() != after.length) {
-            throw new HtsTaskDefinitionException(d.where(), "takes " + values.size() + " parameter(s) for its "
-                    + after.length + " after dependencies " + Arrays.toString(after) + "; accepted: exactly one"
-                    + " parameter per after dependency, in order (and, anywhere, a TaskContext); a task it only runs"
-                    + " after, without its result, goes in waitsFor");
+            throw new HtsTaskDefinitionException(
+                    d.where(),
+                    "takes " + values.size() + " parameter(s) for its "
+                            + after.length + " after dependencies " + Arrays.toString(after) + "; accepted: exactly one"
+                            + " parameter per after dependency, in order (and, anywhere, a TaskContext); a task it only runs"
+                            + " after, without its result, goes in waitsFor");
         }
         for (int i = 0; i < values.size(); i++) {
             Declared upstream = byName.get(after[i]);
@@ -195,10 +215,13 @@ public final class HtsTaskGraphRegistrar implements BeanDefinitionRegistryPostPr
             Class<?> wanted = values.get(i);
             boolean ok = produced == void.class ? !wanted.isPrimitive() : ClassUtils.isAssignable(wanted, produced);
             if (!ok) {
-                throw new HtsTaskDefinitionException(d.where(), "parameter " + (i + 1) + " is a "
-                        + wanted.getTypeName() + " but is bound to task '" + after[i] + "', whose method "
-                        + upstream.where() + " returns " + produced.getTypeName() + "; accepted: a parameter type it"
-                        + " can be assigned to");
+                throw new HtsTaskDefinitionException(
+                        d.where(),
+                        "parameter " + (i + 1) + " is a "
+                                + wanted.getTypeName() + " but is bound to task '" + after[i] + "', whose method "
+                                + upstream.where() + " returns " + produced.getTypeName()
+                                + "; accepted: a parameter type it"
+                                + " can be assigned to");
             }
         }
     }
@@ -256,8 +279,7 @@ public final class HtsTaskGraphRegistrar implements BeanDefinitionRegistryPostPr
     private static final class Invoker {
 
         /** The bean and the method to call on it (on a proxy, the proxy's). */
-        private record Bound(Object bean, Method method) {
-        }
+        private record Bound(Object bean, Method method) {}
 
         private final BeanFactory beans;
         private final Declared declared;
@@ -282,7 +304,8 @@ public final class HtsTaskGraphRegistrar implements BeanDefinitionRegistryPostPr
             return b;
         }
 
-        @Nullable Object invoke(TaskContext ctx) throws Exception {
+        @Nullable
+        Object invoke(TaskContext ctx) throws Exception {
             Bound b = bound();
             Object bean = b.bean();
             Method m = b.method();
@@ -293,15 +316,13 @@ public final class HtsTaskGraphRegistrar implements BeanDefinitionRegistryPostPr
                 Class<?> p = types[i];
                 if (TaskContext.class.isAssignableFrom(p)) {
                     args[i] = p.isInstance(ctx) ? ctx : ((GpuTaskContext) ctx).unwrap(p);
-                }
-                else {
+                } else {
                     args[i] = ctx.input(upstream.get(value++));
                 }
             }
             try {
                 return m.invoke(bean, args);
-            }
-            catch (InvocationTargetException ex) {
+            } catch (InvocationTargetException ex) {
                 Throwable cause = ex.getCause();
                 if (cause instanceof Exception e) {
                     throw e;

@@ -38,10 +38,14 @@ public class HtsHealthIndicator implements HealthIndicator {
     public Health health() {
         PoolStats pool = scheduler.poolStats();
         Health.Builder health = pool.shutdown() ? Health.down() : Health.up();
-        health.withDetail("workers", pool.parallelism()).withDetail("activeRuns", scheduler.activeRuns().size());
+        health.withDetail("workers", pool.parallelism())
+                .withDetail("activeRuns", scheduler.activeRuns().size());
         for (DeviceStatus d : scheduler.systemStatus().devices()) {
-            health.withDetail(d.device().id(), d.health() == DeviceHealth.UP ? Status.UP.getCode()
-                    : d.health().name() + ": " + d.detail());
+            health.withDetail(
+                    d.device().id(),
+                    d.health() == DeviceHealth.UP
+                            ? Status.UP.getCode()
+                            : d.health().name() + ": " + d.detail());
         }
         return health.build();
     }

@@ -1,13 +1,12 @@
 package io.hts.autoconfigure.metrics;
 
-import java.util.List;
-import java.util.function.ToDoubleFunction;
-
 import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.memory.MemoryStatistics;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.List;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Micrometer gauges of the GPU memory pools, tag {@code device} ({@code cuda:0}, ...):
@@ -33,20 +32,53 @@ public final class HtsGpuMetrics implements MeterBinder {
     public void bindTo(MeterRegistry registry) {
         for (GpuBackend gpu : backends) {
             String device = "cuda:" + gpu.deviceInfo().ordinal();
-            gauge(registry, "hts.gpu.memory.used", device, gpu, MemoryStatistics::used, "bytes",
+            gauge(
+                    registry,
+                    "hts.gpu.memory.used",
+                    device,
+                    gpu,
+                    MemoryStatistics::used,
+                    "bytes",
                     "Device memory in allocated blocks of the HTS pool");
-            gauge(registry, "hts.gpu.memory.free", device, gpu, MemoryStatistics::free, "bytes",
+            gauge(
+                    registry,
+                    "hts.gpu.memory.free",
+                    device,
+                    gpu,
+                    MemoryStatistics::free,
+                    "bytes",
                     "Device memory the HTS pool can hand out without reserving more");
-            gauge(registry, "hts.gpu.memory.reserved", device, gpu, MemoryStatistics::capacity, "bytes",
+            gauge(
+                    registry,
+                    "hts.gpu.memory.reserved",
+                    device,
+                    gpu,
+                    MemoryStatistics::capacity,
+                    "bytes",
                     "Device memory the HTS pool holds");
-            gauge(registry, "hts.gpu.memory.fragmentation", device, gpu, MemoryStatistics::externalFragmentation,
-                    null, "External fragmentation of the HTS pool's free memory, 0 to 1");
+            gauge(
+                    registry,
+                    "hts.gpu.memory.fragmentation",
+                    device,
+                    gpu,
+                    MemoryStatistics::externalFragmentation,
+                    null,
+                    "External fragmentation of the HTS pool's free memory, 0 to 1");
         }
     }
 
-    private static void gauge(MeterRegistry registry, String name, String device, GpuBackend gpu,
-            ToDoubleFunction<MemoryStatistics> value, String unit, String description) {
-        Gauge.builder(name, gpu, g -> value.applyAsDouble(g.memory().statistics())).tag("device", device)
-                .baseUnit(unit).description(description).register(registry);
+    private static void gauge(
+            MeterRegistry registry,
+            String name,
+            String device,
+            GpuBackend gpu,
+            ToDoubleFunction<MemoryStatistics> value,
+            String unit,
+            String description) {
+        Gauge.builder(name, gpu, g -> value.applyAsDouble(g.memory().statistics()))
+                .tag("device", device)
+                .baseUnit(unit)
+                .description(description)
+                .register(registry);
     }
 }

@@ -1,12 +1,5 @@
 package io.hts.autoconfigure.metrics;
 
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
-
 import io.hts.engine.exec.PoolStats;
 import io.hts.engine.graph.Device;
 import io.hts.engine.observe.RunProfile;
@@ -20,6 +13,12 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Micrometer metrics of a {@link Scheduler}:
@@ -56,19 +55,31 @@ public final class HtsMetrics implements MeterBinder {
     @Override
     public void bindTo(MeterRegistry registry) {
         Scheduler s = scheduler;
-        Gauge.builder("hts.runs.active", s, x -> x.activeRuns().size()).description("Runs not yet finished")
+        Gauge.builder("hts.runs.active", s, x -> x.activeRuns().size())
+                .description("Runs not yet finished")
                 .register(registry);
-        Gauge.builder("hts.tasks.active", s, HtsMetrics::activeTasks).description("Tasks running on any device")
+        Gauge.builder("hts.tasks.active", s, HtsMetrics::activeTasks)
+                .description("Tasks running on any device")
                 .register(registry);
-        Gauge.builder("hts.executor.idle", s, x -> x.poolStats().workers().stream().filter(w -> !w.active()).count())
-                .description("Idle CPU workers").register(registry);
+        Gauge.builder(
+                        "hts.executor.idle",
+                        s,
+                        x -> x.poolStats().workers().stream()
+                                .filter(w -> !w.active())
+                                .count())
+                .description("Idle CPU workers")
+                .register(registry);
         FunctionCounter.builder("hts.executor.steals", s, x -> x.poolStats().steals())
-                .description("Tasks CPU workers stole from one another").register(registry);
+                .description("Tasks CPU workers stole from one another")
+                .register(registry);
         FunctionCounter.builder("hts.executor.executed", s, x -> x.poolStats().executed())
-                .description("Tasks the CPU workers ran").register(registry);
+                .description("Tasks the CPU workers ran")
+                .register(registry);
         for (Device d : Device.values()) {
-            Gauge.builder("hts.queue.depth", s, x -> queued(x, d)).tag("device", d.id())
-                    .description("Tasks waiting for the device").register(registry);
+            Gauge.builder("hts.queue.depth", s, x -> queued(x, d))
+                    .tag("device", d.id())
+                    .description("Tasks waiting for the device")
+                    .register(registry);
         }
         s.addListener(new TaskListener() {
             @Override
@@ -102,16 +113,22 @@ public final class HtsMetrics implements MeterBinder {
 
     private void record(MeterRegistry registry, RunProfile profile) {
         String outcome = profile.status().name().toLowerCase(Locale.ROOT);
-        Timer.builder("hts.runs").tag("graph", profile.graphName()).tag("outcome", outcome)
-                .description("Makespan of finished runs").register(registry)
+        Timer.builder("hts.runs")
+                .tag("graph", profile.graphName())
+                .tag("outcome", outcome)
+                .description("Makespan of finished runs")
+                .register(registry)
                 .record(profile.makespan().toNanos(), TimeUnit.NANOSECONDS);
         if (!profile.hasTimings()) {
             return;
         }
         // one pass over the timings: per device and final state, how many ran and for how long
         profile.ranTotals((device, state, count, nanos) -> {
-            TaskTotals totals = totals(registry, device == null ? "none" : device.id(),
-                    state.name().toLowerCase(Locale.ROOT), profile.policy());
+            TaskTotals totals = totals(
+                    registry,
+                    device == null ? "none" : device.id(),
+                    state.name().toLowerCase(Locale.ROOT),
+                    profile.policy());
             totals.count.add(count);
             totals.nanos.add(nanos);
         });
@@ -122,14 +139,19 @@ public final class HtsMetrics implements MeterBinder {
         return ofRegistry.computeIfAbsent(List.of(device, outcome, policy), key -> {
             TaskTotals t = new TaskTotals();
             FunctionTimer.builder("hts.tasks", t, x -> x.count.sum(), x -> x.nanos.sum(), TimeUnit.NANOSECONDS)
-                    .tag("device", device).tag("outcome", outcome).tag("policy", policy)
-                    .description("Tasks of finished runs that ran, and their total duration").register(registry);
+                    .tag("device", device)
+                    .tag("outcome", outcome)
+                    .tag("policy", policy)
+                    .description("Tasks of finished runs that ran, and their total duration")
+                    .register(registry);
             return t;
         });
     }
 
     private static double activeTasks(Scheduler s) {
-        double active = s.poolStats().workers().stream().filter(PoolStats.WorkerStats::active).count();
+        double active = s.poolStats().workers().stream()
+                .filter(PoolStats.WorkerStats::active)
+                .count();
         for (DeviceStatus d : s.systemStatus().devices()) {
             if (d.device() != Device.CPU) {
                 active += d.running();

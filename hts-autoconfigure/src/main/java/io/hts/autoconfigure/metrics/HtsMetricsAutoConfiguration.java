@@ -1,8 +1,5 @@
 package io.hts.autoconfigure.metrics;
 
-import java.util.ArrayList;
-import java.util.List;
-
 import io.hts.autoconfigure.HtsAutoConfiguration;
 import io.hts.autoconfigure.HtsGpuAutoConfiguration;
 import io.hts.engine.exec.DeviceBackend;
@@ -12,6 +9,8 @@ import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.MultiGpuBackend;
 import io.hts.gpu.exec.PartialGpuBackend;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -47,7 +46,9 @@ public final class HtsMetricsAutoConfiguration {
         @ConditionalOnBean(DeviceBackend.class)
         HtsGpuMetrics htsGpuMetrics(ObjectProvider<DeviceBackend> backends) {
             List<GpuBackend> all = new ArrayList<>();
-            backends.orderedStream().forEach(b -> running(b).stream().filter(d -> !all.contains(d)).forEach(all::add));
+            backends.orderedStream()
+                    .forEach(b ->
+                            running(b).stream().filter(d -> !all.contains(d)).forEach(all::add));
             return new HtsGpuMetrics(all);
         }
 

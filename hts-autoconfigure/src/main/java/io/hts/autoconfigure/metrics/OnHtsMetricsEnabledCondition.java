@@ -21,11 +21,14 @@ final class OnHtsMetricsEnabledCondition extends SpringBootCondition {
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
         boolean enabled;
         try {
-            enabled = Binder.get(context.getEnvironment()).bind(PROPERTY, Boolean.class).orElse(true);
-        }
-        catch (BindException ex) {
+            enabled = Binder.get(context.getEnvironment())
+                    .bind(PROPERTY, Boolean.class)
+                    .orElse(true);
+        } catch (BindException ex) {
             return ConditionOutcome.match(PROPERTY + " cannot be read; its binding reports it");
         }
-        return enabled ? ConditionOutcome.match(PROPERTY + " is true") : ConditionOutcome.noMatch(PROPERTY + " is false");
+        return enabled
+                ? ConditionOutcome.match(PROPERTY + " is true")
+                : ConditionOutcome.noMatch(PROPERTY + " is false");
     }
 }

@@ -14,7 +14,8 @@ import org.springframework.context.annotation.Bean;
  * An {@link HtsRunObservations} listener (subscribed by {@link HtsAutoConfiguration} like every
  * {@code TaskListener} bean) when the application has an {@link ObservationRegistry}.
  */
-@AutoConfiguration(before = HtsAutoConfiguration.class,
+@AutoConfiguration(
+        before = HtsAutoConfiguration.class,
         afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
 @ConditionalOnClass(ObservationRegistry.class)
 @EnableConfigurationProperties(HtsProperties.class)

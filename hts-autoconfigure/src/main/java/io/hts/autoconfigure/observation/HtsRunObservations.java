@@ -1,14 +1,13 @@
 package io.hts.autoconfigure.observation;
 
-import java.util.Locale;
-import java.util.concurrent.ConcurrentHashMap;
-
 import io.hts.engine.observe.EventType;
 import io.hts.engine.observe.TaskEvent;
 import io.hts.engine.observe.TaskListener;
 import io.hts.engine.observe.TaskScope;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One Micrometer {@link Observation} per graph run, named {@code hts.graph.run}: started when the
@@ -67,9 +66,13 @@ public final class HtsRunObservations implements TaskListener, TaskScope {
             Observation.Scope scope = run.openScope();
             return scope::close;
         }
-        Observation child = Observation.createNotStarted(TASK_NAME, registry).parentObservation(run)
-                .contextualName("hts " + graph + "/" + task).lowCardinalityKeyValue("graph", graph)
-                .highCardinalityKeyValue("task", task).highCardinalityKeyValue("run.id", Long.toString(runId)).start();
+        Observation child = Observation.createNotStarted(TASK_NAME, registry)
+                .parentObservation(run)
+                .contextualName("hts " + graph + "/" + task)
+                .lowCardinalityKeyValue("graph", graph)
+                .highCardinalityKeyValue("task", task)
+                .highCardinalityKeyValue("run.id", Long.toString(runId))
+                .start();
         Observation.Scope scope = child.openScope();
         return () -> {
             scope.close();
@@ -81,17 +84,18 @@ public final class HtsRunObservations implements TaskListener, TaskScope {
     public void onEvent(TaskEvent event) {
         EventType type = event.type();
         if (type == EventType.RUN_SUBMITTED) {
-            Observation o = Observation.createNotStarted(NAME, registry).contextualName("hts " + event.graphName())
+            Observation o = Observation.createNotStarted(NAME, registry)
+                    .contextualName("hts " + event.graphName())
                     .lowCardinalityKeyValue("graph", event.graphName())
                     .highCardinalityKeyValue("run.id", Long.toString(event.runId()));
             open.put(event.runId(), o.start());
-        }
-        else if (type == EventType.RUN_SUCCEEDED || type == EventType.RUN_FAILED || type == EventType.RUN_CANCELLED) {
+        } else if (type == EventType.RUN_SUCCEEDED || type == EventType.RUN_FAILED || type == EventType.RUN_CANCELLED) {
             Observation o = open.remove(event.runId());
             if (o == null) {
                 return;
             }
-            o.lowCardinalityKeyValue("outcome", type.name().substring("RUN_".length()).toLowerCase(Locale.ROOT));
+            o.lowCardinalityKeyValue(
+                    "outcome", type.name().substring("RUN_".length()).toLowerCase(Locale.ROOT));
             if (event.error() != null) {
                 o.error(event.error());
             }

@@ -1,5 +1,13 @@
 package io.hts.autoconfigure.actuate;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import io.hts.autoconfigure.FeaturesApp;
+import io.hts.engine.graph.RunStatus;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.Scheduler;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,21 +26,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
-import io.hts.autoconfigure.FeaturesApp;
-import io.hts.engine.graph.RunStatus;
-import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.run.GraphRun;
-import io.hts.engine.run.Scheduler;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * The endpoints over real HTTP (on 127.0.0.1, a random port) where no other test looks: the live
@@ -46,10 +45,15 @@ class HtsEndpointHttpEdgeTests {
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private static ConfigurableApplicationContext start(String... more) {
-        List<String> properties = new java.util.ArrayList<>(List.of("server.port=0", "server.address=127.0.0.1",
-                "management.endpoints.web.exposure.include=htsevents,htsprofiler", "spring.main.banner-mode=off"));
+        List<String> properties = new java.util.ArrayList<>(List.of(
+                "server.port=0",
+                "server.address=127.0.0.1",
+                "management.endpoints.web.exposure.include=htsevents,htsprofiler",
+                "spring.main.banner-mode=off"));
         properties.addAll(List.of(more));
-        return new SpringApplicationBuilder(FeaturesApp.class).properties(properties.toArray(String[]::new)).run();
+        return new SpringApplicationBuilder(FeaturesApp.class)
+                .properties(properties.toArray(String[]::new))
+                .run();
     }
 
     private static int port(ConfigurableApplicationContext context) {
@@ -57,8 +61,12 @@ class HtsEndpointHttpEdgeTests {
     }
 
     private static HttpResponse<String> fetch(int port, String path) throws Exception {
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .GET().build(), HttpResponse.BodyHandlers.ofString());
+        return HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                                .GET()
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
     }
 
     // ================================================================== a slow client
@@ -126,9 +134,14 @@ class HtsEndpointHttpEdgeTests {
                     while (!first.toString().contains(":subscribed")) {
                         first.append(slow.chunk());
                     }
-                    HttpResponse<Stream<String>> fast = HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(
-                            URI.create("http://127.0.0.1:" + port + "/actuator/htsevents/stream?type=run_succeeded"))
-                            .GET().build(), HttpResponse.BodyHandlers.ofLines()).get(20, TimeUnit.SECONDS);
+                    HttpResponse<Stream<String>> fast = HttpClient.newHttpClient()
+                            .sendAsync(
+                                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                                                    + "/actuator/htsevents/stream?type=run_succeeded"))
+                                            .GET()
+                                            .build(),
+                                    HttpResponse.BodyHandlers.ofLines())
+                            .get(20, TimeUnit.SECONDS);
                     assertThat(fast.statusCode()).isEqualTo(200);
                     try (Stream<String> fastBody = fast.body()) {
                         Iterator<String> fastLines = fastBody.iterator();
@@ -147,27 +160,34 @@ class HtsEndpointHttpEdgeTests {
                         String line;
                         do {
                             line = fastLines.next();
-                        }
-                        while (!line.startsWith("data:") || !line.contains("\"runId\":" + run.runId() + ","));
-                        assertThat(JSON.readTree(line.substring("data:".length())).get("type").asText())
+                        } while (!line.startsWith("data:") || !line.contains("\"runId\":" + run.runId() + ","));
+                        assertThat(JSON.readTree(line.substring("data:".length()))
+                                        .get("type")
+                                        .asText())
                                 .isEqualTo("RUN_SUCCEEDED");
                     }
 
                     // The slow client now reads: what was buffered, then an event that says how many were lost.
-                    Pattern dropped = Pattern.compile(":dropped (\\d+) events \\(the client reads slower than they come\\)");
+                    Pattern dropped =
+                            Pattern.compile(":dropped (\\d+) events \\(the client reads slower than they come\\)");
                     long sent = 0;
                     long lost = -1;
                     while (lost < 0) {
                         String chunk = slow.chunk();
-                        assertThat(chunk).as("the stream goes on until the drop is reported").isNotNull();
+                        assertThat(chunk)
+                                .as("the stream goes on until the drop is reported")
+                                .isNotNull();
                         sent += chunk.lines().filter(l -> l.startsWith("data:")).count();
                         Matcher m = dropped.matcher(chunk);
                         if (m.find()) {
                             lost = Long.parseLong(m.group(1));
                         }
                     }
-                    assertThat(lost).as("events were dropped for the slow client").isPositive();
-                    assertThat(sent).as("what reached it before the report is bounded, not every event")
+                    assertThat(lost)
+                            .as("events were dropped for the slow client")
+                            .isPositive();
+                    assertThat(sent)
+                            .as("what reached it before the report is bounded, not every event")
                             .isLessThan(3L * 60_000);
                 }
             });
@@ -180,13 +200,20 @@ class HtsEndpointHttpEdgeTests {
     void aStreamEndsByItselfAfterTheStreamTimeout() throws Exception {
         try (ConfigurableApplicationContext context = start("hts.events.stream-timeout=1s")) {
             int port = port(context);
-            HttpResponse<Stream<String>> response = HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + port + "/actuator/htsevents/stream")).GET().build(),
-                    HttpResponse.BodyHandlers.ofLines()).get(20, TimeUnit.SECONDS);
+            HttpResponse<Stream<String>> response = HttpClient.newHttpClient()
+                    .sendAsync(
+                            HttpRequest.newBuilder(
+                                            URI.create("http://127.0.0.1:" + port + "/actuator/htsevents/stream"))
+                                    .GET()
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofLines())
+                    .get(20, TimeUnit.SECONDS);
             assertThat(response.statusCode()).isEqualTo(200);
             try (Stream<String> body = response.body()) {
                 List<String> lines = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> body.toList());
-                assertThat(lines).as("the connection ended quietly, after its first comment").contains(":subscribed")
+                assertThat(lines)
+                        .as("the connection ended quietly, after its first comment")
+                        .contains(":subscribed")
                         .noneMatch(l -> l.contains("error"));
             }
             // and a new connection is served as before
@@ -207,10 +234,13 @@ class HtsEndpointHttpEdgeTests {
             assertThat(dot.headers().firstValue("Content-Type").orElse("")).startsWith("text/vnd.graphviz");
             String text = dot.body();
             assertThat(text).startsWith("digraph \"features\" {").endsWith("}\n");
-            assertThat(text).containsPattern("t0 \\[label=\"load\\\\ncpu [0-9.]+ ms\", fillcolor=\"palegreen\"\\]")
+            assertThat(text)
+                    .containsPattern("t0 \\[label=\"load\\\\ncpu [0-9.]+ ms\", fillcolor=\"palegreen\"\\]")
                     .containsPattern("t1 \\[label=\"double\\\\ncpu [0-9.]+ ms\", fillcolor=\"palegreen\"\\]")
                     .contains("t0 -> t1;");
-            assertThat(text).isEqualTo(scheduler.profiler().run(ok.runId()).orElseThrow().toDot());
+            assertThat(text)
+                    .isEqualTo(
+                            scheduler.profiler().run(ok.runId()).orElseThrow().toDot());
 
             TaskGraph failing = TaskGraph.named("fails");
             var bad = failing.task("bad").cpu(ctx -> {
@@ -219,9 +249,13 @@ class HtsEndpointHttpEdgeTests {
             failing.task("after \"quoted\"").after(bad).cpu(ctx -> 1);
             GraphRun failed = scheduler.submit(failing);
             assertThat(failed.future()).failsWithin(Duration.ofSeconds(10));
-            String failedDot = fetch(port, "/actuator/htsprofiler/" + failed.runId() + "?format=dot").body();
-            assertThat(failedDot).contains("t0 [label=\"bad\\ncpu").contains("fillcolor=\"salmon\"")
-                    .contains("t1 [label=\"after \\\"quoted\\\"\", fillcolor=\"lightgrey\"]").contains("t0 -> t1;");
+            String failedDot = fetch(port, "/actuator/htsprofiler/" + failed.runId() + "?format=dot")
+                    .body();
+            assertThat(failedDot)
+                    .contains("t0 [label=\"bad\\ncpu")
+                    .contains("fillcolor=\"salmon\"")
+                    .contains("t1 [label=\"after \\\"quoted\\\"\", fillcolor=\"lightgrey\"]")
+                    .contains("t0 -> t1;");
 
             HttpResponse<String> unknown = fetch(port, "/actuator/htsprofiler/987654?format=dot");
             assertThat(unknown.statusCode()).isEqualTo(404);
@@ -249,20 +283,30 @@ class HtsEndpointHttpEdgeTests {
             int port = port(context);
             // More notable events than the cap: a failed task is one event, and its run another.
             TaskGraph many = TaskGraph.named("many-failures");
-            many.group("f", 10_500, (i, t) -> t.cpu(ctx -> {
-                throw new IllegalStateException("f" + i);
-            }));
-            GraphRun run = scheduler.submit(many, io.hts.engine.run.RunOptions.failureMode(
-                    io.hts.engine.run.FailureMode.CONTINUE));
+            many.group(
+                    "f",
+                    10_500,
+                    (i, t) -> t.cpu(ctx -> {
+                        throw new IllegalStateException("f" + i);
+                    }));
+            GraphRun run = scheduler.submit(
+                    many, io.hts.engine.run.RunOptions.failureMode(io.hts.engine.run.FailureMode.CONTINUE));
             assertThat(run.future()).failsWithin(Duration.ofSeconds(60));
-            int buffered = scheduler.events().log().events(-1, Integer.MAX_VALUE, e -> true).size();
+            int buffered = scheduler
+                    .events()
+                    .log()
+                    .events(-1, Integer.MAX_VALUE, e -> true)
+                    .size();
             assertThat(buffered).isGreaterThan(10_000);
 
-            JsonNode capped = JSON.readTree(fetch(port, "/actuator/htsevents?limit=10000").body());
+            JsonNode capped =
+                    JSON.readTree(fetch(port, "/actuator/htsevents?limit=10000").body());
             assertThat(capped.get("events")).hasSize(10_000);
-            JsonNode byDefault = JSON.readTree(fetch(port, "/actuator/htsevents").body());
+            JsonNode byDefault =
+                    JSON.readTree(fetch(port, "/actuator/htsevents").body());
             assertThat(byDefault.get("events")).as("the default limit").hasSize(200);
-            JsonNode one = JSON.readTree(fetch(port, "/actuator/htsevents?limit=1").body());
+            JsonNode one =
+                    JSON.readTree(fetch(port, "/actuator/htsevents?limit=1").body());
             assertThat(one.get("events")).hasSize(1);
 
             outOfRange(port, "10001", "10001 is out of range");

@@ -1,5 +1,11 @@
 package io.hts.autoconfigure.actuate;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import io.hts.autoconfigure.FeaturesApp;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.run.Scheduler;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -10,10 +16,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-
-import io.hts.autoconfigure.FeaturesApp;
-import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.run.Scheduler;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -21,9 +23,6 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * The issue's acceptance test: an application with only the auto-configuration, a graph bean and
@@ -33,14 +32,22 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 class HtsEndpointHttpTests {
 
     static HttpResponse<String> fetch(int port, String path) throws Exception {
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).GET()
-                .build(), HttpResponse.BodyHandlers.ofString());
+        return HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+                                .GET()
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
     }
 
     static HttpResponse<String> postJson(int port, String path, String json) throws Exception {
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        return HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(json))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
     }
 
     /** The body of a GET whatever its status: an error answer must say what was wrong and what is accepted. */
@@ -63,9 +70,15 @@ class HtsEndpointHttpTests {
     }
 
     @Nested
-    @SpringBootTest(classes = FeaturesApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-            properties = {"hts.scheduler.policy=round-robin", "management.endpoints.web.exposure.include=hts,htsevents,htsprofiler,health",
-                "management.endpoint.health.show-components=always", "management.endpoint.health.show-details=always"})
+    @SpringBootTest(
+            classes = FeaturesApp.class,
+            webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+            properties = {
+                "hts.scheduler.policy=round-robin",
+                "management.endpoints.web.exposure.include=hts,htsevents,htsprofiler,health",
+                "management.endpoint.health.show-components=always",
+                "management.endpoint.health.show-details=always"
+            })
     class Exposed {
 
         @LocalServerPort
@@ -77,13 +90,15 @@ class HtsEndpointHttpTests {
         @Test
         void theGraphBeanRunsAndShowsUnderActuatorHts() throws Exception {
             TaskGraph graph = scheduler.registeredGraphs().get("features");
-            assertThat(scheduler.execute(graph).states().values()).allMatch(s -> s.name().equals("SUCCEEDED"));
+            assertThat(scheduler.execute(graph).states().values())
+                    .allMatch(s -> s.name().equals("SUCCEEDED"));
             int[] status = new int[1];
             JsonNode hts = get(port, "/actuator/hts", status);
             assertThat(status[0]).isEqualTo(200);
             assertThat(hts.get("policy").asText()).isEqualTo("round-robin");
             assertThat(hts.get("graphs").get("features").get("tasks").asInt()).isEqualTo(2);
-            assertThat(hts.get("pool").get("workers").asInt()).isEqualTo(Runtime.getRuntime().availableProcessors());
+            assertThat(hts.get("pool").get("workers").asInt())
+                    .isEqualTo(Runtime.getRuntime().availableProcessors());
             assertThat(hts.get("pool").get("executed").asLong()).isGreaterThanOrEqualTo(2);
             assertThat(hts.get("devices").get(0).get("device").asText()).isEqualTo("cpu");
             assertThat(hts.get("activeRuns").isArray()).isTrue();
@@ -91,7 +106,9 @@ class HtsEndpointHttpTests {
 
         @Test
         void recentEventsComeWithACursorAndFilters() throws Exception {
-            long runId = scheduler.execute(scheduler.registeredGraphs().get("features")).runId();
+            long runId = scheduler
+                    .execute(scheduler.registeredGraphs().get("features"))
+                    .runId();
             int[] status = new int[1];
             JsonNode all = get(port, "/actuator/htsevents", status);
             assertThat(status[0]).isEqualTo(200);
@@ -99,14 +116,18 @@ class HtsEndpointHttpTests {
             assertThat(all.get("events").isArray()).isTrue();
             JsonNode finished = get(port, "/actuator/htsevents?runId=" + runId + "&type=run_succeeded", status);
             assertThat(finished.get("events")).hasSize(1);
-            assertThat(finished.get("events").get(0).has("worker")).as("no -1 sentinel for a run's event").isFalse();
+            assertThat(finished.get("events").get(0).has("worker"))
+                    .as("no -1 sentinel for a run's event")
+                    .isFalse();
             assertThat(finished.get("events").get(0).get("graph").asText()).isEqualTo("features");
-            long next = get(port, "/actuator/htsevents?limit=10000", status).get("next").asLong();
+            long next = get(port, "/actuator/htsevents?limit=10000", status)
+                    .get("next")
+                    .asLong();
             JsonNode none = get(port, "/actuator/htsevents?after=" + next, status);
             assertThat(none.get("events")).isEmpty();
             assertThat(none.get("next").asLong()).isEqualTo(next);
-            JsonNode problem = JsonMapper.builder().build().readTree(errorBody(port, "/actuator/htsevents?type=exploded",
-                    400));
+            JsonNode problem =
+                    JsonMapper.builder().build().readTree(errorBody(port, "/actuator/htsevents?type=exploded", 400));
             assertThat(problem.get("status").asInt()).isEqualTo(400);
             assertThat(problem.get("parameter").asText()).isEqualTo("type");
             assertThat(problem.get("value").asText()).isEqualTo("exploded");
@@ -117,11 +138,19 @@ class HtsEndpointHttpTests {
         /** SSE: a client subscribed before a run starts receives that run's events as they happen. */
         @Test
         void theLiveStreamDeliversTheEventsOfARunStartedWhileSubscribed() throws Exception {
-            HttpResponse<Stream<String>> response = HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(
-                    URI.create("http://localhost:" + port + "/actuator/htsevents/stream?task=double&routine=true")).GET().build(),
-                    HttpResponse.BodyHandlers.ofLines()).get(20, TimeUnit.SECONDS);
+            HttpResponse<Stream<String>> response = HttpClient.newHttpClient()
+                    .sendAsync(
+                            HttpRequest.newBuilder(URI.create("http://localhost:" + port
+                                            + "/actuator/htsevents/stream?task=double&routine=true"))
+                                    .GET()
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofLines())
+                    .get(20, TimeUnit.SECONDS);
             assertThat(response.statusCode()).isEqualTo(200);
-            assertThat(response.headers().firstValue("Content-Type")).get().asString().startsWith("text/event-stream");
+            assertThat(response.headers().firstValue("Content-Type"))
+                    .get()
+                    .asString()
+                    .startsWith("text/event-stream");
             try (Stream<String> body = response.body()) {
                 Iterator<String> lines = body.iterator();
                 List<String> seen = new ArrayList<>();
@@ -129,44 +158,62 @@ class HtsEndpointHttpTests {
                     while (!lines.next().equals(":subscribed")) {
                         // the stream is open once its first comment arrives
                     }
-                    long runId = scheduler.submit(scheduler.registeredGraphs().get("features")).runId();
+                    long runId = scheduler
+                            .submit(scheduler.registeredGraphs().get("features"))
+                            .runId();
                     String line;
                     do {
                         line = lines.next();
                         seen.add(line);
-                    }
-                    while (!line.startsWith("data:") || !line.contains("TASK_SUCCEEDED"));
+                    } while (!line.startsWith("data:") || !line.contains("TASK_SUCCEEDED"));
                     JsonNode event = JsonMapper.builder().build().readTree(line.substring("data:".length()));
                     assertThat(event.get("runId").asLong()).isEqualTo(runId);
                     assertThat(event.get("task").asText()).isEqualTo("double");
                 });
-                assertThat(seen).contains("event:TASK_SUCCEEDED").anyMatch(l -> l.startsWith("id:"))
+                assertThat(seen)
+                        .contains("event:TASK_SUCCEEDED")
+                        .anyMatch(l -> l.startsWith("id:"))
                         .noneMatch(l -> l.contains("\"task\":\"load\""));
             }
             int[] status = new int[1];
-            assertThat(errorBody(port, "/actuator/htsevents/stream?type=exploded", 400)).as("an unknown type")
+            assertThat(errorBody(port, "/actuator/htsevents/stream?type=exploded", 400))
+                    .as("an unknown type")
                     .contains("unknown event type 'exploded'", "task_failed");
         }
 
         @Test
         void theProfilerShowsRunsStatisticsAndOneRunsTrace() throws Exception {
-            long runId = scheduler.execute(scheduler.registeredGraphs().get("features")).runId();
+            long runId = scheduler
+                    .execute(scheduler.registeredGraphs().get("features"))
+                    .runId();
             int[] status = new int[1];
             JsonNode summary = get(port, "/actuator/htsprofiler", status);
             assertThat(status[0]).isEqualTo(200);
-            assertThat(summary.get("recentRuns")).anySatisfy(r -> assertThat(r.get("runId").asLong()).isEqualTo(runId));
-            assertThat(summary.get("recentRuns")).allSatisfy(r -> assertThat(java.time.Instant.parse(r.get("finished")
-                    .asText())).isAfterOrEqualTo(java.time.Instant.parse(r.get("submitted").asText())));
-            assertThat(summary.get("statistics").get("features").get("double").get("count").asLong()).isPositive();
+            assertThat(summary.get("recentRuns"))
+                    .anySatisfy(r -> assertThat(r.get("runId").asLong()).isEqualTo(runId));
+            assertThat(summary.get("recentRuns"))
+                    .allSatisfy(r -> assertThat(
+                                    java.time.Instant.parse(r.get("finished").asText()))
+                            .isAfterOrEqualTo(
+                                    java.time.Instant.parse(r.get("submitted").asText())));
+            assertThat(summary.get("statistics")
+                            .get("features")
+                            .get("double")
+                            .get("count")
+                            .asLong())
+                    .isPositive();
             JsonNode run = get(port, "/actuator/htsprofiler/" + runId, status);
             assertThat(run.get("graph").asText()).isEqualTo("features");
             assertThat(run.get("criticalPath")).extracting(JsonNode::asText).containsExactly("load", "double");
             JsonNode trace = get(port, "/actuator/htsprofiler/" + runId + "?format=trace", status);
             assertThat(status[0]).isEqualTo(200);
-            assertThat(contentType(port, "/actuator/htsprofiler/" + runId + "?format=trace")).startsWith("application/json");
-            assertThat(contentType(port, "/actuator/htsprofiler/" + runId + "?format=dot")).startsWith("text/vnd.graphviz");
+            assertThat(contentType(port, "/actuator/htsprofiler/" + runId + "?format=trace"))
+                    .startsWith("application/json");
+            assertThat(contentType(port, "/actuator/htsprofiler/" + runId + "?format=dot"))
+                    .startsWith("text/vnd.graphviz");
             assertThat(trace.get("traceEvents").isArray()).isTrue();
-            assertThat(errorBody(port, "/actuator/htsprofiler/999999", 404)).as("a run not retained")
+            assertThat(errorBody(port, "/actuator/htsprofiler/999999", 404))
+                    .as("a run not retained")
                     .contains("run 999999 is not among the runs the profiler keeps");
             assertThat(errorBody(port, "/actuator/htsprofiler/" + runId + "?format=pdf", 400))
                     .contains("\"parameter\":\"format\"", "\"value\":\"pdf\"", "trace (Chrome Trace Event JSON)");
@@ -198,14 +245,16 @@ class HtsEndpointHttpTests {
             list.get("tasks").forEach(t -> byName.put(t.get("task").asText(), t));
             assertThat(byName).containsOnlyKeys("prepare", "boom", "child", "grandchild");
             assertThat(byName.get("boom").get("state").asText()).isEqualTo("FAILED");
-            assertThat(byName.get("boom").get("cause").asText()).isEqualTo("java.lang.IllegalStateException: bad input in row 7");
+            assertThat(byName.get("boom").get("cause").asText())
+                    .isEqualTo("java.lang.IllegalStateException: bad input in row 7");
             assertThat(byName.get("grandchild").get("state").asText()).isEqualTo("CANCELLED");
             assertThat(byName.get("grandchild").get("cause").asText()).contains("boom");
             assertThat(byName.get("grandchild").has("durationMillis")).isFalse();
             assertThat(byName.get("prepare").has("cause")).isFalse();
             JsonNode page = get(port, "/actuator/htsprofiler/" + failed.runId() + "?offset=3&limit=2", status);
             assertThat(page.get("taskList").get("tasks")).hasSize(1);
-            assertThat(errorBody(port, "/actuator/htsprofiler/" + failed.runId() + "?limit=0", 400)).as("a limit below 1")
+            assertThat(errorBody(port, "/actuator/htsprofiler/" + failed.runId() + "?limit=0", 400))
+                    .as("a limit below 1")
                     .contains("\"parameter\":\"limit\"", "a whole number from 1 to 10000");
         }
 
@@ -216,7 +265,8 @@ class HtsEndpointHttpTests {
             assertThat(status[0]).isEqualTo(200);
             JsonNode hts = health.get("components").get("hts");
             assertThat(hts.get("status").asText()).isEqualTo("UP");
-            assertThat(hts.get("details").get("workers").asInt()).isEqualTo(Runtime.getRuntime().availableProcessors());
+            assertThat(hts.get("details").get("workers").asInt())
+                    .isEqualTo(Runtime.getRuntime().availableProcessors());
             assertThat(hts.get("details").get("cpu").asText()).isEqualTo("UP");
         }
     }
@@ -226,7 +276,9 @@ class HtsEndpointHttpTests {
     }
 
     @Nested
-    @SpringBootTest(classes = FeaturesApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    @SpringBootTest(
+            classes = FeaturesApp.class,
+            webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
             properties = "management.endpoints.web.exposure.include=hts")
     class ReadOnly {
 
@@ -240,17 +292,22 @@ class HtsEndpointHttpTests {
         void switchingThePolicyIsRefusedWhileTheEndpointIsReadOnly() throws Exception {
             HttpResponse<String> refused = postJson(port, "/actuator/hts", "{\"policy\":\"gpu-first\"}");
             assertThat(refused.statusCode()).isEqualTo(405);
-            assertThat(refused.body()).as("says what enables it").contains("read-only",
-                    "management.endpoint.hts.access", "unrestricted");
+            assertThat(refused.body())
+                    .as("says what enables it")
+                    .contains("read-only", "management.endpoint.hts.access", "unrestricted");
             assertThat(scheduler.policy().name()).isEqualTo("default");
-            assertThat(get(port, "/actuator/hts", new int[1]).get("policy").asText()).as("reads still work")
+            assertThat(get(port, "/actuator/hts", new int[1]).get("policy").asText())
+                    .as("reads still work")
                     .isEqualTo("default");
         }
     }
 
     @Nested
-    @SpringBootTest(classes = FeaturesApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-            properties = {"management.endpoints.web.exposure.include=hts", "management.endpoint.hts.access=unrestricted"})
+    @SpringBootTest(
+            classes = FeaturesApp.class,
+            webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+            properties = {"management.endpoints.web.exposure.include=hts", "management.endpoint.hts.access=unrestricted"
+            })
     class Unrestricted {
 
         @LocalServerPort
@@ -261,11 +318,13 @@ class HtsEndpointHttpTests {
 
         @Test
         void thePolicyCanBeSwitchedAndAnUnknownOneIsABadRequest() throws Exception {
-            assertThat(post(port, "/actuator/hts", "{\"policy\":\"shortest-job-first\"}")).isEqualTo(200);
+            assertThat(post(port, "/actuator/hts", "{\"policy\":\"shortest-job-first\"}"))
+                    .isEqualTo(200);
             assertThat(scheduler.policy().name()).isEqualTo("shortest-job-first");
             HttpResponse<String> refused = postJson(port, "/actuator/hts", "{\"policy\":\"fastest\"}");
             assertThat(refused.statusCode()).isEqualTo(400);
-            assertThat(refused.body()).contains("unknown scheduling policy 'fastest'", "round-robin", "shortest-job-first");
+            assertThat(refused.body())
+                    .contains("unknown scheduling policy 'fastest'", "round-robin", "shortest-job-first");
         }
 
         @Test
@@ -280,16 +339,20 @@ class HtsEndpointHttpTests {
             };
             for (String[] c : cases) {
                 HttpResponse<String> refused = postJson(port, "/actuator/hts", c[0]);
-                assertThat(refused.statusCode()).as("POST of %s", c[0].length() > 40 ? c[0].substring(0, 40) : c[0])
+                assertThat(refused.statusCode())
+                        .as("POST of %s", c[0].length() > 40 ? c[0].substring(0, 40) : c[0])
                         .isEqualTo(400);
-                assertThat(refused.headers().firstValue("Content-Type").orElse("")).startsWith("application/json");
+                assertThat(refused.headers().firstValue("Content-Type").orElse(""))
+                        .startsWith("application/json");
                 JsonNode problem = JsonMapper.builder().build().readTree(refused.body());
                 assertThat(problem.get("status").asInt()).isEqualTo(400);
                 assertThat(problem.get("detail").asText()).startsWith(c[1]);
-                assertThat(problem.get("accepted").asText()).contains("{\"policy\": \"round-robin\"}", "{\"cancelRun\": 42}");
+                assertThat(problem.get("accepted").asText())
+                        .contains("{\"policy\": \"round-robin\"}", "{\"cancelRun\": 42}");
             }
             assertThat(scheduler.policy().name()).as("nothing changed").isEqualTo(before);
-            assertThat(post(port, "/actuator/hts", "{\"policy\":\"cpu-first\"}")).as("a JSON object still passes")
+            assertThat(post(port, "/actuator/hts", "{\"policy\":\"cpu-first\"}"))
+                    .as("a JSON object still passes")
                     .isEqualTo(200);
             assertThat(scheduler.policy().name()).isEqualTo("cpu-first");
         }
@@ -307,7 +370,8 @@ class HtsEndpointHttpTests {
             });
             io.hts.engine.run.GraphRun run = scheduler.submit(g);
             assertThat(started.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-            assertThat(post(port, "/actuator/hts", "{\"cancelRun\":" + run.runId() + "}")).isEqualTo(200);
+            assertThat(post(port, "/actuator/hts", "{\"cancelRun\":" + run.runId() + "}"))
+                    .isEqualTo(200);
             org.awaitility.Awaitility.await().until(run::isDone);
             assertThat(run.status().name()).isEqualTo("CANCELLED");
         }

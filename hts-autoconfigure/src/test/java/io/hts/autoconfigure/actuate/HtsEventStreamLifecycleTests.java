@@ -1,5 +1,11 @@
 package io.hts.autoconfigure.actuate;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import io.hts.autoconfigure.FeaturesApp;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.Scheduler;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -11,17 +17,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-
-import io.hts.autoconfigure.FeaturesApp;
-import io.hts.engine.run.GraphRun;
-import io.hts.engine.run.Scheduler;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * Issue 15 item 13: a client that resumes with Last-Event-ID gets what it missed, and an open
@@ -30,9 +29,15 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 class HtsEventStreamLifecycleTests {
 
     private static ConfigurableApplicationContext start() {
-        return new SpringApplicationBuilder(FeaturesApp.class).properties("server.port=0",
-                "server.address=127.0.0.1", "server.shutdown=graceful", "spring.lifecycle.timeout-per-shutdown-phase=60s",
-                "management.endpoints.web.exposure.include=htsevents", "spring.main.banner-mode=off").run();
+        return new SpringApplicationBuilder(FeaturesApp.class)
+                .properties(
+                        "server.port=0",
+                        "server.address=127.0.0.1",
+                        "server.shutdown=graceful",
+                        "spring.lifecycle.timeout-per-shutdown-phase=60s",
+                        "management.endpoints.web.exposure.include=htsevents",
+                        "spring.main.banner-mode=off")
+                .run();
     }
 
     private static int port(ConfigurableApplicationContext context) {
@@ -40,13 +45,15 @@ class HtsEventStreamLifecycleTests {
     }
 
     private static HttpResponse<Stream<String>> open(int port, String query, String lastEventId) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                + "/actuator/htsevents/stream" + query)).GET();
+        HttpRequest.Builder request = HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + "/actuator/htsevents/stream" + query))
+                .GET();
         if (lastEventId != null) {
             request.header("Last-Event-ID", lastEventId);
         }
-        HttpResponse<Stream<String>> response = HttpClient.newHttpClient().sendAsync(request.build(),
-                HttpResponse.BodyHandlers.ofLines()).get(20, TimeUnit.SECONDS);
+        HttpResponse<Stream<String>> response = HttpClient.newHttpClient()
+                .sendAsync(request.build(), HttpResponse.BodyHandlers.ofLines())
+                .get(20, TimeUnit.SECONDS);
         assertThat(response.statusCode()).isEqualTo(200);
         return response;
     }
@@ -56,7 +63,9 @@ class HtsEventStreamLifecycleTests {
         try (ConfigurableApplicationContext context = start()) {
             Scheduler scheduler = context.getBean(Scheduler.class);
             long before = scheduler.events().log().events(-1, Integer.MAX_VALUE, e -> true).stream()
-                    .mapToLong(e -> e.sequence()).max().orElse(0);
+                    .mapToLong(e -> e.sequence())
+                    .max()
+                    .orElse(0);
             GraphRun run = scheduler.execute(scheduler.registeredGraphs().get("features")); // missed while away
             HttpResponse<Stream<String>> response = open(port(context), "?runId=" + run.runId(), Long.toString(before));
             try (Stream<String> body = response.body()) {
@@ -67,12 +76,12 @@ class HtsEventStreamLifecycleTests {
                     do {
                         line = lines.next();
                         seen.add(line);
-                    }
-                    while (!line.equals("event:RUN_SUCCEEDED"));
+                    } while (!line.equals("event:RUN_SUCCEEDED"));
                 });
                 assertThat(seen).contains(":subscribed", "event:RUN_SUBMITTED");
                 assertThat(seen.indexOf("event:RUN_SUBMITTED")).isLessThan(seen.indexOf("event:RUN_SUCCEEDED"));
-                assertThat(seen.stream().filter(l -> l.equals("event:RUN_SUBMITTED"))).hasSize(1);
+                assertThat(seen.stream().filter(l -> l.equals("event:RUN_SUBMITTED")))
+                        .hasSize(1);
             }
         }
     }

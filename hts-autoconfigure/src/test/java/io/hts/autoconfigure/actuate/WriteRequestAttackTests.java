@@ -1,5 +1,9 @@
 package io.hts.autoconfigure.actuate;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hts.autoconfigure.FeaturesApp;
+import io.hts.engine.run.Scheduler;
 import java.io.ByteArrayInputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -12,9 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-
-import io.hts.autoconfigure.FeaturesApp;
-import io.hts.engine.run.Scheduler;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -24,22 +25,26 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
  * Attacks on {@link HtsWriteRequestFilter}: what a POST to /actuator/hts gets, over real HTTP.
  */
 class WriteRequestAttackTests {
 
     static final JsonMapper JSON = JsonMapper.builder().build();
-    static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).build();
+    static final HttpClient CLIENT = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10))
+            .build();
 
     static HttpResponse<String> send(int port, String method, String path, String contentType, byte[] body)
             throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
                 .timeout(Duration.ofSeconds(30))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+                .method(
+                        method,
+                        body == null
+                                ? HttpRequest.BodyPublishers.noBody()
+                                : HttpRequest.BodyPublishers.ofByteArray(body));
         if (contentType != null) {
             b.header("Content-Type", contentType);
         }
@@ -51,9 +56,12 @@ class WriteRequestAttackTests {
     }
 
     static HttpResponse<String> chunked(int port, String path, byte[] body) throws Exception {
-        return CLIENT.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body))).build(),
+        return CLIENT.send(
+                HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+                        .timeout(Duration.ofSeconds(30))
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body)))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
@@ -62,7 +70,9 @@ class WriteRequestAttackTests {
         assertThat(r.statusCode()).as("status; body %s", r.body()).isEqualTo(status);
         assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("application/json");
         JsonNode problem = JSON.readTree(r.body());
-        assertThat(problem.has("title")).as("HTS problem body, not Boot's: %s", r.body()).isTrue();
+        assertThat(problem.has("title"))
+                .as("HTS problem body, not Boot's: %s", r.body())
+                .isTrue();
         assertThat(problem.get("status").asInt()).isEqualTo(status);
         assertThat(problem.get("detail").asText()).isNotBlank();
         assertThat(problem.get("accepted").asText()).isNotBlank();
@@ -76,9 +86,13 @@ class WriteRequestAttackTests {
     }
 
     @Nested
-    @SpringBootTest(classes = FeaturesApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-            properties = {"management.endpoints.web.exposure.include=hts,htsevents,htsprofiler",
-                "management.endpoint.hts.access=unrestricted"})
+    @SpringBootTest(
+            classes = FeaturesApp.class,
+            webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+            properties = {
+                "management.endpoints.web.exposure.include=hts,htsevents,htsprofiler",
+                "management.endpoint.hts.access=unrestricted"
+            })
     class Unrestricted {
 
         @LocalServerPort
@@ -88,7 +102,8 @@ class WriteRequestAttackTests {
         Scheduler scheduler;
 
         void reset() throws Exception {
-            assertThat(post(port, "/actuator/hts", "{\"policy\":\"default\"}").statusCode()).isEqualTo(200);
+            assertThat(post(port, "/actuator/hts", "{\"policy\":\"default\"}").statusCode())
+                    .isEqualTo(200);
         }
 
         @Test
@@ -108,10 +123,12 @@ class WriteRequestAttackTests {
         @Test
         void chunkedBodiesAreReadAndLimited() throws Exception {
             reset();
-            HttpResponse<String> r = chunked(port, "/actuator/hts", "{\"policy\":\"cpu-first\"}".getBytes(StandardCharsets.UTF_8));
+            HttpResponse<String> r =
+                    chunked(port, "/actuator/hts", "{\"policy\":\"cpu-first\"}".getBytes(StandardCharsets.UTF_8));
             assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
             assertThat(scheduler.policy().name()).isEqualTo("cpu-first");
-            htsProblem(chunked(port, "/actuator/hts", policyObject(64 * 1024 + 1).getBytes(StandardCharsets.UTF_8)), 400);
+            htsProblem(
+                    chunked(port, "/actuator/hts", policyObject(64 * 1024 + 1).getBytes(StandardCharsets.UTF_8)), 400);
             htsProblem(chunked(port, "/actuator/hts", "[1,2]".getBytes(StandardCharsets.UTF_8)), 400);
         }
 
@@ -148,7 +165,8 @@ class WriteRequestAttackTests {
         @Test
         void aLatin1BodyWithItsCharsetDeclaredPasses() throws Exception {
             reset();
-            byte[] body = "{\"policy\":\"round-robin\",\"requestedBy\":\"Jos\u00e9\"}".getBytes(StandardCharsets.ISO_8859_1);
+            byte[] body =
+                    "{\"policy\":\"round-robin\",\"requestedBy\":\"Jos\u00e9\"}".getBytes(StandardCharsets.ISO_8859_1);
             HttpResponse<String> r = send(port, "POST", "/actuator/hts", "application/json;charset=ISO-8859-1", body);
             assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
             assertThat(scheduler.policy().name()).isEqualTo("round-robin");
@@ -194,12 +212,17 @@ class WriteRequestAttackTests {
          */
         @Test
         void aJsonObjectWithANonScalarValueGetsTheHtsProblemNotBootsErrorBody() throws Exception {
-            String[] bodies = {"{\"cancelRun\": {\"id\": 42}}", "{\"policy\": [\"round-robin\"]}",
-                "{\"policy\":\"round-robin\",\"options\":{\"a\":1}}"};
+            String[] bodies = {
+                "{\"cancelRun\": {\"id\": 42}}",
+                "{\"policy\": [\"round-robin\"]}",
+                "{\"policy\":\"round-robin\",\"options\":{\"a\":1}}"
+            };
             for (String body : bodies) {
                 HttpResponse<String> r = post(port, "/actuator/hts", body);
                 assertThat(r.statusCode()).as(body).isEqualTo(400);
-                assertThat(JSON.readTree(r.body()).has("detail")).as("%s -> %s", body, r.body()).isTrue();
+                assertThat(JSON.readTree(r.body()).has("detail"))
+                        .as("%s -> %s", body, r.body())
+                        .isTrue();
             }
         }
 
@@ -215,13 +238,13 @@ class WriteRequestAttackTests {
         @Test
         void trailingTokensAndTwoObjects() throws Exception {
             reset();
-            for (String body : new String[] {"{\"policy\":\"round-robin\"} garbage", "{\"policy\":\"round-robin\"}{\"x\":1}"}) {
+            for (String body :
+                    new String[] {"{\"policy\":\"round-robin\"} garbage", "{\"policy\":\"round-robin\"}{\"x\":1}"}) {
                 HttpResponse<String> r = post(port, "/actuator/hts", body);
                 System.out.println("TRAILING: " + body + " -> " + r.statusCode() + " " + r.body());
                 if (r.statusCode() == 400) {
                     htsProblem(r, 400);
-                }
-                else {
+                } else {
                     assertThat(r.statusCode()).as("%s -> %s", body, r.body()).isEqualTo(200);
                 }
             }
@@ -230,7 +253,8 @@ class WriteRequestAttackTests {
         @Test
         void duplicateKeysUnknownKeysAndNumbersAsStrings() throws Exception {
             reset();
-            HttpResponse<String> dup = post(port, "/actuator/hts", "{\"policy\":\"gpu-first\",\"policy\":\"cpu-first\"}");
+            HttpResponse<String> dup =
+                    post(port, "/actuator/hts", "{\"policy\":\"gpu-first\",\"policy\":\"cpu-first\"}");
             assertThat(dup.statusCode()).as(dup.body()).isEqualTo(200);
             assertThat(scheduler.policy().name()).as("last wins").isEqualTo("cpu-first");
             HttpResponse<String> unknown = post(port, "/actuator/hts", "{\"polcy\":\"gpu-first\"}");
@@ -253,8 +277,7 @@ class WriteRequestAttackTests {
             assertThat(r.statusCode()).as(r.body()).isIn(200, 400);
             if (r.statusCode() == 200) {
                 assertThat(scheduler.policy().name()).isEqualTo("round-robin");
-            }
-            else {
+            } else {
                 assertThat(r.body()).contains("round-robin");
             }
         }
@@ -263,8 +286,9 @@ class WriteRequestAttackTests {
         void otherContentTypes() throws Exception {
             List<String> seen = new ArrayList<>();
             String obj = "{\"policy\":\"round-robin\"}";
-            for (String ct : new String[] {"text/plain", "application/x-www-form-urlencoded", null,
-                "application/vnd.spring-boot.actuator.v3+json"}) {
+            for (String ct : new String[] {
+                "text/plain", "application/x-www-form-urlencoded", null, "application/vnd.spring-boot.actuator.v3+json"
+            }) {
                 reset();
                 HttpResponse<String> r = send(port, "POST", "/actuator/hts", ct, obj.getBytes(StandardCharsets.UTF_8));
                 seen.add(ct + " -> " + r.statusCode() + " " + r.body());
@@ -275,19 +299,26 @@ class WriteRequestAttackTests {
 
         @Test
         void otherMethodsAndEndpointsAreUnaffected() throws Exception {
-            assertThat(send(port, "GET", "/actuator/hts", null, null).statusCode()).isEqualTo(200);
-            assertThat(send(port, "HEAD", "/actuator/hts", null, null).statusCode()).isEqualTo(200);
+            assertThat(send(port, "GET", "/actuator/hts", null, null).statusCode())
+                    .isEqualTo(200);
+            assertThat(send(port, "HEAD", "/actuator/hts", null, null).statusCode())
+                    .isEqualTo(200);
             List<String> seen = new ArrayList<>();
             for (String m : new String[] {"PUT", "DELETE", "PATCH"}) {
-                HttpResponse<String> r = send(port, m, "/actuator/hts", "application/json", "{\"policy\":\"cpu-first\"}".getBytes());
+                HttpResponse<String> r =
+                        send(port, m, "/actuator/hts", "application/json", "{\"policy\":\"cpu-first\"}".getBytes());
                 seen.add(m + " -> " + r.statusCode() + " " + r.body());
                 assertThat(r.statusCode()).as(m).isEqualTo(405);
             }
             System.out.println("OTHER METHODS: " + seen);
-            assertThat(send(port, "GET", "/actuator/htsevents", null, null).statusCode()).isEqualTo(200);
-            assertThat(send(port, "GET", "/actuator/htsprofiler", null, null).statusCode()).isEqualTo(200);
+            assertThat(send(port, "GET", "/actuator/htsevents", null, null).statusCode())
+                    .isEqualTo(200);
+            assertThat(send(port, "GET", "/actuator/htsprofiler", null, null).statusCode())
+                    .isEqualTo(200);
             HttpResponse<String> r = send(port, "POST", "/actuator/htsevents", "application/json", "[1]".getBytes());
-            assertThat(r.statusCode()).as("the filter is on /actuator/hts only: %s", r.body()).isEqualTo(405);
+            assertThat(r.statusCode())
+                    .as("the filter is on /actuator/hts only: %s", r.body())
+                    .isEqualTo(405);
             HttpResponse<String> sub = send(port, "POST", "/actuator/hts/x", "application/json", "[1]".getBytes());
             assertThat(sub.statusCode()).as(sub.body()).isNotEqualTo(200);
         }
@@ -298,16 +329,19 @@ class WriteRequestAttackTests {
             List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
             for (int i = 0; i < 100; i++) {
                 String body = i % 7 == 0 ? "[\"bad\"]" : "{\"policy\":\"" + policies[i % policies.length] + "\"}";
-                all.add(CLIENT.sendAsync(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/actuator/hts"))
-                        .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString()));
+                all.add(CLIENT.sendAsync(
+                        HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/actuator/hts"))
+                                .timeout(Duration.ofSeconds(30))
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(body))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString()));
             }
             for (int i = 0; i < all.size(); i++) {
                 HttpResponse<String> r = all.get(i).get(60, TimeUnit.SECONDS);
                 if (i % 7 == 0) {
                     htsProblem(r, 400);
-                }
-                else {
+                } else {
                     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
                     assertThat(JSON.readTree(r.body()).get("policy").asText()).isEqualTo(policies[i % policies.length]);
                 }
@@ -317,9 +351,14 @@ class WriteRequestAttackTests {
     }
 
     @Nested
-    @SpringBootTest(classes = FeaturesApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-            properties = {"management.endpoints.web.exposure.include=hts", "management.endpoint.hts.access=unrestricted",
-                "management.server.port=0"})
+    @SpringBootTest(
+            classes = FeaturesApp.class,
+            webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+            properties = {
+                "management.endpoints.web.exposure.include=hts",
+                "management.endpoint.hts.access=unrestricted",
+                "management.server.port=0"
+            })
     class ManagementPortOfItsOwn {
 
         @LocalManagementPort
@@ -332,16 +371,24 @@ class WriteRequestAttackTests {
         void theFilterAnswersOnTheManagementPort() throws Exception {
             assertThat(managementPort).isNotEqualTo(port);
             htsProblem(post(managementPort, "/actuator/hts", "[1]"), 400);
-            assertThat(post(managementPort, "/actuator/hts", "{\"policy\":\"cpu-first\"}").statusCode()).isEqualTo(200);
-            assertThat(post(port, "/actuator/hts", "{\"policy\":\"cpu-first\"}").statusCode()).as("not on the app port")
+            assertThat(post(managementPort, "/actuator/hts", "{\"policy\":\"cpu-first\"}")
+                            .statusCode())
+                    .isEqualTo(200);
+            assertThat(post(port, "/actuator/hts", "{\"policy\":\"cpu-first\"}").statusCode())
+                    .as("not on the app port")
                     .isEqualTo(404);
         }
     }
 
     @Nested
-    @SpringBootTest(classes = FeaturesApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-            properties = {"management.endpoints.web.exposure.include=hts", "management.server.port=0",
-                "management.server.base-path=/mgmt"})
+    @SpringBootTest(
+            classes = FeaturesApp.class,
+            webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+            properties = {
+                "management.endpoints.web.exposure.include=hts",
+                "management.server.port=0",
+                "management.server.base-path=/mgmt"
+            })
     class ManagementPortWithBasePathReadOnly {
 
         @LocalManagementPort
@@ -355,9 +402,15 @@ class WriteRequestAttackTests {
     }
 
     @Nested
-    @SpringBootTest(classes = FeaturesApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-            properties = {"management.endpoints.web.exposure.include=hts", "management.endpoint.hts.access=unrestricted",
-                "management.endpoints.web.base-path=/manage", "server.servlet.context-path=/app"})
+    @SpringBootTest(
+            classes = FeaturesApp.class,
+            webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+            properties = {
+                "management.endpoints.web.exposure.include=hts",
+                "management.endpoint.hts.access=unrestricted",
+                "management.endpoints.web.base-path=/manage",
+                "server.servlet.context-path=/app"
+            })
     class BasePathAndContextPath {
 
         @LocalServerPort
@@ -366,14 +419,21 @@ class WriteRequestAttackTests {
         @Test
         void theFilterFollowsBothPaths() throws Exception {
             htsProblem(post(port, "/app/manage/hts", "[1]"), 400);
-            assertThat(post(port, "/app/manage/hts", "{\"policy\":\"cpu-first\"}").statusCode()).isEqualTo(200);
+            assertThat(post(port, "/app/manage/hts", "{\"policy\":\"cpu-first\"}")
+                            .statusCode())
+                    .isEqualTo(200);
         }
     }
 
     @Nested
-    @SpringBootTest(classes = FeaturesApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-            properties = {"management.endpoints.web.exposure.include=hts", "management.endpoint.hts.access=unrestricted",
-                "management.endpoints.web.base-path=/"})
+    @SpringBootTest(
+            classes = FeaturesApp.class,
+            webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+            properties = {
+                "management.endpoints.web.exposure.include=hts",
+                "management.endpoint.hts.access=unrestricted",
+                "management.endpoints.web.base-path=/"
+            })
     class RootBasePath {
 
         @LocalServerPort
@@ -387,9 +447,13 @@ class WriteRequestAttackTests {
 
     /** management.endpoints.web.path-mapping.hts: the endpoint moves, the filter must move with it. */
     @Nested
-    @SpringBootTest(classes = FeaturesApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-            properties = {"management.endpoints.web.exposure.include=hts",
-                "management.endpoints.web.path-mapping.hts=scheduler"})
+    @SpringBootTest(
+            classes = FeaturesApp.class,
+            webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+            properties = {
+                "management.endpoints.web.exposure.include=hts",
+                "management.endpoints.web.path-mapping.hts=scheduler"
+            })
     class PathMappedReadOnly {
 
         @LocalServerPort
@@ -397,16 +461,22 @@ class WriteRequestAttackTests {
 
         @Test
         void aPostToTheMappedPathIsThe405Problem() throws Exception {
-            assertThat(send(port, "GET", "/actuator/scheduler", null, null).statusCode()).isEqualTo(200);
+            assertThat(send(port, "GET", "/actuator/scheduler", null, null).statusCode())
+                    .isEqualTo(200);
             HttpResponse<String> r = post(port, "/actuator/scheduler", "{\"policy\":\"cpu-first\"}");
             htsProblem(r, 405);
         }
     }
 
     @Nested
-    @SpringBootTest(classes = FeaturesApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-            properties = {"management.endpoints.web.exposure.include=hts", "management.endpoint.hts.access=unrestricted",
-                "management.endpoints.web.path-mapping.hts=scheduler"})
+    @SpringBootTest(
+            classes = FeaturesApp.class,
+            webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+            properties = {
+                "management.endpoints.web.exposure.include=hts",
+                "management.endpoint.hts.access=unrestricted",
+                "management.endpoints.web.path-mapping.hts=scheduler"
+            })
     class PathMappedUnrestricted {
 
         @LocalServerPort
@@ -420,7 +490,9 @@ class WriteRequestAttackTests {
 
     /** spring.mvc.servlet.path: the DispatcherServlet (and Actuator with it) under /api. */
     @Nested
-    @SpringBootTest(classes = FeaturesApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    @SpringBootTest(
+            classes = FeaturesApp.class,
+            webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
             properties = {"management.endpoints.web.exposure.include=hts", "spring.mvc.servlet.path=/api"})
     class ServletPathReadOnly {
 
@@ -429,14 +501,20 @@ class WriteRequestAttackTests {
 
         @Test
         void aPostUnderTheServletPathIsThe405Problem() throws Exception {
-            assertThat(send(port, "GET", "/api/actuator/hts", null, null).statusCode()).isEqualTo(200);
+            assertThat(send(port, "GET", "/api/actuator/hts", null, null).statusCode())
+                    .isEqualTo(200);
             htsProblem(post(port, "/api/actuator/hts", "{\"policy\":\"cpu-first\"}"), 405);
         }
     }
 
     @Nested
-    @SpringBootTest(classes = FeaturesApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-            properties = {"management.endpoints.web.exposure.include=hts", "management.endpoints.access.default=unrestricted"})
+    @SpringBootTest(
+            classes = FeaturesApp.class,
+            webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+            properties = {
+                "management.endpoints.web.exposure.include=hts",
+                "management.endpoints.access.default=unrestricted"
+            })
     class DefaultAccessUnrestricted {
 
         @LocalServerPort
@@ -454,9 +532,14 @@ class WriteRequestAttackTests {
     }
 
     @Nested
-    @SpringBootTest(classes = FeaturesApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-            properties = {"management.endpoints.web.exposure.include=hts", "management.endpoint.hts.access=unrestricted",
-                "management.endpoints.access.max-permitted=read-only"})
+    @SpringBootTest(
+            classes = FeaturesApp.class,
+            webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+            properties = {
+                "management.endpoints.web.exposure.include=hts",
+                "management.endpoint.hts.access=unrestricted",
+                "management.endpoints.access.max-permitted=read-only"
+            })
     class CappedToReadOnly {
 
         @LocalServerPort

@@ -1,18 +1,7 @@
 package io.hts.autoconfigure.adversarial;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.github.resilience4j.springboot.circuitbreaker.autoconfigure.CircuitBreakerAutoConfiguration;
 import io.github.resilience4j.springboot.retry.autoconfigure.RetryAutoConfiguration;
@@ -26,6 +15,7 @@ import io.hts.autoconfigure.health.HtsHealthIndicator;
 import io.hts.autoconfigure.metrics.HtsGpuMetrics;
 import io.hts.autoconfigure.metrics.HtsMetrics;
 import io.hts.autoconfigure.metrics.HtsMetricsAutoConfiguration;
+import io.hts.autoconfigure.support.SimulatedGpuConfiguration;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.Task;
@@ -38,9 +28,21 @@ import io.hts.engine.policy.RoundRobinPolicy;
 import io.hts.engine.policy.SchedulingPolicy;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.FakeGpuBackend;
-import io.hts.autoconfigure.support.SimulatedGpuConfiguration;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -63,9 +65,6 @@ import org.springframework.core.annotation.Order;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 /**
  * A demanding Spring Boot user's attacks on the recent starter changes: SchedulerBuilderCustomizer
  * beans, the moved {@code hts} health contributor, {@code hts.metrics.enabled} and
@@ -73,22 +72,29 @@ import static org.awaitility.Awaitility.await;
  */
 class SpringSideAttackTests {
 
-    private final ApplicationContextRunner hts = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class));
+    private final ApplicationContextRunner hts =
+            new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class));
 
-    private final ApplicationContextRunner withHealth = new ApplicationContextRunner().withConfiguration(
-            AutoConfigurations.of(HtsAutoConfiguration.class, HtsHealthContributorAutoConfiguration.class));
+    private final ApplicationContextRunner withHealth = new ApplicationContextRunner()
+            .withConfiguration(
+                    AutoConfigurations.of(HtsAutoConfiguration.class, HtsHealthContributorAutoConfiguration.class));
 
-    private final ApplicationContextRunner withMeters = new ApplicationContextRunner().withConfiguration(
-            AutoConfigurations.of(MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-                    CompositeMeterRegistryAutoConfiguration.class, HtsAutoConfiguration.class,
+    private final ApplicationContextRunner withMeters = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    MetricsAutoConfiguration.class,
+                    SimpleMetricsExportAutoConfiguration.class,
+                    CompositeMeterRegistryAutoConfiguration.class,
+                    HtsAutoConfiguration.class,
                     HtsMetricsAutoConfiguration.class));
 
     /** Every message of a failure's chain, joined: what a user reads in the start-up report. */
     private static String messages(Throwable failure) {
         StringBuilder all = new StringBuilder();
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            all.append(t.getClass().getName()).append(": ").append(t.getMessage()).append('\n');
+            all.append(t.getClass().getName())
+                    .append(": ")
+                    .append(t.getMessage())
+                    .append('\n');
         }
         return all.toString();
     }
@@ -106,7 +112,8 @@ class SpringSideAttackTests {
         hts.withPropertyValues("hts.scheduler.policy=round-robin")
                 .withBean(SchedulingPolicy.class, RoundRobinPolicy::new)
                 .withBean(SchedulerBuilderCustomizer.class, () -> b -> b.policy(new CpuFirstPolicy()))
-                .run(context -> assertThat(context.getBean(Scheduler.class).policy()).isInstanceOf(CpuFirstPolicy.class));
+                .run(context ->
+                        assertThat(context.getBean(Scheduler.class).policy()).isInstanceOf(CpuFirstPolicy.class));
     }
 
     @Test
@@ -125,8 +132,7 @@ class SpringSideAttackTests {
     private static TaskListener listener(String who, List<String> heard, CountDownLatch latch) {
         return new TaskListener() {
             @Override
-            public void onEvent(TaskEvent event) {
-            }
+            public void onEvent(TaskEvent event) {}
 
             @Override
             public void onRunFinished(RunProfile profile) {
@@ -138,16 +144,23 @@ class SpringSideAttackTests {
 
     @Test
     void aCustomizerSettingZeroThreadsFailsWithAMessageSayingWhatWasWrong() {
-        hts.withBean("zeroThreads", SchedulerBuilderCustomizer.class, () -> b -> b.threads(0)).run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("threads").hasMessageContaining("was 0");
-        });
-        hts.withBean("negativeThreads", SchedulerBuilderCustomizer.class, () -> b -> b.threads(-4)).run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("threads")
-                    .hasMessageContaining("was -4");
-        });
+        hts.withBean("zeroThreads", SchedulerBuilderCustomizer.class, () -> b -> b.threads(0))
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .rootCause()
+                            .isInstanceOf(IllegalArgumentException.class)
+                            .hasMessageContaining("threads")
+                            .hasMessageContaining("was 0");
+                });
+        hts.withBean("negativeThreads", SchedulerBuilderCustomizer.class, () -> b -> b.threads(-4))
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .rootCause()
+                            .hasMessageContaining("threads")
+                            .hasMessageContaining("was -4");
+                });
     }
 
     /**
@@ -157,19 +170,25 @@ class SpringSideAttackTests {
     @Test
     void aCustomizerThatThrowsIsNamedInTheStartFailure() {
         hts.withBean("zeroThreadsCustomizer", SchedulerBuilderCustomizer.class, () -> b -> b.threads(0))
-                .run(context -> assertThat(messages(context.getStartupFailure())).contains("zeroThreadsCustomizer"));
+                .run(context ->
+                        assertThat(messages(context.getStartupFailure())).contains("zeroThreadsCustomizer"));
         hts.withBean("brokenCustomizer", SchedulerBuilderCustomizer.class, () -> b -> {
-            throw new IllegalStateException("boom");
-        }).run(context -> assertThat(messages(context.getStartupFailure())).contains("brokenCustomizer")
-                .contains("boom"));
+                    throw new IllegalStateException("boom");
+                })
+                .run(context -> assertThat(messages(context.getStartupFailure()))
+                        .contains("brokenCustomizer")
+                        .contains("boom"));
     }
 
     @Test
     void anInvalidHtsPropertyStillFailsWithItsOwnReportEvenIfACustomizerWouldOverrideIt() {
         hts.withPropertyValues("hts.executor.threads=0")
-                .withBean(SchedulerBuilderCustomizer.class, () -> b -> b.threads(2)).run(context -> {
+                .withBean(SchedulerBuilderCustomizer.class, () -> b -> b.threads(2))
+                .run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidHtsPropertyException.class)
+                    assertThat(context.getStartupFailure())
+                            .rootCause()
+                            .isInstanceOf(InvalidHtsPropertyException.class)
                             .hasMessageContaining("hts.executor.threads");
                 });
     }
@@ -180,10 +199,14 @@ class SpringSideAttackTests {
             assertThat(context).hasNotFailed();
             @SuppressWarnings("unchecked")
             List<String> applied = context.getBean("applied", List.class);
-            assertThat(applied).hasSize(5).startsWith("ordered-class(-10)", "lambda(0)")
+            assertThat(applied)
+                    .hasSize(5)
+                    .startsWith("ordered-class(-10)", "lambda(0)")
                     .endsWith("annotated-class(50)");
             assertThat(applied.subList(2, 4)).containsExactlyInAnyOrder("same-a(10)", "same-b(10)");
-            assertThat(context.getBean(Scheduler.class).parallelism()).as("annotated-class(50) ran last").isEqualTo(3);
+            assertThat(context.getBean(Scheduler.class).parallelism())
+                    .as("annotated-class(50) ran last")
+                    .isEqualTo(3);
         });
     }
 
@@ -272,13 +295,15 @@ class SpringSideAttackTests {
                     .withBean(SchedulerBuilderCustomizer.class, () -> b -> {
                         calls.incrementAndGet();
                         rogue.set(b.threads(2).build());
-                    }).run(context -> {
+                    })
+                    .run(context -> {
                         assertThat(context).hasNotFailed();
                         Scheduler s = context.getBean(Scheduler.class);
                         assertThat(calls).hasValue(1);
                         assertThat(s).isNotSameAs(rogue.get());
                         assertThat(s.parallelism()).isEqualTo(2);
-                        assertThat(s.execute(oneTask("after-rogue-build")).isDone()).isTrue();
+                        assertThat(s.execute(oneTask("after-rogue-build")).isDone())
+                                .isTrue();
                     });
         } finally {
             if (rogue.get() != null) {
@@ -290,11 +315,13 @@ class SpringSideAttackTests {
     @Test
     void theApplicationsOwnSchedulerIsNotCustomizedButHasHealth() {
         List<String> applied = new CopyOnWriteArrayList<>();
-        withHealth.withBean(Scheduler.class, () -> Scheduler.builder().threads(1).build())
+        withHealth
+                .withBean(Scheduler.class, () -> Scheduler.builder().threads(1).build())
                 .withBean(SchedulerBuilderCustomizer.class, () -> b -> applied.add("x"))
                 .run(context -> {
                     assertThat(applied).isEmpty();
-                    Health health = context.getBean("htsHealthIndicator", HealthIndicator.class).health();
+                    Health health = context.getBean("htsHealthIndicator", HealthIndicator.class)
+                            .health();
                     assertThat(health.getStatus()).isEqualTo(Status.UP);
                     assertThat(health.getDetails()).containsEntry("workers", 1);
                 });
@@ -314,22 +341,30 @@ class SpringSideAttackTests {
 
     @Test
     void healthDefaultsDisabledTurnsHtsOffUnlessItIsEnabledByName() {
-        withHealth.withPropertyValues("management.health.defaults.enabled=false")
+        withHealth
+                .withPropertyValues("management.health.defaults.enabled=false")
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean("htsHealthIndicator"));
-        withHealth.withPropertyValues("management.health.defaults.enabled=false", "management.health.hts.enabled=true")
+        withHealth
+                .withPropertyValues("management.health.defaults.enabled=false", "management.health.hts.enabled=true")
                 .run(context -> assertThat(context).hasSingleBean(HtsHealthIndicator.class));
     }
 
     @Test
     void aGpuBehindAnOpenBreakerWithResilience4jLeavesHtsUp() {
-        withHealth.withConfiguration(AutoConfigurations.of(CircuitBreakerAutoConfiguration.class))
-                .withBean(DeviceBackend.class, () -> new FakeGpuBackend(1)).run(context -> {
-                    var breaker = ((io.hts.engine.fault.CircuitBreakingBackend) context.getBean(Scheduler.class).gpu()
-                            .orElseThrow()).circuitBreaker();
+        withHealth
+                .withConfiguration(AutoConfigurations.of(CircuitBreakerAutoConfiguration.class))
+                .withBean(DeviceBackend.class, () -> new FakeGpuBackend(1))
+                .run(context -> {
+                    var breaker = ((io.hts.engine.fault.CircuitBreakingBackend)
+                                    context.getBean(Scheduler.class).gpu().orElseThrow())
+                            .circuitBreaker();
                     breaker.transitionToOpenState();
-                    Health h = context.getBean("htsHealthIndicator", HealthIndicator.class).health();
+                    Health h = context.getBean("htsHealthIndicator", HealthIndicator.class)
+                            .health();
                     assertThat(h.getStatus()).isEqualTo(Status.UP);
-                    assertThat(h.getDetails().get("gpu")).asString().startsWith("DOWN: circuit breaker 'hts-gpu' is OPEN");
+                    assertThat(h.getDetails().get("gpu"))
+                            .asString()
+                            .startsWith("DOWN: circuit breaker 'hts-gpu' is OPEN");
                 });
     }
 
@@ -343,16 +378,23 @@ class SpringSideAttackTests {
     }
 
     private static ConfigurableApplicationContext start(String... properties) {
-        List<String> all = new ArrayList<>(List.of("server.port=0", "server.address=127.0.0.1",
-                "spring.main.banner-mode=off", "hts.executor.threads=2"));
+        List<String> all = new ArrayList<>(List.of(
+                "server.port=0", "server.address=127.0.0.1", "spring.main.banner-mode=off", "hts.executor.threads=2"));
         all.addAll(List.of(properties));
-        return new SpringApplicationBuilder(App.class).properties(all.toArray(String[]::new)).run();
+        return new SpringApplicationBuilder(App.class)
+                .properties(all.toArray(String[]::new))
+                .run();
     }
 
     private static HttpResponse<String> get(ConfigurableApplicationContext app, String path) throws Exception {
         String port = app.getEnvironment().getProperty("local.server.port");
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(20)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        return HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                                .timeout(Duration.ofSeconds(20))
+                                .GET()
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
     }
 
     private static JsonNode json(HttpResponse<String> response) {
@@ -361,7 +403,8 @@ class SpringSideAttackTests {
 
     @Test
     void overHttpHtsIsUpWithDetailsInAGroupAndDownWith503AfterTheSchedulerShutsDown() throws Exception {
-        try (ConfigurableApplicationContext app = start("management.endpoint.health.show-details=always",
+        try (ConfigurableApplicationContext app = start(
+                "management.endpoint.health.show-details=always",
                 "management.endpoint.health.group.work.include=hts",
                 "management.endpoint.health.group.work.show-details=always")) {
             HttpResponse<String> all = get(app, "/actuator/health");
@@ -377,12 +420,14 @@ class SpringSideAttackTests {
 
             HttpResponse<String> group = get(app, "/actuator/health/work");
             assertThat(group.statusCode()).as(group.body()).isEqualTo(200);
-            assertThat(json(group).path("components").path("hts").path("status").asString()).isEqualTo("UP");
+            assertThat(json(group).path("components").path("hts").path("status").asString())
+                    .isEqualTo("UP");
 
             app.getBean(Scheduler.class).shutdown();
             HttpResponse<String> down = get(app, "/actuator/health");
             assertThat(down.statusCode()).as(down.body()).isEqualTo(503);
-            assertThat(json(down).path("components").path("hts").path("status").asString()).isEqualTo("DOWN");
+            assertThat(json(down).path("components").path("hts").path("status").asString())
+                    .isEqualTo("DOWN");
             HttpResponse<String> groupDown = get(app, "/actuator/health/work");
             assertThat(groupDown.statusCode()).as(groupDown.body()).isEqualTo(503);
         }
@@ -390,8 +435,10 @@ class SpringSideAttackTests {
 
     @Test
     void overHttpShowDetailsNeverHidesTheDetailsAndDisabledRemovesTheComponent() throws Exception {
-        try (ConfigurableApplicationContext app = start("management.endpoint.health.show-components=always",
-                "management.endpoint.health.show-details=never", "hts.metrics.enabled=false")) {
+        try (ConfigurableApplicationContext app = start(
+                "management.endpoint.health.show-components=always",
+                "management.endpoint.health.show-details=never",
+                "hts.metrics.enabled=false")) {
             HttpResponse<String> all = get(app, "/actuator/health");
             assertThat(all.statusCode()).as(all.body()).isEqualTo(200);
             JsonNode htsNode = json(all).path("components").path("hts");
@@ -399,17 +446,24 @@ class SpringSideAttackTests {
             assertThat(htsNode.has("details")).as(all.body()).isFalse();
 
             MeterRegistry registry = app.getBean(MeterRegistry.class);
-            assertThat(registry.getMeters()).extracting(m -> m.getId().getName())
-                    .noneMatch(n -> n.startsWith("hts.runs") || n.startsWith("hts.tasks") || n.startsWith("hts.executor")
-                            || n.startsWith("hts.queue") || n.startsWith("hts.gpu"));
+            assertThat(registry.getMeters())
+                    .extracting(m -> m.getId().getName())
+                    .noneMatch(n -> n.startsWith("hts.runs")
+                            || n.startsWith("hts.tasks")
+                            || n.startsWith("hts.executor")
+                            || n.startsWith("hts.queue")
+                            || n.startsWith("hts.gpu"));
         }
-        try (ConfigurableApplicationContext app = start("management.endpoint.health.show-components=always",
-                "management.health.hts.enabled=false")) {
+        try (ConfigurableApplicationContext app =
+                start("management.endpoint.health.show-components=always", "management.health.hts.enabled=false")) {
             HttpResponse<String> all = get(app, "/actuator/health");
             assertThat(all.statusCode()).isEqualTo(200);
             assertThat(json(all).path("components").has("hts")).as(all.body()).isFalse();
-            assertThat(app.getBean(MeterRegistry.class).find("hts.executor.idle").gauge())
-                    .as("metrics on by default in the full application").isNotNull();
+            assertThat(app.getBean(MeterRegistry.class)
+                            .find("hts.executor.idle")
+                            .gauge())
+                    .as("metrics on by default in the full application")
+                    .isNotNull();
         }
     }
 
@@ -420,20 +474,25 @@ class SpringSideAttackTests {
         withMeters.withPropertyValues("hts.metrics.enabled=false").run(context -> {
             assertThat(context).hasNotFailed().doesNotHaveBean(HtsMetrics.class);
             context.getBean(Scheduler.class).execute(oneTask("unmeasured"));
-            assertThat(context.getBean(MeterRegistry.class).getMeters()).extracting(Meter::getId)
-                    .extracting(Meter.Id::getName).noneMatch(n -> n.startsWith("hts."));
+            assertThat(context.getBean(MeterRegistry.class).getMeters())
+                    .extracting(Meter::getId)
+                    .extracting(Meter.Id::getName)
+                    .noneMatch(n -> n.startsWith("hts."));
         });
         withMeters.run(context -> {
             context.getBean(Scheduler.class).execute(oneTask("measured"));
             MeterRegistry registry = context.getBean(MeterRegistry.class);
-            await().atMost(Duration.ofSeconds(10)).until(() -> registry.find("hts.runs").tag("graph", "measured").timer() != null);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() ->
+                            registry.find("hts.runs").tag("graph", "measured").timer() != null);
         });
     }
 
     @Test
     void metricsOffWithoutARegistryAndOnWithoutARegistryBothStart() {
-        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class,
-                HtsMetricsAutoConfiguration.class)).withPropertyValues("hts.metrics.enabled=false")
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class, HtsMetricsAutoConfiguration.class))
+                .withPropertyValues("hts.metrics.enabled=false")
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(HtsMetrics.class));
     }
 
@@ -441,17 +500,26 @@ class SpringSideAttackTests {
     void gpuGaugesFollowTheSwitch() {
         withMeters.withUserConfiguration(SimulatedGpuConfiguration.class).run(context -> {
             assertThat(context).hasSingleBean(HtsGpuMetrics.class);
-            assertThat(context.getBean(MeterRegistry.class).find("hts.gpu.memory.reserved").tag("device", "cuda:0")
-                    .gauge()).isNotNull();
+            assertThat(context.getBean(MeterRegistry.class)
+                            .find("hts.gpu.memory.reserved")
+                            .tag("device", "cuda:0")
+                            .gauge())
+                    .isNotNull();
         });
-        withMeters.withUserConfiguration(SimulatedGpuConfiguration.class).withPropertyValues("hts.metrics.enabled=false")
+        withMeters
+                .withUserConfiguration(SimulatedGpuConfiguration.class)
+                .withPropertyValues("hts.metrics.enabled=false")
                 .run(context -> {
                     assertThat(context).hasNotFailed().doesNotHaveBean(HtsGpuMetrics.class);
-                    assertThat(context.getBean(MeterRegistry.class).find("hts.gpu.memory.reserved").gauge()).isNull();
-                    assertThat(context.getBean(Scheduler.class).gpu()).as("the GPU itself still runs").isPresent();
+                    assertThat(context.getBean(MeterRegistry.class)
+                                    .find("hts.gpu.memory.reserved")
+                                    .gauge())
+                            .isNull();
+                    assertThat(context.getBean(Scheduler.class).gpu())
+                            .as("the GPU itself still runs")
+                            .isPresent();
                 });
     }
-
 
     /**
      * hts.metrics.enabled is a boolean property (HtsProperties.Metrics): what it binds to and what
@@ -464,23 +532,32 @@ class SpringSideAttackTests {
             assertThat(context).hasNotFailed();
             boolean bound = context.getBean(HtsProperties.class).getMetrics().isEnabled();
             assertThat(context.containsBean("htsMetrics"))
-                    .as("hts.metrics.enabled='%s' binds to %s; the meters must follow", value, bound).isEqualTo(bound);
+                    .as("hts.metrics.enabled='%s' binds to %s; the meters must follow", value, bound)
+                    .isEqualTo(bound);
         });
     }
 
     @ParameterizedTest(name = "hts.metrics.enabled=''{0}''")
-    @CsvSource(value = {"''", "maybe"}, quoteCharacter = '\'')
+    @CsvSource(
+            value = {"''", "maybe"},
+            quoteCharacter = '\'')
     void aMetricsSwitchThatIsNoBooleanFailsTheStartNamingTheProperty(String value) {
-        withMeters.withPropertyValues("hts.metrics.enabled=" + (value == null ? "" : value)).run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(messages(context.getStartupFailure())).contains("hts.metrics.enabled");
-        });
+        withMeters
+                .withPropertyValues("hts.metrics.enabled=" + (value == null ? "" : value))
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(messages(context.getStartupFailure())).contains("hts.metrics.enabled");
+                });
     }
 
     // ---------------------------------------------------------------- default-backoff
 
     private static long backoff(Scheduler s, Task<?> task, Device device, int attempt) {
-        return s.faultTolerance().resolution().retryFor(task, device).getRetryConfig().getIntervalBiFunction()
+        return s.faultTolerance()
+                .resolution()
+                .retryFor(task, device)
+                .getRetryConfig()
+                .getIntervalBiFunction()
                 .apply(attempt, null);
     }
 
@@ -535,15 +612,20 @@ class SpringSideAttackTests {
     }
 
     private final ApplicationContextRunner withResilience4j = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(RetryAutoConfiguration.class, TimeLimiterAutoConfiguration.class,
-                    HtsAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(
+                    RetryAutoConfiguration.class, TimeLimiterAutoConfiguration.class, HtsAutoConfiguration.class));
 
     @Test
     void withResilience4jNamedInstancesKeepTheirOwnWaitAndRetriesNUseTheDefaultBackoff() {
-        withResilience4j.withPropertyValues("hts.tasks.default-backoff=250ms", "hts.tasks.default-retries=2",
-                "resilience4j.retry.instances.fast.max-attempts=3", "resilience4j.retry.instances.fast.wait-duration=7ms",
-                "resilience4j.retry.instances.hts-cpu.max-attempts=2",
-                "resilience4j.retry.instances.hts-cpu.wait-duration=11ms").run(context -> {
+        withResilience4j
+                .withPropertyValues(
+                        "hts.tasks.default-backoff=250ms",
+                        "hts.tasks.default-retries=2",
+                        "resilience4j.retry.instances.fast.max-attempts=3",
+                        "resilience4j.retry.instances.fast.wait-duration=7ms",
+                        "resilience4j.retry.instances.hts-cpu.max-attempts=2",
+                        "resilience4j.retry.instances.hts-cpu.wait-duration=11ms")
+                .run(context -> {
                     Scheduler s = context.getBean(Scheduler.class);
                     TaskGraph g = TaskGraph.named("g");
                     Task<Integer> counted = g.task("counted").retries(2).cpu(ctx -> 1);
@@ -551,36 +633,63 @@ class SpringSideAttackTests {
                     Task<Integer> undeclared = g.task("undeclared").cpu(ctx -> 1);
                     assertThat(backoff(s, counted, Device.CPU, 1)).isEqualTo(250L);
                     assertThat(backoff(s, named, Device.CPU, 1)).isEqualTo(7L);
-                    assertThat(backoff(s, undeclared, Device.CPU, 1)).as("hts-cpu instance").isEqualTo(11L);
-                    assertThat(s.faultTolerance().resolution().retryFor(undeclared).getRetryConfig().getMaxAttempts())
+                    assertThat(backoff(s, undeclared, Device.CPU, 1))
+                            .as("hts-cpu instance")
+                            .isEqualTo(11L);
+                    assertThat(s.faultTolerance()
+                                    .resolution()
+                                    .retryFor(undeclared)
+                                    .getRetryConfig()
+                                    .getMaxAttempts())
                             .isEqualTo(2);
-                    assertThat(backoff(s, undeclared, Device.GPU, 1)).as("no hts-gpu: hts.tasks.default-*")
+                    assertThat(backoff(s, undeclared, Device.GPU, 1))
+                            .as("no hts-gpu: hts.tasks.default-*")
                             .isEqualTo(250L);
-                    assertThat(s.faultTolerance().resolution().retryFor(undeclared, Device.GPU).getRetryConfig()
-                            .getMaxAttempts()).isEqualTo(3);
+                    assertThat(s.faultTolerance()
+                                    .resolution()
+                                    .retryFor(undeclared, Device.GPU)
+                                    .getRetryConfig()
+                                    .getMaxAttempts())
+                            .isEqualTo(3);
                 });
     }
 
     @Test
     void withResilience4jButNoInstancesDefaultRetriesAndRetriesNBothUseTheDefaultBackoff() {
-        withResilience4j.withPropertyValues("hts.tasks.default-backoff=42ms", "hts.tasks.default-retries=1").run(context -> {
-            Scheduler s = context.getBean(Scheduler.class);
-            TaskGraph g = TaskGraph.named("g");
-            Task<Integer> counted = g.task("counted").retries(4).cpu(ctx -> 1);
-            Task<Integer> undeclared = g.task("undeclared").cpu(ctx -> 1);
-            assertThat(backoff(s, counted, Device.CPU, 4)).isEqualTo(42L);
-            assertThat(backoff(s, undeclared, Device.CPU, 1)).isEqualTo(42L);
-            assertThat(s.faultTolerance().resolution().retryFor(counted).getRetryConfig().getMaxAttempts()).isEqualTo(5);
-        });
+        withResilience4j
+                .withPropertyValues("hts.tasks.default-backoff=42ms", "hts.tasks.default-retries=1")
+                .run(context -> {
+                    Scheduler s = context.getBean(Scheduler.class);
+                    TaskGraph g = TaskGraph.named("g");
+                    Task<Integer> counted = g.task("counted").retries(4).cpu(ctx -> 1);
+                    Task<Integer> undeclared = g.task("undeclared").cpu(ctx -> 1);
+                    assertThat(backoff(s, counted, Device.CPU, 4)).isEqualTo(42L);
+                    assertThat(backoff(s, undeclared, Device.CPU, 1)).isEqualTo(42L);
+                    assertThat(s.faultTolerance()
+                                    .resolution()
+                                    .retryFor(counted)
+                                    .getRetryConfig()
+                                    .getMaxAttempts())
+                            .isEqualTo(5);
+                });
     }
 
     @Test
     void aNegativeOrTooLongDefaultBackoffIsRefusedNamingTheProperty() {
-        hts.withPropertyValues("hts.tasks.default-backoff=-5ms").run(context -> assertThat(context).hasFailed()
-                .getFailure().rootCause().isInstanceOf(InvalidHtsPropertyException.class)
-                .hasMessageContaining("hts.tasks.default-backoff").hasMessageContaining("-5ms"));
-        hts.withPropertyValues("hts.tasks.default-backoff=36526d").run(context -> assertThat(context).hasFailed()
-                .getFailure().rootCause().isInstanceOf(InvalidHtsPropertyException.class)
-                .hasMessageContaining("hts.tasks.default-backoff"));
+        hts.withPropertyValues("hts.tasks.default-backoff=-5ms")
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
+                        .isInstanceOf(InvalidHtsPropertyException.class)
+                        .hasMessageContaining("hts.tasks.default-backoff")
+                        .hasMessageContaining("-5ms"));
+        hts.withPropertyValues("hts.tasks.default-backoff=36526d")
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
+                        .isInstanceOf(InvalidHtsPropertyException.class)
+                        .hasMessageContaining("hts.tasks.default-backoff"));
     }
 }

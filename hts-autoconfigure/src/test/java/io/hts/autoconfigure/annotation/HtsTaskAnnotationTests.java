@@ -1,8 +1,6 @@
 package io.hts.autoconfigure.annotation;
 
-import java.time.Duration;
-import java.util.Arrays;
-import java.util.concurrent.atomic.AtomicInteger;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.resilience4j.core.IntervalFunction;
 import io.hts.autoconfigure.HtsAutoConfiguration;
@@ -16,6 +14,9 @@ import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.FakeGpuBackend;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -26,12 +27,10 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 class HtsTaskAnnotationTests {
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class));
+    private final ApplicationContextRunner runner =
+            new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(HtsAutoConfiguration.class));
 
     /** The load of the pipeline, in one bean. */
     static class Loader {
@@ -58,7 +57,10 @@ class HtsTaskAnnotationTests {
             return Arrays.stream(rows).sum();
         }
 
-        @HtsTask(graph = "features", name = "report", after = {"sum", "load"})
+        @HtsTask(
+                graph = "features",
+                name = "report",
+                after = {"sum", "load"})
         String report(TaskContext ctx, Long sum, long[] rows) {
             return ctx.graphName() + ": " + sum + " over " + rows.length + " rows";
         }
@@ -112,9 +114,12 @@ class HtsTaskAnnotationTests {
             Task<?> load = features.find("load").orElseThrow();
             Task<?> sum = features.find("sum").orElseThrow();
             assertThat(load.priority()).isEqualTo(3);
-            assertThat(sum.retry()).as("@HtsTask(retries = 2), no backoff: the scheduler's default backoff")
+            assertThat(sum.retry())
+                    .as("@HtsTask(retries = 2), no backoff: the scheduler's default backoff")
                     .isEqualTo(RetrySpec.retries(2, (IntervalFunction) null));
-            assertThat(load.retry()).as("retries left at -1: the scheduler's default").isNull();
+            assertThat(load.retry())
+                    .as("retries left at -1: the scheduler's default")
+                    .isNull();
             assertThat(sum.timeLimit()).isEqualTo(io.hts.engine.fault.TimeLimitSpec.of(Duration.ofSeconds(5)));
             assertThat(sum.hasBody(Device.GPU)).isFalse();
             assertThat(context.getBean(SelfRunning.class).tiny).isSameAs(context.getBean("tiny"));
@@ -150,14 +155,19 @@ class HtsTaskAnnotationTests {
 
     @Test
     void placementGivesCpuGpuOrBothBodies() {
-        runner.withUserConfiguration(Placed.class).withPropertyValues("hts.scheduler.policy=gpu-first").run(context -> {
-            TaskGraph placed = context.getBean("placed", TaskGraph.class);
-            assertThat(placed.find("where").orElseThrow().hasBody(Device.CPU)).isTrue();
-            assertThat(placed.find("where").orElseThrow().hasBody(Device.GPU)).isTrue();
-            assertThat(placed.find("gpu").orElseThrow().hasBody(Device.CPU)).isFalse();
-            GraphRun run = context.getBean(Scheduler.class).execute(placed);
-            assertThat(run.result(placed.find("gpu").orElseThrow())).isEqualTo("gpu then gpu:0");
-        });
+        runner.withUserConfiguration(Placed.class)
+                .withPropertyValues("hts.scheduler.policy=gpu-first")
+                .run(context -> {
+                    TaskGraph placed = context.getBean("placed", TaskGraph.class);
+                    assertThat(placed.find("where").orElseThrow().hasBody(Device.CPU))
+                            .isTrue();
+                    assertThat(placed.find("where").orElseThrow().hasBody(Device.GPU))
+                            .isTrue();
+                    assertThat(placed.find("gpu").orElseThrow().hasBody(Device.CPU))
+                            .isFalse();
+                    GraphRun run = context.getBean(Scheduler.class).execute(placed);
+                    assertThat(run.result(placed.find("gpu").orElseThrow())).isEqualTo("gpu then gpu:0");
+                });
     }
 
     // ------------------------------------------------------------------ wrong wiring
@@ -331,13 +341,20 @@ class HtsTaskAnnotationTests {
 
     @Test
     void wrongWiringFailsStartUpNamingTheMethod() {
-        fails(UnknownDependency.class, "UnknownDependency.total(long[])", "depends on 'lod'",
+        fails(
+                UnknownDependency.class,
+                "UnknownDependency.total(long[])",
+                "depends on 'lod'",
                 "declared: [load, total]");
         fails(WrongType.class, "WrongType.total(long[])", "parameter 1 is a long[]", "returns java.lang.String");
         fails(Cycle.class, "cycle", "Cycle.a(int)", "Cycle.b(int)");
         fails(TooManyParameters.class, "TooManyParameters.a(int)", "takes 1 parameter(s) for its 0 after dependencies");
-        fails(TooFewParameters.class, "TooFewParameters.length()", "takes 0 parameter(s) for its 1 after dependencies"
-                + " [load]", "exactly one parameter per after dependency", "goes in waitsFor");
+        fails(
+                TooFewParameters.class,
+                "TooFewParameters.length()",
+                "takes 0 parameter(s) for its 1 after dependencies" + " [load]",
+                "exactly one parameter per after dependency",
+                "goes in waitsFor");
         fails(BothLists.class, "BothLists.length(long[])", "names 'load' in both after and waitsFor");
         fails(UnknownWaitedFor.class, "UnknownWaitedFor.length()", "depends on 'lod'");
         fails(GpuContextOnCpu.class, "GpuContextOnCpu.a(GpuTaskContext)", "use device = Placement.GPU");

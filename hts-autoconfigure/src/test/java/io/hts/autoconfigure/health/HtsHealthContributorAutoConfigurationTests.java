@@ -1,5 +1,7 @@
 package io.hts.autoconfigure.health;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.springboot.circuitbreaker.autoconfigure.CircuitBreakerAutoConfiguration;
 import io.hts.autoconfigure.HtsAutoConfiguration;
@@ -16,8 +18,6 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
  * The {@code hts} health contributor: defined with a scheduler and Spring Boot's health support,
  * off by property, replaced by an application's bean; UP while the scheduler takes work and DOWN
@@ -26,8 +26,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class HtsHealthContributorAutoConfigurationTests {
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(
-            AutoConfigurations.of(HtsAutoConfiguration.class, HtsHealthContributorAutoConfiguration.class));
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(
+                    AutoConfigurations.of(HtsAutoConfiguration.class, HtsHealthContributorAutoConfiguration.class));
 
     private static Health health(org.springframework.context.ApplicationContext context) {
         return context.getBean("htsHealthIndicator", HealthIndicator.class).health();
@@ -39,7 +40,9 @@ class HtsHealthContributorAutoConfigurationTests {
             assertThat(context).hasSingleBean(HtsHealthIndicator.class);
             Health health = health(context);
             assertThat(health.getStatus()).isEqualTo(Status.UP);
-            assertThat(health.getDetails()).containsEntry("workers", 3).containsEntry("activeRuns", 0)
+            assertThat(health.getDetails())
+                    .containsEntry("workers", 3)
+                    .containsEntry("activeRuns", 0)
                     .containsEntry("cpu", "UP");
         });
     }
@@ -59,23 +62,29 @@ class HtsHealthContributorAutoConfigurationTests {
         runner.withBean(DeviceBackend.class, () -> gpu).run(context -> {
             Health health = health(context);
             assertThat(health.getStatus()).as("tasks with CPU bodies still run").isEqualTo(Status.UP);
-            assertThat(health.getDetails().get("gpu")).asString()
-                    .startsWith("DOWN: ").contains("CUDA_ERROR_ILLEGAL_ADDRESS poisoned the context");
+            assertThat(health.getDetails().get("gpu"))
+                    .asString()
+                    .startsWith("DOWN: ")
+                    .contains("CUDA_ERROR_ILLEGAL_ADDRESS poisoned the context");
         });
     }
 
     @Test
     void theCircuitBreakersStatesShowInTheGpuDetail() {
         runner.withConfiguration(AutoConfigurations.of(CircuitBreakerAutoConfiguration.class))
-                .withBean(DeviceBackend.class, () -> new FakeGpuBackend(2)).run(context -> {
-                    CircuitBreaker breaker = ((CircuitBreakingBackend) context.getBean(Scheduler.class).gpu().orElseThrow())
+                .withBean(DeviceBackend.class, () -> new FakeGpuBackend(2))
+                .run(context -> {
+                    CircuitBreaker breaker = ((CircuitBreakingBackend)
+                                    context.getBean(Scheduler.class).gpu().orElseThrow())
                             .circuitBreaker();
                     assertThat(health(context).getDetails()).containsEntry("gpu", "UP");
                     breaker.transitionToOpenState();
-                    assertThat(health(context).getDetails().get("gpu")).asString()
+                    assertThat(health(context).getDetails().get("gpu"))
+                            .asString()
                             .startsWith("DOWN: circuit breaker 'hts-gpu' is OPEN");
                     breaker.transitionToHalfOpenState();
-                    assertThat(health(context).getDetails().get("gpu")).asString()
+                    assertThat(health(context).getDetails().get("gpu"))
+                            .asString()
                             .startsWith("DEGRADED: circuit breaker 'hts-gpu' is HALF_OPEN");
                     breaker.transitionToClosedState();
                     assertThat(health(context).getDetails()).containsEntry("gpu", "UP");
@@ -91,13 +100,17 @@ class HtsHealthContributorAutoConfigurationTests {
 
     @Test
     void withoutSpringBootHealthThereIsNoContributorAndTheSchedulerStillStarts() {
-        runner.withClassLoader(new FilteredClassLoader(HealthIndicator.class)).run(context -> assertThat(context)
-                .hasNotFailed().hasSingleBean(Scheduler.class).doesNotHaveBean("htsHealthIndicator"));
+        runner.withClassLoader(new FilteredClassLoader(HealthIndicator.class))
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .hasSingleBean(Scheduler.class)
+                        .doesNotHaveBean("htsHealthIndicator"));
     }
 
     @Test
     void withoutASchedulerThereIsNoContributor() {
-        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(HtsHealthContributorAutoConfiguration.class))
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(HtsHealthContributorAutoConfiguration.class))
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean("htsHealthIndicator"));
     }
 

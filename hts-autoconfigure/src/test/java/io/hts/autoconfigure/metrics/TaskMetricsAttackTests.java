@@ -1,15 +1,7 @@
 package io.hts.autoconfigure.metrics;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.observe.EventType;
@@ -25,20 +17,31 @@ import io.hts.engine.run.Scheduler;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /** Attacks on the hts.tasks / hts.runs metrics fed from RunProfile.ranTotals at each run's end. */
 class TaskMetricsAttackTests {
 
     static double taskCount(MeterRegistry r) {
-        return r.find("hts.tasks").functionTimers().stream().mapToDouble(FunctionTimer::count).sum();
+        return r.find("hts.tasks").functionTimers().stream()
+                .mapToDouble(FunctionTimer::count)
+                .sum();
     }
 
     static double taskNanos(MeterRegistry r) {
-        return r.find("hts.tasks").functionTimers().stream().mapToDouble(t -> t.totalTime(TimeUnit.NANOSECONDS)).sum();
+        return r.find("hts.tasks").functionTimers().stream()
+                .mapToDouble(t -> t.totalTime(TimeUnit.NANOSECONDS))
+                .sum();
     }
 
     static long runCount(MeterRegistry r) {
@@ -87,8 +90,7 @@ class TaskMetricsAttackTests {
                             GraphRun run = s.submit(mixed("m"), RunOptions.failureMode(FailureMode.CONTINUE));
                             try {
                                 run.await(Duration.ofSeconds(20));
-                            }
-                            catch (Exception expected) {
+                            } catch (Exception expected) {
                                 // failed runs count too
                             }
                             long[] ran = ranOf(run.profile());
@@ -102,14 +104,14 @@ class TaskMetricsAttackTests {
                 for (Future<?> f : all) {
                     f.get(120, TimeUnit.SECONDS);
                 }
-            }
-            finally {
+            } finally {
                 pool.shutdownNow();
             }
             assertThat(runCount(registry)).as("hts.runs").isEqualTo(runs.get());
             assertThat(taskCount(registry)).as("hts.tasks count").isEqualTo((double) tasks.get());
-            assertThat(taskNanos(registry)).as("hts.tasks total").isCloseTo((double) nanos.get(),
-                    org.assertj.core.data.Offset.offset(1e3));
+            assertThat(taskNanos(registry))
+                    .as("hts.tasks total")
+                    .isCloseTo((double) nanos.get(), org.assertj.core.data.Offset.offset(1e3));
         }
     }
 
@@ -127,7 +129,9 @@ class TaskMetricsAttackTests {
             for (int i = 0; i < 5; i++) {
                 s.execute(g);
             }
-            assertThat(runCount(registry)).as("hts.runs counts every finished run").isEqualTo(5);
+            assertThat(runCount(registry))
+                    .as("hts.runs counts every finished run")
+                    .isEqualTo(5);
         }
     }
 
@@ -161,8 +165,7 @@ class TaskMetricsAttackTests {
                 if (event.type() == EventType.RUN_SUCCEEDED && event.graphName().equals("first")) {
                     try {
                         otherDone.await(20, TimeUnit.SECONDS);
-                    }
-                    catch (InterruptedException ex) {
+                    } catch (InterruptedException ex) {
                         Thread.currentThread().interrupt();
                     }
                 }
@@ -173,7 +176,11 @@ class TaskMetricsAttackTests {
                 return false;
             }
         };
-        try (Scheduler s = Scheduler.builder().threads(2).retainedRuns(1).listener(slowFirst).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .retainedRuns(1)
+                .listener(slowFirst)
+                .build()) {
             MeterRegistry registry = new SimpleMeterRegistry();
             new HtsMetrics(s).bindTo(registry);
             TaskGraph first = TaskGraph.named("first");
@@ -182,7 +189,8 @@ class TaskMetricsAttackTests {
             second.task("b").cpu(ctx -> 2);
             GraphRun one = s.submit(first);
             // waits until 'first' is in its end (its profile kept, its listeners being called)
-            await().atMost(Duration.ofSeconds(20)).until(() -> s.profiler().run(one.runId()).isPresent());
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> s.profiler().run(one.runId()).isPresent());
             s.execute(second); // launched by this thread: its profile evicts first's (retained-runs=1)
             otherDone.countDown();
             one.await(Duration.ofSeconds(20));
@@ -215,8 +223,7 @@ class TaskMetricsAttackTests {
                 for (Future<?> f : all) {
                     f.get(120, TimeUnit.SECONDS);
                 }
-            }
-            finally {
+            } finally {
                 pool.shutdownNow();
             }
             System.out.println("TINY: runs " + runs.get() + " hts.runs " + runCount(registry) + " hts.tasks "
@@ -250,8 +257,7 @@ class TaskMetricsAttackTests {
                 for (Future<?> f : all) {
                     f.get(300, TimeUnit.SECONDS);
                 }
-            }
-            finally {
+            } finally {
                 pool.shutdownNow();
             }
             System.out.println("TINY20: runs " + runs.get() + " hts.runs " + runCount(registry) + " hts.tasks "

@@ -1,7 +1,8 @@
 package io.hts.autoconfigure.observation;
 
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.hts.autoconfigure.HtsAutoConfiguration;
 import io.hts.engine.graph.TaskGraph;
@@ -11,6 +12,8 @@ import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -18,14 +21,11 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
-
 class HtsObservationAutoConfigurationTests {
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(
-            AutoConfigurations.of(HtsObservationAutoConfiguration.class, HtsAutoConfiguration.class));
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(
+                    AutoConfigurations.of(HtsObservationAutoConfiguration.class, HtsAutoConfiguration.class));
 
     @Test
     void eachRunIsOneObservationWithItsGraphOutcomeAndError() {
@@ -44,8 +44,8 @@ class HtsObservationAutoConfigurationTests {
             Observation.Context first = recorder.stopped.get(0);
             assertThat(first.getName()).isEqualTo("hts.graph.run");
             assertThat(first.getContextualName()).isEqualTo("hts observed");
-            assertThat(first.getLowCardinalityKeyValues()).contains(KeyValue.of("graph", "observed"),
-                    KeyValue.of("outcome", "succeeded"));
+            assertThat(first.getLowCardinalityKeyValues())
+                    .contains(KeyValue.of("graph", "observed"), KeyValue.of("outcome", "succeeded"));
             assertThat(first.getHighCardinalityKeyValue("run.id").getValue()).isEqualTo(Long.toString(id));
             assertThat(first.getError()).isNull();
             Observation.Context second = recorder.stopped.get(1);
@@ -65,35 +65,48 @@ class HtsObservationAutoConfigurationTests {
             TaskGraph g = TaskGraph.named("traced");
             g.task("a").cpu(ctx -> {
                 Observation o = registry.getCurrentObservation();
-                current.add(o == null ? "none" : o.getContext().getName() + " "
-                        + o.getContext().getHighCardinalityKeyValue("run.id").getValue());
+                current.add(
+                        o == null
+                                ? "none"
+                                : o.getContext().getName() + " "
+                                        + o.getContext()
+                                                .getHighCardinalityKeyValue("run.id")
+                                                .getValue());
                 return 1;
             });
             long id = s.execute(g).runId();
             assertThat(current).containsExactly("hts.graph.run " + id);
         });
-        runner.withUserConfiguration(Observed.class).withPropertyValues("hts.observation.tasks=true").run(context -> {
-            ObservationRegistry registry = context.getBean(ObservationRegistry.class);
-            Recorder recorder = context.getBean(Recorder.class);
-            Scheduler s = context.getBean(Scheduler.class);
-            List<String> current = new CopyOnWriteArrayList<>();
-            TaskGraph g = TaskGraph.named("traced");
-            g.task("a").cpu(ctx -> {
-                Observation o = registry.getCurrentObservation();
-                current.add(o.getContext().getName() + " parent " + o.getContext().getParentObservation()
-                        .getContextView().getName());
-                return 1;
-            });
-            s.execute(g);
-            assertThat(current).containsExactly("hts.task parent hts.graph.run");
-            await().until(() -> recorder.stopped.stream().anyMatch(c -> c.getName().equals("hts.task")));
-        });
+        runner.withUserConfiguration(Observed.class)
+                .withPropertyValues("hts.observation.tasks=true")
+                .run(context -> {
+                    ObservationRegistry registry = context.getBean(ObservationRegistry.class);
+                    Recorder recorder = context.getBean(Recorder.class);
+                    Scheduler s = context.getBean(Scheduler.class);
+                    List<String> current = new CopyOnWriteArrayList<>();
+                    TaskGraph g = TaskGraph.named("traced");
+                    g.task("a").cpu(ctx -> {
+                        Observation o = registry.getCurrentObservation();
+                        current.add(o.getContext().getName() + " parent "
+                                + o.getContext()
+                                        .getParentObservation()
+                                        .getContextView()
+                                        .getName());
+                        return 1;
+                    });
+                    s.execute(g);
+                    assertThat(current).containsExactly("hts.task parent hts.graph.run");
+                    await().until(() ->
+                            recorder.stopped.stream().anyMatch(c -> c.getName().equals("hts.task")));
+                });
     }
 
     @Test
     void withoutAnObservationRegistryThereIsNoListener() {
-        runner.run(context -> assertThat(context).doesNotHaveBean(HtsRunObservations.class).hasSingleBean(Scheduler.class));
-        runner.withClassLoader(new FilteredClassLoader(ObservationRegistry.class)).withUserConfiguration(Observed.class)
+        runner.run(context ->
+                assertThat(context).doesNotHaveBean(HtsRunObservations.class).hasSingleBean(Scheduler.class));
+        runner.withClassLoader(new FilteredClassLoader(ObservationRegistry.class))
+                .withUserConfiguration(Observed.class)
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(HtsRunObservations.class));
     }
 

@@ -16,7 +16,10 @@ public class SimulatedGpuConfiguration {
     @Bean
     GpuBackend simulatedGpu() {
         SimulatedCuda cuda = new SimulatedCuda(64 * MIB);
-        return new GpuBackend(cuda, cuda.deviceInfo(0), GpuSettings.defaults(16 * MIB)
-                .withMemory(new PoolSettings(4 * MIB, 16 * MIB, 4 * MIB, 256)), false);
+        return new GpuBackend(
+                cuda,
+                cuda.deviceInfo(0),
+                GpuSettings.defaults(16 * MIB).withMemory(new PoolSettings(4 * MIB, 16 * MIB, 4 * MIB, 256)),
+                false);
     }
 }

@@ -1,12 +1,11 @@
 package io.hts.benchmarks.baseline;
 
+import io.hts.benchmarks.workload.Shape;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.IntConsumer;
-
-import io.hts.benchmarks.workload.Shape;
 
 /**
  * Baseline (a): the graph written by hand with {@link CompletableFuture}s on an explicit pool, as
@@ -15,8 +14,7 @@ import io.hts.benchmarks.workload.Shape;
  */
 public final class CompletableFutureDag {
 
-    private CompletableFutureDag() {
-    }
+    private CompletableFutureDag() {}
 
     /**
      * Runs the shape and waits for it.
@@ -36,11 +34,9 @@ public final class CompletableFutureDag {
             CompletableFuture<?> f;
             if (d == 0) {
                 f = CompletableFuture.runAsync(work, pool);
-            }
-            else if (d == 1) {
+            } else if (d == 1) {
                 f = futures[shape.predecessor(i, 0)].thenRunAsync(work, pool);
-            }
-            else {
+            } else {
                 CompletableFuture<?>[] preds = new CompletableFuture<?>[d];
                 for (int k = 0; k < d; k++) {
                     preds[k] = futures[shape.predecessor(i, k)];

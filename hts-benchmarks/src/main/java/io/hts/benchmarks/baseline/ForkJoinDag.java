@@ -1,12 +1,11 @@
 package io.hts.benchmarks.baseline;
 
+import io.hts.benchmarks.workload.Shape;
 import java.util.concurrent.CountedCompleter;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RecursiveAction;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.IntConsumer;
-
-import io.hts.benchmarks.workload.Shape;
 
 /**
  * Baseline (b): counted completion on a plain {@link ForkJoinPool}, the leanest hand-written DAG

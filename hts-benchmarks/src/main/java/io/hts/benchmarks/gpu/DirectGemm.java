@@ -1,48 +1,23 @@
 package io.hts.benchmarks.gpu;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.util.Random;
-
-import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.policy.GpuFirstPolicy;
-import io.hts.engine.run.Scheduler;
 import io.hts.gpu.blas.Blas;
-import io.hts.gpu.cuda.CudaApi;
-import io.hts.gpu.cuda.DeviceInfo;
 import io.hts.gpu.cuda.JCudaApi;
-import io.hts.gpu.exec.GpuBackend;
-import io.hts.gpu.exec.GpuContext;
-import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.memory.DeviceBuffer;
 import jcuda.Pointer;
 import jcuda.cudaDataType;
 import jcuda.driver.CUdeviceptr;
-import jcuda.driver.CUevent;
-import jcuda.driver.CUevent_flags;
-import jcuda.driver.CUstream;
-import jcuda.driver.CUstream_flags;
-import jcuda.driver.JCudaDriver;
 import jcuda.jcublas.JCublas2;
-import jcuda.jcublas.cublasComputeType;
-import jcuda.jcublas.cublasGemmAlgo;
 import jcuda.jcublas.cublasHandle;
 import jcuda.jcublas.cublasMath;
 import jcuda.jcublas.cublasOperation;
-import jcuda.runtime.cudaStream_t;
-
-import static io.hts.benchmarks.gpu.GpuBenchmarks.f;
-import static io.hts.benchmarks.gpu.GpuBenchmarks.timed;
 
 /** The baseline of the GEMM benchmarks: cuBLAS called straight through JCublas, without HTS. */
 final class DirectGemm {
 
-    private DirectGemm() {
-    }
+    private DirectGemm() {}
 
     /** Square {@code C = A B} of n x n matrices on the handle's stream. */
-    static void gemm(cublasHandle h, Blas.Precision p, int n, DeviceBuffer a, DeviceBuffer b,
-            DeviceBuffer c) {
+    static void gemm(cublasHandle h, Blas.Precision p, int n, DeviceBuffer a, DeviceBuffer b, DeviceBuffer c) {
         gemm(h, p, n, n, n, a.address(), b.address(), c.address());
     }
 
@@ -65,8 +40,24 @@ final class DirectGemm {
             }
             default -> {
                 JCublas2.cublasSetMathMode(h, cublasMath.CUBLAS_DEFAULT_MATH);
-                JCublas2.cublasSgemmEx(h, op, op, m, n, k, one, pa, cudaDataType.CUDA_R_16BF, m, pb,
-                        cudaDataType.CUDA_R_16BF, k, zero, pc, cudaDataType.CUDA_R_16BF, m);
+                JCublas2.cublasSgemmEx(
+                        h,
+                        op,
+                        op,
+                        m,
+                        n,
+                        k,
+                        one,
+                        pa,
+                        cudaDataType.CUDA_R_16BF,
+                        m,
+                        pb,
+                        cudaDataType.CUDA_R_16BF,
+                        k,
+                        zero,
+                        pc,
+                        cudaDataType.CUDA_R_16BF,
+                        m);
             }
         }
     }

@@ -1,8 +1,6 @@
 package io.hts.benchmarks.gpu;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.util.Random;
+import static io.hts.benchmarks.gpu.GpuBenchmarks.f;
 
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.policy.GpuFirstPolicy;
@@ -15,24 +13,16 @@ import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuContext;
 import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.memory.DeviceBuffer;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Random;
 import jcuda.Pointer;
-import jcuda.cudaDataType;
-import jcuda.driver.CUdeviceptr;
-import jcuda.driver.CUevent;
-import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import jcuda.driver.JCudaDriver;
 import jcuda.jcublas.JCublas2;
-import jcuda.jcublas.cublasComputeType;
-import jcuda.jcublas.cublasGemmAlgo;
 import jcuda.jcublas.cublasHandle;
-import jcuda.jcublas.cublasMath;
-import jcuda.jcublas.cublasOperation;
 import jcuda.runtime.cudaStream_t;
-
-import static io.hts.benchmarks.gpu.GpuBenchmarks.f;
-import static io.hts.benchmarks.gpu.GpuBenchmarks.timed;
 
 /**
  * The GEMM part of {@link GpuBenchmarks}: the cuBLAS probe and GEMM through chains of HTS GPU
@@ -77,8 +67,13 @@ final class GemmBenchmarks {
         GpuBackend gpu = new GpuBackend(api, device, GpuSettings.defaults(8L << 30), true);
         long t0park = System.nanoTime();
         java.util.concurrent.locks.LockSupport.parkNanos(20_000);
-        row("host timer: parkNanos(20 µs) slept / the launcher's spin lead", f("%.0f µs / %.0f µs",
-                (System.nanoTime() - t0park) / 1e3, gpu.spinLead().toNanos() / 1e3), "", "");
+        row(
+                "host timer: parkNanos(20 µs) slept / the launcher's spin lead",
+                f(
+                        "%.0f µs / %.0f µs",
+                        (System.nanoTime() - t0park) / 1e3, gpu.spinLead().toNanos() / 1e3),
+                "",
+                "");
         if (gpu.cublasProblem().isPresent()) {
             row("GEMM", "cuBLAS unavailable: " + gpu.cublasProblem().get(), "", "");
             gpu.close();
@@ -96,7 +91,11 @@ final class GemmBenchmarks {
         cublasHandle handle = new cublasHandle();
         JCublas2.cublasCreate(handle);
         JCublas2.cublasSetStream(handle, new cudaStream_t(stream));
-        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(gpu).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .policy(new GpuFirstPolicy())
+                .gpuBackend(gpu)
+                .build()) {
             // the caller's one-task path (execute, launch on the caller, polling, the run's end) is
             // compiled by the JIT first, as in a service after its first requests: the one-task
             // rows measure the scheduler, not the interpreter
@@ -108,15 +107,15 @@ final class GemmBenchmarks {
             for (int i = 0; i < 2_000; i++) {
                 s.execute(warm);
             }
-            for (Blas.Precision p : new Blas.Precision[] {Blas.Precision.FP32, Blas.Precision.TF32, Blas.Precision.BF16}) {
+            for (Blas.Precision p :
+                    new Blas.Precision[] {Blas.Precision.FP32, Blas.Precision.TF32, Blas.Precision.BF16}) {
                 for (DeviceBuffer m : new DeviceBuffer[] {a, b}) {
                     host.clear();
                     if (p.elementBytes() == 4) {
                         while (host.remaining() >= 4) {
                             host.putFloat(r.nextFloat() - 0.5f);
                         }
-                    }
-                    else {
+                    } else {
                         while (host.remaining() >= 2) {
                             host.putShort((short) (Float.floatToRawIntBits(r.nextFloat() - 0.5f) >>> 16));
                         }
@@ -196,8 +195,7 @@ final class GemmBenchmarks {
                             if (htsNow) {
                                 run = s.execute(g);
                                 h = (double) (System.nanoTime() - t0) / chain;
-                            }
-                            else {
+                            } else {
                                 for (int i = 0; i < chain; i++) {
                                     DirectGemm.gemm(handle, p, n, a, b, c);
                                 }
@@ -216,12 +214,19 @@ final class GemmBenchmarks {
                             for (int i = 0; i < tasks.size(); i++) {
                                 busy += tasks.get(i).durationNanos();
                                 if (i > 0) {
-                                    gaps += tasks.get(i).startNanos() - tasks.get(i - 1).endNanos();
+                                    gaps += tasks.get(i).startNanos()
+                                            - tasks.get(i - 1).endNanos();
                                 }
                             }
-                            row(f("diagnosis %s chain: per task, launch to completion seen / gap to the next launch", p),
-                                    f("%.3f ms / %.1f µs", busy / tasks.size() / 1e6, gaps / Math.max(1, tasks.size() - 1) / 1e3),
-                                    f("direct %.3f ms", d / 1e6), "");
+                            row(
+                                    f(
+                                            "diagnosis %s chain: per task, launch to completion seen / gap to the next launch",
+                                            p),
+                                    f(
+                                            "%.3f ms / %.1f µs",
+                                            busy / tasks.size() / 1e6, gaps / Math.max(1, tasks.size() - 1) / 1e3),
+                                    f("direct %.3f ms", d / 1e6),
+                                    "");
                             diagnoses.polledDirect(handle, stream, p, n, a, b, c, chain, d);
                             long f0 = System.nanoTime();
                             s.execute(foreign);
@@ -229,9 +234,14 @@ final class GemmBenchmarks {
                             long b0 = System.nanoTime();
                             s.execute(batch);
                             double batched = (double) (System.nanoTime() - b0) / chain;
-                            row(f("diagnosis %s: one HTS task enqueuing all %d GEMMs through the benchmark's own handle"
-                                    + " on the task's stream", p, chain), f("%.3f ms a GEMM", foreignHandle / 1e6),
-                                    f("backend's handle %.3f ms", batched / 1e6), "");
+                            row(
+                                    f(
+                                            "diagnosis %s: one HTS task enqueuing all %d GEMMs through the benchmark's own handle"
+                                                    + " on the task's stream",
+                                            p, chain),
+                                    f("%.3f ms a GEMM", foreignHandle / 1e6),
+                                    f("backend's handle %.3f ms", batched / 1e6),
+                                    "");
                             long d0 = System.nanoTime();
                             for (int i = 0; i < chain; i++) {
                                 DirectGemm.gemm(handle, p, n, a, b, c);
@@ -249,12 +259,22 @@ final class GemmBenchmarks {
                                 double onLane = (double) (System.nanoTime() - l0) / chain;
                                 JCublas2.cublasSetStream(handle, new cudaStream_t(stream));
                                 gpu.streams().release(lane);
-                                row(f("diagnosis %s: the direct loop from the benchmark's thread on the backend's lane-%d stream",
-                                        p, lane.lane()), f("%.3f ms a GEMM", onLane / 1e6), f("own stream %.3f ms", d / 1e6), "");
+                                row(
+                                        f(
+                                                "diagnosis %s: the direct loop from the benchmark's thread on the backend's lane-%d stream",
+                                                p, lane.lane()),
+                                        f("%.3f ms a GEMM", onLane / 1e6),
+                                        f("own stream %.3f ms", d / 1e6),
+                                        "");
                             }
-                            row(f("diagnosis %s: one HTS task enqueuing all %d GEMMs / host time of one GEMM call in it"
-                                    + " / host time of one direct call", p, chain), f("%.3f ms a GEMM / %.1f µs", batched / 1e6,
-                                    hostNanos[0] / 1e3 / chain), f("%.1f µs", directHost / 1e3), "");
+                            row(
+                                    f(
+                                            "diagnosis %s: one HTS task enqueuing all %d GEMMs / host time of one GEMM call in it"
+                                                    + " / host time of one direct call",
+                                            p, chain),
+                                    f("%.3f ms a GEMM / %.1f µs", batched / 1e6, hostNanos[0] / 1e3 / chain),
+                                    f("%.1f µs", directHost / 1e3),
+                                    "");
                         }
                         // one-task runs and direct calls alternate, each side first in turn, so that
                         // neither gets the card's clocks after the other's pause (they move by a few %)
@@ -269,15 +289,15 @@ final class GemmBenchmarks {
                                     htsSum += back - t;
                                     if (round > 0) {
                                         var timing = oneRun.profile().tasks().get(0);
-                                        long submitted = bodyStamps[0] - timing.startNanos(); // profile times count from submission
+                                        long submitted = bodyStamps[0]
+                                                - timing.startNanos(); // profile times count from submission
                                         oneSplit[0] += bodyStamps[0] - t;
                                         oneSplit[1] += bodyStamps[1] - bodyStamps[0];
                                         oneSplit[2] += submitted + timing.endNanos() - bodyStamps[1];
                                         oneSplit[3] += back - submitted - timing.endNanos();
                                         oneSplit[4] += bodyStamps[2];
                                     }
-                                }
-                                else {
+                                } else {
                                     DirectGemm.gemm(handle, p, n, a, b, c);
                                     JCudaDriver.cuStreamSynchronize(stream);
                                     directSum += System.nanoTime() - t;
@@ -286,8 +306,7 @@ final class GemmBenchmarks {
                         }
                         o = htsSum / 6.0;
                         ds = directSum / 6.0;
-                    }
-                    catch (RuntimeException ex) {
+                    } catch (RuntimeException ex) {
                         row(f("GEMM %d² %s", n, p), "failed: " + ex.getMessage(), "", "");
                         failed = true;
                         break;
@@ -302,17 +321,24 @@ final class GemmBenchmarks {
                 if (failed) {
                     continue;
                 }
-                row(f("diagnosis %s order: HTS chain run first / second in a round; direct loop first / second", p),
-                        f("%.3f / %.3f ms", htsBy[0] / 1e6, htsBy[1] / 1e6), f("%.3f / %.3f ms", directBy[0] / 1e6,
-                                directBy[1] / 1e6),
-                        f("HTS first vs direct first %+.2f %%; HTS second vs direct second %+.2f %%",
+                row(
+                        f("diagnosis %s order: HTS chain run first / second in a round; direct loop first / second", p),
+                        f("%.3f / %.3f ms", htsBy[0] / 1e6, htsBy[1] / 1e6),
+                        f("%.3f / %.3f ms", directBy[0] / 1e6, directBy[1] / 1e6),
+                        f(
+                                "HTS first vs direct first %+.2f %%; HTS second vs direct second %+.2f %%",
                                 100 * (htsBy[0] / directBy[0] - 1), 100 * (htsBy[1] / directBy[1] - 1)));
                 if (p != Blas.Precision.FP32) {
                     diagnoses.timedChain(s, p, n, a, b, c);
                 }
                 double spinning = Double.MAX_VALUE;
-                GpuBackend spinner = new GpuBackend(api, device, GpuSettings.defaults(1L << 30).withSpinWhileBusy(true), true);
-                try (Scheduler spin = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(spinner).build()) {
+                GpuBackend spinner = new GpuBackend(
+                        api, device, GpuSettings.defaults(1L << 30).withSpinWhileBusy(true), true);
+                try (Scheduler spin = Scheduler.builder()
+                        .threads(2)
+                        .policy(new GpuFirstPolicy())
+                        .gpuBackend(spinner)
+                        .build()) {
                     for (int round = 0; round < 3; round++) {
                         long t0 = System.nanoTime();
                         spin.execute(g);
@@ -321,25 +347,47 @@ final class GemmBenchmarks {
                         }
                     }
                 }
-                row(f("GEMM %d² %s, the same chain with the launcher spinning while work is in flight (spinWhileBusy)", n, p),
-                        f("%.3f ms a GEMM", spinning / 1e6), f("%.3f ms", direct / 1e6),
-                        f("%+.2f %% (goal ≤ 2 %%: %s)", 100 * (spinning / direct - 1), spinning / direct - 1 <= 0.02 ? "met" : "missed"));
+                row(
+                        f(
+                                "GEMM %d² %s, the same chain with the launcher spinning while work is in flight (spinWhileBusy)",
+                                n, p),
+                        f("%.3f ms a GEMM", spinning / 1e6),
+                        f("%.3f ms", direct / 1e6),
+                        f(
+                                "%+.2f %% (goal ≤ 2 %%: %s)",
+                                100 * (spinning / direct - 1), spinning / direct - 1 <= 0.02 ? "met" : "missed"));
                 double flops = Blas.gemmFlops(n, n, n);
-                row(f("GEMM %d² %s, a chain of %d dependent HTS GPU tasks vs the same %d cuBLAS calls on one stream",
-                        n, p, chain, chain),
+                row(
+                        f(
+                                "GEMM %d² %s, a chain of %d dependent HTS GPU tasks vs the same %d cuBLAS calls on one stream",
+                                n, p, chain, chain),
                         f("%.3f ms a GEMM, %.0f TFLOP/s", hts / 1e6, flops / hts / 1e3),
                         f("%.3f ms, %.0f TFLOP/s", direct / 1e6, flops / direct / 1e3),
-                        f("%+.2f %% (goal ≤ 2 %%: %s)", 100 * (hts / direct - 1), hts / direct - 1 <= 0.02 ? "met" : "missed"));
-                row(f("GEMM %d² %s, one task run by a waiting caller (scheduler.execute) vs one call + synchronize,"
-                        + " 6 of each alternating", n, p),
-                        f("%.3f ms", single / 1e6), f("%.3f ms", directSingle / 1e6),
+                        f(
+                                "%+.2f %% (goal ≤ 2 %%: %s)",
+                                100 * (hts / direct - 1), hts / direct - 1 <= 0.02 ? "met" : "missed"));
+                row(
+                        f(
+                                "GEMM %d² %s, one task run by a waiting caller (scheduler.execute) vs one call + synchronize,"
+                                        + " 6 of each alternating",
+                                n, p),
+                        f("%.3f ms", single / 1e6),
+                        f("%.3f ms", directSingle / 1e6),
                         f("%+.0f µs a run", (single - directSingle) / 1e3));
                 long measured = 4L * 6;
-                row(f("diagnosis %s one-task runs (%d): call to body start / body / body end to task end / task end to"
-                        + " the caller's return; launched by the caller in", p, measured),
-                        f("%.1f / %.1f / %.1f / %.1f µs (means)", oneSplit[0] / 1e3 / measured, oneSplit[1] / 1e3 / measured,
-                                oneSplit[2] / 1e3 / measured, oneSplit[3] / 1e3 / measured),
-                        f("%d of %d", oneSplit[4], measured), "");
+                row(
+                        f(
+                                "diagnosis %s one-task runs (%d): call to body start / body / body end to task end / task end to"
+                                        + " the caller's return; launched by the caller in",
+                                p, measured),
+                        f(
+                                "%.1f / %.1f / %.1f / %.1f µs (means)",
+                                oneSplit[0] / 1e3 / measured,
+                                oneSplit[1] / 1e3 / measured,
+                                oneSplit[2] / 1e3 / measured,
+                                oneSplit[3] / 1e3 / measured),
+                        f("%d of %d", oneSplit[4], measured),
+                        "");
             }
         }
         JCublas2.cublasDestroy(handle);

@@ -1,19 +1,14 @@
 package io.hts.benchmarks.gpu;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.util.Random;
+import static io.hts.benchmarks.gpu.GpuBenchmarks.f;
 
 import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.policy.GpuFirstPolicy;
 import io.hts.engine.run.Scheduler;
 import io.hts.gpu.blas.Blas;
 import io.hts.gpu.cuda.CudaApi;
 import io.hts.gpu.cuda.DeviceInfo;
 import io.hts.gpu.cuda.JCudaApi;
-import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuContext;
-import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.memory.DeviceBuffer;
 import jcuda.Pointer;
 import jcuda.cudaDataType;
@@ -27,12 +22,6 @@ import jcuda.jcublas.JCublas2;
 import jcuda.jcublas.cublasComputeType;
 import jcuda.jcublas.cublasGemmAlgo;
 import jcuda.jcublas.cublasHandle;
-import jcuda.jcublas.cublasMath;
-import jcuda.jcublas.cublasOperation;
-import jcuda.runtime.cudaStream_t;
-
-import static io.hts.benchmarks.gpu.GpuBenchmarks.f;
-import static io.hts.benchmarks.gpu.GpuBenchmarks.timed;
 
 /**
  * The diagnoses beside {@link GemmBenchmarks}' GEMM rows: which cuBLAS GEMM types this device
@@ -58,22 +47,56 @@ final class GemmDiagnoses {
         JCublas2.cublasCreate(h);
         CUdeviceptr m = new CUdeviceptr();
         JCudaDriver.cuMemAlloc(m, 3L * 4 * 64 * 64);
-        int[][] cases = {{cudaDataType.CUDA_R_32F, cublasComputeType.CUBLAS_COMPUTE_32F},
+        int[][] cases = {
+            {cudaDataType.CUDA_R_32F, cublasComputeType.CUBLAS_COMPUTE_32F},
             {cudaDataType.CUDA_R_32F, cublasComputeType.CUBLAS_COMPUTE_32F_FAST_TF32},
             {cudaDataType.CUDA_R_16BF, cublasComputeType.CUBLAS_COMPUTE_32F},
             {cudaDataType.CUDA_R_16F, cublasComputeType.CUBLAS_COMPUTE_32F},
-            {cudaDataType.CUDA_R_16F, cublasComputeType.CUBLAS_COMPUTE_16F}};
+            {cudaDataType.CUDA_R_16F, cublasComputeType.CUBLAS_COMPUTE_16F}
+        };
         StringBuilder sb = new StringBuilder();
         for (int[] c : cases) {
-            int status = JCublas2.cublasGemmEx(h, 0, 0, 64, 64, 64, Pointer.to(new float[] {1f}), m, c[0], 64,
-                    m.withByteOffset(4 * 64 * 64), c[0], 64, Pointer.to(new float[] {0f}),
-                    m.withByteOffset(8 * 64 * 64), c[0], 64, c[1], cublasGemmAlgo.CUBLAS_GEMM_DEFAULT);
+            int status = JCublas2.cublasGemmEx(
+                    h,
+                    0,
+                    0,
+                    64,
+                    64,
+                    64,
+                    Pointer.to(new float[] {1f}),
+                    m,
+                    c[0],
+                    64,
+                    m.withByteOffset(4 * 64 * 64),
+                    c[0],
+                    64,
+                    Pointer.to(new float[] {0f}),
+                    m.withByteOffset(8 * 64 * 64),
+                    c[0],
+                    64,
+                    c[1],
+                    cublasGemmAlgo.CUBLAS_GEMM_DEFAULT);
             sb.append(f("GemmEx type %d compute %d: %s; ", c[0], c[1], jcuda.jcublas.cublasStatus.stringFor(status)));
         }
         for (int type : new int[] {cudaDataType.CUDA_R_16BF, cudaDataType.CUDA_R_16F}) {
-            int status = JCublas2.cublasSgemmEx(h, 0, 0, 64, 64, 64, Pointer.to(new float[] {1f}), m, type, 64,
-                    m.withByteOffset(4 * 64 * 64), type, 64, Pointer.to(new float[] {0f}),
-                    m.withByteOffset(8 * 64 * 64), type, 64);
+            int status = JCublas2.cublasSgemmEx(
+                    h,
+                    0,
+                    0,
+                    64,
+                    64,
+                    64,
+                    Pointer.to(new float[] {1f}),
+                    m,
+                    type,
+                    64,
+                    m.withByteOffset(4 * 64 * 64),
+                    type,
+                    64,
+                    Pointer.to(new float[] {0f}),
+                    m.withByteOffset(8 * 64 * 64),
+                    type,
+                    64);
             sb.append(f("SgemmEx type %d: %s; ", type, jcuda.jcublas.cublasStatus.stringFor(status)));
         }
         JCudaDriver.cuCtxSynchronize();
@@ -128,8 +151,11 @@ final class GemmDiagnoses {
             body += bodyEnd[i] - bodyStart[i];
         }
         int m = chain - 1;
-        rows.row(f("diagnosis %s chain: GEMM device time (events) / body host time / launch to completion seen", p),
-                f("%.3f ms / %.1f µs / %.3f ms", gpu / m / 1e6, body / m / 1e3, seen / m / 1e6), "", "");
+        rows.row(
+                f("diagnosis %s chain: GEMM device time (events) / body host time / launch to completion seen", p),
+                f("%.3f ms / %.1f µs / %.3f ms", gpu / m / 1e6, body / m / 1e3, seen / m / 1e6),
+                "",
+                "");
         for (CUevent[] pair : events) {
             JCudaDriver.cuEventDestroy(pair[0]);
             JCudaDriver.cuEventDestroy(pair[1]);
@@ -137,8 +163,16 @@ final class GemmDiagnoses {
     }
 
     /** The direct chain again while another thread polls an event without pause, as HTS's launcher may. */
-    void polledDirect(cublasHandle handle, CUstream stream, Blas.Precision p, int n, DeviceBuffer a,
-            DeviceBuffer b, DeviceBuffer c, int chain, double unpolled) {
+    void polledDirect(
+            cublasHandle handle,
+            CUstream stream,
+            Blas.Precision p,
+            int n,
+            DeviceBuffer a,
+            DeviceBuffer b,
+            DeviceBuffer c,
+            int chain,
+            double unpolled) {
         CUevent e = new CUevent();
         JCudaDriver.cuEventCreate(e, CUevent_flags.CU_EVENT_DISABLE_TIMING);
         CUstream other = new CUstream();
@@ -163,12 +197,14 @@ final class GemmDiagnoses {
         stop.set(true);
         try {
             poller.join();
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
-        rows.row(f("diagnosis %s: direct chain while another thread polls cuEventQuery", p), f("%.3f ms (%.0f queries)", polled / 1e6,
-                (double) queries[0]), f("%.3f ms unpolled", unpolled / 1e6), f("%+.2f %%", 100 * (polled / unpolled - 1)));
+        rows.row(
+                f("diagnosis %s: direct chain while another thread polls cuEventQuery", p),
+                f("%.3f ms (%.0f queries)", polled / 1e6, (double) queries[0]),
+                f("%.3f ms unpolled", unpolled / 1e6),
+                f("%+.2f %%", 100 * (polled / unpolled - 1)));
         JCudaDriver.cuEventDestroy(e);
         JCudaDriver.cuStreamDestroy(other);
     }

@@ -1,14 +1,5 @@
 package io.hts.benchmarks.gpu;
 
-
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.LocalDate;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
-import java.util.concurrent.atomic.AtomicLong;
-
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.policy.GpuFirstPolicy;
 import io.hts.engine.run.Scheduler;
@@ -22,6 +13,13 @@ import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.kernel.KernelCache;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.memory.DeviceMemoryPool;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
@@ -63,7 +61,8 @@ public final class GpuBenchmarks {
             System.err.println("no GPU: " + found.reason());
             System.exit(2);
         }
-        GpuBenchmarks b = new GpuBenchmarks(found.api(), found.devices().get(0), args.length > 0 && args[0].equals("quick"));
+        GpuBenchmarks b =
+                new GpuBenchmarks(found.api(), found.devices().get(0), args.length > 0 && args[0].equals("quick"));
         b.rows.add("| what | HTS | baseline | ratio / overhead |");
         b.rows.add("|---|---|---|---|");
         b.completionMechanisms();
@@ -125,7 +124,9 @@ public final class GpuBenchmarks {
             }
             long host = (System.nanoTime() - t0) / n;
             if (round == 1) {
-                row("completion seen by the host: event record + cuEventQuery polling (HTS's choice)", f("%.1f µs", poll / 1e3),
+                row(
+                        "completion seen by the host: event record + cuEventQuery polling (HTS's choice)",
+                        f("%.1f µs", poll / 1e3),
                         f("record + cuEventSynchronize %.1f µs; cuLaunchHostFunc %.1f µs", sync / 1e3, host / 1e3),
                         f("%.2f / %.2f", (double) poll / sync, (double) poll / host));
             }
@@ -139,8 +140,8 @@ public final class GpuBenchmarks {
     private void memoryPool() throws InterruptedException {
         api.makeCurrent(device.ordinal());
         long size = 1 << 20;
-        DeviceMemoryPool pool = new DeviceMemoryPool(api, device.ordinal(),
-                io.hts.gpu.memory.PoolSettings.of(256L << 20, 1L << 30));
+        DeviceMemoryPool pool =
+                new DeviceMemoryPool(api, device.ordinal(), io.hts.gpu.memory.PoolSettings.of(256L << 20, 1L << 30));
         int n = quick ? 100_000 : 2_000_000;
         double poolNs = 0;
         for (int round = 0; round < 3; round++) {
@@ -200,9 +201,15 @@ public final class GpuBenchmarks {
         JCudaDriver.cuStreamDestroy(stream);
         JCudaDriver.cuMemPoolDestroy(cudaPool);
         pool.close();
-        row("1 MiB alloc + free pair, 1 thread", f("%.0f ns", poolNs), f("cuMemAlloc+cuMemFree %.1f µs; cuMemAllocFromPoolAsync+cuMemFreeAsync %.2f µs",
-                driver / 1e3, async / 1e3), f("%.4f / %.3f (goal ≤ 0.5 µs: %s)", poolNs / driver, poolNs / async,
-                        poolNs <= 500 ? "met" : "missed"));
+        row(
+                "1 MiB alloc + free pair, 1 thread",
+                f("%.0f ns", poolNs),
+                f(
+                        "cuMemAlloc+cuMemFree %.1f µs; cuMemAllocFromPoolAsync+cuMemFreeAsync %.2f µs",
+                        driver / 1e3, async / 1e3),
+                f(
+                        "%.4f / %.3f (goal ≤ 0.5 µs: %s)",
+                        poolNs / driver, poolNs / async, poolNs <= 500 ? "met" : "missed"));
         row("1 MiB alloc + free pair, 8 threads (per pair, wall / pairs)", f("%.0f ns", pool8), "", "");
     }
 
@@ -212,12 +219,19 @@ public final class GpuBenchmarks {
         int tasks = 10_000;
         GpuBackend gpu = new GpuBackend(api, device, GpuSettings.defaults(1L << 30), false);
         DeviceBuffer target = gpu.memory().allocate(4 * 32);
-        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(gpu).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .policy(new GpuFirstPolicy())
+                .gpuBackend(gpu)
+                .build()) {
             TaskGraph g = TaskGraph.named("tiny");
-            g.group("tiny", tasks, (i, t) -> t.gpu(ctx -> {
-                ctx.unwrap(GpuContext.class).kernels().fill(1, i, target);
-                return null;
-            }));
+            g.group(
+                    "tiny",
+                    tasks,
+                    (i, t) -> t.gpu(ctx -> {
+                        ctx.unwrap(GpuContext.class).kernels().fill(1, i, target);
+                        return null;
+                    }));
             double best = Double.MAX_VALUE;
             for (int round = 0; round < (quick ? 3 : 6); round++) {
                 long t0 = System.nanoTime();
@@ -236,7 +250,9 @@ public final class GpuBenchmarks {
             for (int round = 0; round < 3; round++) {
                 long t0 = System.nanoTime();
                 for (int i = 0; i < tasks; i++) {
-                    Pointer params = Pointer.to(Pointer.to(new long[] {1}), Pointer.to(new float[] {i}),
+                    Pointer params = Pointer.to(
+                            Pointer.to(new long[] {1}),
+                            Pointer.to(new float[] {i}),
                             Pointer.to(JCudaApi.pointer(target.address())));
                     JCudaDriver.cuLaunchKernel(fill, 1, 1, 1, 256, 1, 1, 0, stream, params, null);
                 }
@@ -244,8 +260,10 @@ public final class GpuBenchmarks {
                 raw = Math.min(raw, (double) (System.nanoTime() - t0) / tasks);
             }
             JCudaDriver.cuStreamDestroy(stream);
-            row("10,000 tiny GPU tasks (one 1-element kernel each) through the scheduler, per task",
-                    f("%.1f µs (%.0f tasks/s)", best / 1e3, 1e9 / best), f("raw launch loop %.1f µs a launch", raw / 1e3),
+            row(
+                    "10,000 tiny GPU tasks (one 1-element kernel each) through the scheduler, per task",
+                    f("%.1f µs (%.0f tasks/s)", best / 1e3, 1e9 / best),
+                    f("raw launch loop %.1f µs a launch", raw / 1e3),
                     f("+%.1f µs a task", (best - raw) / 1e3));
         }
         target.close();

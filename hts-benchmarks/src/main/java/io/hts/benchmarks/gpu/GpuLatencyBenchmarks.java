@@ -1,10 +1,6 @@
 package io.hts.benchmarks.gpu;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.time.LocalDate;
-import java.util.Arrays;
+import static io.hts.benchmarks.gpu.GpuBenchmarks.f;
 
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.observe.TaskTiming;
@@ -20,6 +16,11 @@ import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuContext;
 import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.memory.DeviceBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.Arrays;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUstream;
@@ -28,8 +29,6 @@ import jcuda.driver.JCudaDriver;
 import jcuda.jcublas.JCublas2;
 import jcuda.jcublas.cublasHandle;
 import jcuda.runtime.cudaStream_t;
-
-import static io.hts.benchmarks.gpu.GpuBenchmarks.f;
 
 /**
  * The latency of a one-task GPU run (issue 12 item 10): {@code scheduler.execute()} of a graph of
@@ -70,11 +69,23 @@ public final class GpuLatencyBenchmarks {
             System.exit(2);
         }
         int runs = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
-        StringBuilder out = new StringBuilder("# One-task GPU run latency, " + found.devices().get(0) + ", "
-                + LocalDate.now() + ", median (p90) of " + runs + " runs\n\n| what | HTS | direct | overhead |\n|---|---|---|---|\n");
-        new GpuLatencyBenchmarks(found.api(), found.devices().get(0), runs,
-                (what, hts, baseline, ratio) -> out.append("| ").append(what).append(" | ").append(hts).append(" | ")
-                        .append(baseline).append(" | ").append(ratio).append(" |\n")).run();
+        StringBuilder out = new StringBuilder(
+                "# One-task GPU run latency, " + found.devices().get(0) + ", " + LocalDate.now() + ", median (p90) of "
+                        + runs + " runs\n\n| what | HTS | direct | overhead |\n|---|---|---|---|\n");
+        new GpuLatencyBenchmarks(
+                        found.api(),
+                        found.devices().get(0),
+                        runs,
+                        (what, hts, baseline, ratio) -> out.append("| ")
+                                .append(what)
+                                .append(" | ")
+                                .append(hts)
+                                .append(" | ")
+                                .append(baseline)
+                                .append(" | ")
+                                .append(ratio)
+                                .append(" |\n"))
+                .run();
         System.out.println(out);
         String dir = System.getenv("OUT");
         if (dir != null) {
@@ -86,14 +97,20 @@ public final class GpuLatencyBenchmarks {
         GpuSettings defaults = GpuSettings.defaults(4L << 30);
         run(defaults, "");
         // a launcher kept hot between calls: no thread wake-up on a dispatch, one core per device
-        run(new GpuSettings(defaults.streams(), defaults.memory(), defaults.stagingBytes(), Duration.ofMillis(25), true),
+        run(
+                new GpuSettings(
+                        defaults.streams(), defaults.memory(), defaults.stagingBytes(), Duration.ofMillis(25), true),
                 " [launcher spinning 25 ms when idle and while busy]");
     }
 
     private void run(GpuSettings settings, String variant) {
         GpuBackend gpu = new GpuBackend(api, device, settings, true);
         if (gpu.cublasProblem().isPresent()) {
-            rows.row("one-task GPU run latency", "cuBLAS unavailable: " + gpu.cublasProblem().get(), "", "");
+            rows.row(
+                    "one-task GPU run latency",
+                    "cuBLAS unavailable: " + gpu.cublasProblem().get(),
+                    "",
+                    "");
             gpu.close();
             return;
         }
@@ -103,13 +120,16 @@ public final class GpuLatencyBenchmarks {
         cublasHandle handle = new cublasHandle();
         JCublas2.cublasCreate(handle);
         JCublas2.cublasSetStream(handle, new cudaStream_t(stream));
-        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(gpu).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .policy(new GpuFirstPolicy())
+                .gpuBackend(gpu)
+                .build()) {
             warmUp(s, gpu);
             for (int n : new int[] {256, 8192}) {
                 measure(s, gpu, handle, stream, n, variant);
             }
-        }
-        finally {
+        } finally {
             JCublas2.cublasDestroy(handle);
             JCudaDriver.cuStreamDestroy(stream);
         }
@@ -122,7 +142,8 @@ public final class GpuLatencyBenchmarks {
      */
     private static void warmUp(Scheduler s, GpuBackend gpu) {
         int n = 64;
-        try (DeviceBuffer a = gpu.memory().allocate(4L * n * n); DeviceBuffer b = gpu.memory().allocate(4L * n * n);
+        try (DeviceBuffer a = gpu.memory().allocate(4L * n * n);
+                DeviceBuffer b = gpu.memory().allocate(4L * n * n);
                 DeviceBuffer c = gpu.memory().allocate(4L * n * n)) {
             TaskGraph small = TaskGraph.named("gemm-latency-warm-up");
             small.task("gemm").gpu(ctx -> {
@@ -164,10 +185,16 @@ public final class GpuLatencyBenchmarks {
             Sample direct = new Sample(runs);
             // the HTS run split by the run's profile and the body's own clock reads, and by what ran
             // just before it on this thread: the HTS run before it, or the direct call
-            String[] steps = {"call to body start (submission, placement, hand-off)", "body (cuBLAS enqueue, two events)",
-                "body end to task end (device work, completion seen)", "task end to the caller's return",
-                "HTS kernel on the device", "direct: cuBLAS enqueue (and two events)", "direct: synchronize",
-                "direct kernel on the device"};
+            String[] steps = {
+                "call to body start (submission, placement, hand-off)",
+                "body (cuBLAS enqueue, two events)",
+                "body end to task end (device work, completion seen)",
+                "task end to the caller's return",
+                "HTS kernel on the device",
+                "direct: cuBLAS enqueue (and two events)",
+                "direct: synchronize",
+                "direct kernel on the device"
+            };
             Sample[][] split = new Sample[2][steps.length];
             for (Sample[] row : split) {
                 for (int k = 0; k < row.length; k++) {
@@ -190,8 +217,7 @@ public final class GpuLatencyBenchmarks {
                         htsStart = start;
                         run = s.execute(one);
                         h = System.nanoTime() - start;
-                    }
-                    else {
+                    } else {
                         JCudaDriver.cuEventRecord(kernel[2], stream);
                         DirectGemm.gemm(handle, Blas.Precision.FP32, n, a, b, c);
                         JCudaDriver.cuEventRecord(kernel[3], stream);
@@ -210,9 +236,16 @@ public final class GpuLatencyBenchmarks {
                     float[] directMs = new float[1];
                     JCudaDriver.cuEventElapsedTime(directMs, kernel[2], kernel[3]);
                     long submitted = bodyStamps[0] - t.startNanos(); // the profile's times count from submission
-                    long[] values = {bodyStamps[0] - htsStart, bodyStamps[1] - bodyStamps[0],
-                        submitted + t.endNanos() - bodyStamps[1], htsStart + h - submitted - t.endNanos(),
-                        (long) (ms[0] * 1e6), directEnqueued, d - directEnqueued, (long) (directMs[0] * 1e6)};
+                    long[] values = {
+                        bodyStamps[0] - htsStart,
+                        bodyStamps[1] - bodyStamps[0],
+                        submitted + t.endNanos() - bodyStamps[1],
+                        htsStart + h - submitted - t.endNanos(),
+                        (long) (ms[0] * 1e6),
+                        directEnqueued,
+                        d - directEnqueued,
+                        (long) (directMs[0] * 1e6)
+                    };
                     Sample[] row = split[afterHts ? 0 : 1];
                     for (int k = 0; k < values.length; k++) {
                         row[k].add(values[k]);
@@ -220,21 +253,30 @@ public final class GpuLatencyBenchmarks {
                 }
             }
             long overhead = hts.median() - direct.median();
-            rows.row(f("GEMM %d² FP32, one-task run (scheduler.execute) vs one cuBLAS call + cuStreamSynchronize%s", n,
-                    variant),
-                    f("%s µs", hts.medianAndP90()), f("%s µs", direct.medianAndP90()),
+            rows.row(
+                    f(
+                            "GEMM %d² FP32, one-task run (scheduler.execute) vs one cuBLAS call + cuStreamSynchronize%s",
+                            n, variant),
+                    f("%s µs", hts.medianAndP90()),
+                    f("%s µs", direct.medianAndP90()),
                     f("%+.1f µs a run (goal ≤ 30 µs: %s)", overhead / 1e3, overhead <= 30_000 ? "met" : "missed"));
             for (int after = 0; after < 2; after++) {
                 StringBuilder medians = new StringBuilder();
                 for (int k = 0; k < steps.length; k++) {
                     medians.append(k == 0 ? "" : " / ").append(f("%.1f", split[after][k].median() / 1e3));
                 }
-                rows.row(f("diagnosis %d², %d runs after %s: %s", n, split[after][0].size(),
-                        after == 0 ? "an HTS run" : "the direct call", String.join(" / ", steps)),
-                        medians + " µs (medians)", "", "");
+                rows.row(
+                        f(
+                                "diagnosis %d², %d runs after %s: %s",
+                                n,
+                                split[after][0].size(),
+                                after == 0 ? "an HTS run" : "the direct call",
+                                String.join(" / ", steps)),
+                        medians + " µs (medians)",
+                        "",
+                        "");
             }
-        }
-        finally {
+        } finally {
             for (CUevent e : kernel) {
                 JCudaDriver.cuEventDestroy(e);
             }

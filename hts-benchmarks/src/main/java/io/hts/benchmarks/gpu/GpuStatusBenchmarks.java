@@ -1,8 +1,6 @@
 package io.hts.benchmarks.gpu;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.LocalDate;
+import static io.hts.benchmarks.gpu.GpuBenchmarks.f;
 
 import io.hts.gpu.cuda.CudaApi;
 import io.hts.gpu.cuda.DeviceInfo;
@@ -10,8 +8,9 @@ import io.hts.gpu.cuda.GpuDiscovery;
 import io.hts.gpu.memory.DeviceMemoryPool;
 import io.hts.gpu.memory.MemoryStatistics;
 import io.hts.gpu.memory.PoolSettings;
-
-import static io.hts.benchmarks.gpu.GpuBenchmarks.f;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
 
 /**
  * What a GPU placement pays for the free memory {@code status()} reports (issue 12 item 7): the
@@ -28,8 +27,7 @@ public final class GpuStatusBenchmarks {
     private static final int CALLS = 200_000;
     private static long sink;
 
-    private GpuStatusBenchmarks() {
-    }
+    private GpuStatusBenchmarks() {}
 
     public static void main(String[] args) throws Exception {
         GpuDiscovery.Result found = GpuDiscovery.discover();
@@ -40,12 +38,13 @@ public final class GpuStatusBenchmarks {
         CudaApi api = found.api();
         DeviceInfo device = found.devices().get(0);
         api.makeCurrent(device.ordinal());
-        StringBuilder out = new StringBuilder("# status() free memory, " + device + ", " + LocalDate.now()
-                + ", ns a call, best of 5 x " + CALLS + "\n\n| arenas | counters (now) | snapshot (before) | ratio |\n|---|---|---|---|\n");
+        StringBuilder out = new StringBuilder(
+                "# status() free memory, " + device + ", " + LocalDate.now() + ", ns a call, best of 5 x " + CALLS
+                        + "\n\n| arenas | counters (now) | snapshot (before) | ratio |\n|---|---|---|---|\n");
         for (int arenas : new int[] {1, 100}) {
             long arena = 2L << 20;
-            try (DeviceMemoryPool pool = new DeviceMemoryPool(api, device.ordinal(),
-                    new PoolSettings(arenas * arena, 1L << 30, arena, 256))) {
+            try (DeviceMemoryPool pool = new DeviceMemoryPool(
+                    api, device.ordinal(), new PoolSettings(arenas * arena, 1L << 30, arena, 256))) {
                 for (int i = 0; i < arenas; i++) {
                     pool.allocate(4096); // a live block in each arena, as a busy pool has
                 }

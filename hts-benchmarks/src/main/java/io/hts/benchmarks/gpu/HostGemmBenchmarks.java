@@ -1,7 +1,9 @@
 package io.hts.benchmarks.gpu;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
+import static io.hts.benchmarks.gpu.GpuBenchmarks.f;
+import static io.hts.benchmarks.gpu.GpuBenchmarks.timed;
+import static io.hts.benchmarks.gpu.Matrices.checkProduct;
+import static io.hts.benchmarks.gpu.Matrices.fillRandom;
 
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.policy.GpuFirstPolicy;
@@ -14,6 +16,8 @@ import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.parallel.TiledGemm;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import jcuda.Pointer;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
@@ -23,11 +27,6 @@ import jcuda.driver.JCudaDriver;
 import jcuda.jcublas.JCublas2;
 import jcuda.jcublas.cublasHandle;
 import jcuda.runtime.cudaStream_t;
-
-import static io.hts.benchmarks.gpu.GpuBenchmarks.f;
-import static io.hts.benchmarks.gpu.GpuBenchmarks.timed;
-import static io.hts.benchmarks.gpu.Matrices.checkProduct;
-import static io.hts.benchmarks.gpu.Matrices.fillRandom;
 
 /**
  * GEMM with A, B and C in pinned host memory: the parts measured one by one (copies in, GEMM,
@@ -66,7 +65,11 @@ final class HostGemmBenchmarks {
         int bands = 8;
         GpuBackend gpu = new GpuBackend(api, device, GpuSettings.defaults(8L << 30), true);
         if (gpu.cublasProblem().isPresent()) {
-            row("GEMM with inputs on the host", "cuBLAS unavailable: " + gpu.cublasProblem().get(), "", "");
+            row(
+                    "GEMM with inputs on the host",
+                    "cuBLAS unavailable: " + gpu.cublasProblem().get(),
+                    "",
+                    "");
             gpu.close();
             return;
         }
@@ -90,8 +93,13 @@ final class HostGemmBenchmarks {
         }
         CUevent bReady = new CUevent();
         JCudaDriver.cuEventCreate(bReady, CUevent_flags.CU_EVENT_DISABLE_TIMING);
-        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(gpu).build()) {
-            for (Blas.Precision p : new Blas.Precision[] {Blas.Precision.FP32, Blas.Precision.TF32, Blas.Precision.BF16}) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .policy(new GpuFirstPolicy())
+                .gpuBackend(gpu)
+                .build()) {
+            for (Blas.Precision p :
+                    new Blas.Precision[] {Blas.Precision.FP32, Blas.Precision.TF32, Blas.Precision.BF16}) {
                 int e = p.elementBytes();
                 long bytes = (long) e * n * n;
                 ByteBuffer a = hostA.slice(0, (int) bytes).order(ByteOrder.nativeOrder());
@@ -148,27 +156,45 @@ final class HostGemmBenchmarks {
                             oneBand = Math.min(oneBand, o);
                         }
                     }
-                }
-                catch (RuntimeException ex) {
+                } catch (RuntimeException ex) {
                     row(f("GEMM %d² %s with inputs on the host", n, p), "failed: " + ex, "", "");
                     continue;
                 }
-                row(f("GEMM %d² %s with A, B, C in pinned host memory: measured parts", n, p),
-                        f("copy in %.2f ms a matrix (%.1f GB/s), GEMM %.2f ms, copy out %.2f ms (%.1f GB/s)", up / 1e6,
-                                bytes / up, compute / 1e6, down / 1e6, bytes / down),
-                        f("ideal (2 copies in + GEMM + copy out) %.2f ms", ideal / 1e6), check);
-                row(f("GEMM %d² %s with inputs on the host, TiledGemm (%d bands) vs the ideal", n, p, bands),
-                        f("%.2f ms", hts / 1e6), f("%.2f ms", ideal / 1e6),
-                        f("%+.1f %% (goal ≤ 5 %% beyond ideal: %s)", 100 * (hts / ideal - 1), hts / ideal - 1 <= 0.05
-                                ? "met" : "missed"));
-                row(f("GEMM %d² %s with inputs on the host, TiledGemm vs the same %d bands by hand on 4 streams", n, p, bands),
-                        f("%.2f ms", hts / 1e6), f("%.2f ms", byHand / 1e6), f("%+.1f %%", 100 * (hts / byHand - 1)));
-                row(f("GEMM %d² %s with inputs on the host, TiledGemm in one band (no overlap) vs the ideal", n, p),
-                        f("%.2f ms", oneBand / 1e6), f("%.2f ms", ideal / 1e6), f("%+.1f %%", 100 * (oneBand / ideal - 1)));
+                row(
+                        f("GEMM %d² %s with A, B, C in pinned host memory: measured parts", n, p),
+                        f(
+                                "copy in %.2f ms a matrix (%.1f GB/s), GEMM %.2f ms, copy out %.2f ms (%.1f GB/s)",
+                                up / 1e6, bytes / up, compute / 1e6, down / 1e6, bytes / down),
+                        f("ideal (2 copies in + GEMM + copy out) %.2f ms", ideal / 1e6),
+                        check);
+                row(
+                        f("GEMM %d² %s with inputs on the host, TiledGemm (%d bands) vs the ideal", n, p, bands),
+                        f("%.2f ms", hts / 1e6),
+                        f("%.2f ms", ideal / 1e6),
+                        f(
+                                "%+.1f %% (goal ≤ 5 %% beyond ideal: %s)",
+                                100 * (hts / ideal - 1), hts / ideal - 1 <= 0.05 ? "met" : "missed"));
+                row(
+                        f(
+                                "GEMM %d² %s with inputs on the host, TiledGemm vs the same %d bands by hand on 4 streams",
+                                n, p, bands),
+                        f("%.2f ms", hts / 1e6),
+                        f("%.2f ms", byHand / 1e6),
+                        f("%+.1f %%", 100 * (hts / byHand - 1)));
+                row(
+                        f("GEMM %d² %s with inputs on the host, TiledGemm in one band (no overlap) vs the ideal", n, p),
+                        f("%.2f ms", oneBand / 1e6),
+                        f("%.2f ms", ideal / 1e6),
+                        f("%+.1f %%", 100 * (oneBand / ideal - 1)));
                 // with a stream for every band and B's upload, no band waits for a stream to free up
-                GpuBackend wideGpu = new GpuBackend(api, device, GpuSettings.defaults(8L << 30).withStreams(bands + 2), true);
+                GpuBackend wideGpu = new GpuBackend(
+                        api, device, GpuSettings.defaults(8L << 30).withStreams(bands + 2), true);
                 double wide = Double.MAX_VALUE;
-                try (Scheduler ws = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(wideGpu).build()) {
+                try (Scheduler ws = Scheduler.builder()
+                        .threads(2)
+                        .policy(new GpuFirstPolicy())
+                        .gpuBackend(wideGpu)
+                        .build()) {
                     for (int round = 0; round < 4; round++) {
                         double w = timed(() -> ws.execute(tiled));
                         if (round > 0) {
@@ -176,8 +202,12 @@ final class HostGemmBenchmarks {
                         }
                     }
                 }
-                row(f("GEMM %d² %s with inputs on the host, TiledGemm on a backend of %d streams vs the same bands by hand",
-                        n, p, bands + 2), f("%.2f ms", wide / 1e6), f("%.2f ms", byHand / 1e6),
+                row(
+                        f(
+                                "GEMM %d² %s with inputs on the host, TiledGemm on a backend of %d streams vs the same bands by hand",
+                                n, p, bands + 2),
+                        f("%.2f ms", wide / 1e6),
+                        f("%.2f ms", byHand / 1e6),
                         f("%+.1f %% (ideal %+.1f %%)", 100 * (wide / byHand - 1), 100 * (wide / ideal - 1)));
             }
         }
@@ -191,10 +221,20 @@ final class HostGemmBenchmarks {
         api.freePinned(hostC);
     }
 
-
     /** The bands written by hand: B on stream 0, band i on stream i % 4 after B's event. */
-    private static void bandsByHand(Blas.Precision p, int n, int bands, ByteBuffer a, ByteBuffer b, ByteBuffer c,
-            DeviceBuffer da, DeviceBuffer db, DeviceBuffer dc, CUstream[] streams, cublasHandle[] handles, CUevent bReady) {
+    private static void bandsByHand(
+            Blas.Precision p,
+            int n,
+            int bands,
+            ByteBuffer a,
+            ByteBuffer b,
+            ByteBuffer c,
+            DeviceBuffer da,
+            DeviceBuffer db,
+            DeviceBuffer dc,
+            CUstream[] streams,
+            cublasHandle[] handles,
+            CUevent bReady) {
         long e = p.elementBytes();
         long bytes = e * n * n;
         JCudaDriver.cuMemcpyHtoDAsync(JCudaApi.pointer(db.address()), Pointer.to(b), bytes, streams[0]);
@@ -209,11 +249,12 @@ final class HostGemmBenchmarks {
             CUstream st = streams[i % streams.length];
             long offA = first * n * e;
             long lenA = rows * n * e;
-            JCudaDriver.cuMemcpyHtoDAsync(JCudaApi.pointer(da.address() + offA), Pointer.to(a.slice((int) offA, (int) lenA)),
-                    lenA, st);
-            DirectGemm.gemm(handles[i % handles.length], p, n, rows, n, db.address(), da.address() + offA, dc.address() + offA);
-            JCudaDriver.cuMemcpyDtoHAsync(Pointer.to(c.slice((int) offA, (int) lenA)), JCudaApi.pointer(dc.address() + offA),
-                    lenA, st);
+            JCudaDriver.cuMemcpyHtoDAsync(
+                    JCudaApi.pointer(da.address() + offA), Pointer.to(a.slice((int) offA, (int) lenA)), lenA, st);
+            DirectGemm.gemm(
+                    handles[i % handles.length], p, n, rows, n, db.address(), da.address() + offA, dc.address() + offA);
+            JCudaDriver.cuMemcpyDtoHAsync(
+                    Pointer.to(c.slice((int) offA, (int) lenA)), JCudaApi.pointer(dc.address() + offA), lenA, st);
         }
         for (CUstream st : streams) {
             JCudaDriver.cuStreamSynchronize(st);

@@ -1,17 +1,14 @@
 package io.hts.benchmarks.gpu;
 
-import java.nio.ByteBuffer;
-import java.util.Random;
+import static io.hts.benchmarks.gpu.GpuBenchmarks.f;
 
 import io.hts.gpu.blas.Blas;
-
-import static io.hts.benchmarks.gpu.GpuBenchmarks.f;
+import java.nio.ByteBuffer;
 
 /** Random matrices for the GEMM benchmarks, and a check that a product measured is a real product. */
 final class Matrices {
 
-    private Matrices() {
-    }
+    private Matrices() {}
 
     static void fillRandom(ByteBuffer host, Blas.Precision p, long seed) {
         long x = seed * 0x9E3779B97F4A7C15L + 1;
@@ -23,8 +20,7 @@ final class Matrices {
             float v = (x >>> 40) * 0x1p-24f - 0.5f;
             if (p.elementBytes() == 4) {
                 host.putFloat(4 * i, v);
-            }
-            else {
+            } else {
                 host.putShort(2 * i, (short) (Float.floatToRawIntBits(v) >>> 16));
             }
         }
@@ -48,7 +44,8 @@ final class Matrices {
     }
 
     private static float element(ByteBuffer m, Blas.Precision p, long index) {
-        return p.elementBytes() == 4 ? m.getFloat((int) (4 * index))
+        return p.elementBytes() == 4
+                ? m.getFloat((int) (4 * index))
                 : Float.intBitsToFloat(m.getShort((int) (2 * index)) << 16);
     }
 }

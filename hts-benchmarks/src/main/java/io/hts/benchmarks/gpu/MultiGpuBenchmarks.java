@@ -1,13 +1,9 @@
 package io.hts.benchmarks.gpu;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.LocalDate;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.stream.IntStream;
+import static io.hts.benchmarks.gpu.GpuBenchmarks.f;
+import static io.hts.benchmarks.gpu.GpuBenchmarks.timed;
+import static io.hts.benchmarks.gpu.Matrices.checkProduct;
+import static io.hts.benchmarks.gpu.Matrices.fillRandom;
 
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.policy.GpuFirstPolicy;
@@ -17,11 +13,14 @@ import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.exec.MultiGpuBackend;
 import io.hts.gpu.parallel.TiledGemm;
-
-import static io.hts.benchmarks.gpu.GpuBenchmarks.f;
-import static io.hts.benchmarks.gpu.GpuBenchmarks.timed;
-import static io.hts.benchmarks.gpu.Matrices.checkProduct;
-import static io.hts.benchmarks.gpu.Matrices.fillRandom;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
 
 /**
  * Issue 6: GEMM on host matrices (8192² and 16384², FP32 / TF32 / BF16) on one GPU against the
@@ -34,8 +33,7 @@ import static io.hts.benchmarks.gpu.Matrices.fillRandom;
  */
 public final class MultiGpuBenchmarks {
 
-    private MultiGpuBenchmarks() {
-    }
+    private MultiGpuBenchmarks() {}
 
     public static void main(String[] args) throws Exception {
         boolean quick = args.length > 0 && args[0].equals("quick");
@@ -46,27 +44,40 @@ public final class MultiGpuBenchmarks {
             System.exit(2);
         }
         int count = gpus.devices().size();
-        int[] all = IntStream.range(0, count).map(i -> gpus.devices().get(i).deviceInfo().ordinal()).toArray();
+        int[] all = IntStream.range(0, count)
+                .map(i -> gpus.devices().get(i).deviceInfo().ordinal())
+                .toArray();
         List<String> rows = new ArrayList<>();
         rows.add("| GEMM on host matrices | one GPU: TiledGemm, 8 bands, on a plain GpuBackend | split over " + count
                 + " GPU(s): TiledGemm.devices(all), 8 bands each, on the MultiGpuBackend | t1 / (N tN) |");
         rows.add("|---|---|---|---|");
         GpuBackend first = gpus.devices().get(0);
-        GpuBackend alone = new GpuBackend(first.cuda(), first.deviceInfo(),
-                GpuSettings.defaults(first.deviceInfo().totalMemory() / 10 * 4), true);
-        try (Scheduler s = Scheduler.builder().threads(4).policy(new GpuFirstPolicy()).gpuBackend(gpus).build();
-                Scheduler single = Scheduler.builder().threads(4).policy(new GpuFirstPolicy()).gpuBackend(alone)
+        GpuBackend alone = new GpuBackend(
+                first.cuda(),
+                first.deviceInfo(),
+                GpuSettings.defaults(first.deviceInfo().totalMemory() / 10 * 4),
+                true);
+        try (Scheduler s = Scheduler.builder()
+                        .threads(4)
+                        .policy(new GpuFirstPolicy())
+                        .gpuBackend(gpus)
+                        .build();
+                Scheduler single = Scheduler.builder()
+                        .threads(4)
+                        .policy(new GpuFirstPolicy())
+                        .gpuBackend(alone)
                         .build()) {
             for (int n : quick ? new int[] {4096} : new int[] {8192, 16384}) {
                 long most = 4L * n * n;
                 ByteBuffer[] host = new ByteBuffer[3];
-                io.hts.gpu.memory.PinnedStagingPool.Staging[] pinned = new io.hts.gpu.memory.PinnedStagingPool.Staging[3];
+                io.hts.gpu.memory.PinnedStagingPool.Staging[] pinned =
+                        new io.hts.gpu.memory.PinnedStagingPool.Staging[3];
                 for (int i = 0; i < 3; i++) {
                     pinned[i] = first.pinnedStaging().acquire(most);
                     host[i] = pinned[i].buffer();
                 }
-                for (Blas.Precision p : new Blas.Precision[] {Blas.Precision.FP32, Blas.Precision.TF32,
-                        Blas.Precision.BF16}) {
+                for (Blas.Precision p :
+                        new Blas.Precision[] {Blas.Precision.FP32, Blas.Precision.TF32, Blas.Precision.BF16}) {
                     int bytes = (int) ((long) p.elementBytes() * n * n);
                     ByteBuffer a = host[0].slice(0, bytes).order(ByteOrder.nativeOrder());
                     ByteBuffer b = host[1].slice(0, bytes).order(ByteOrder.nativeOrder());
@@ -86,8 +97,7 @@ public final class MultiGpuBenchmarks {
                         if (round % 2 == 0) {
                             x = timed(() -> single.execute(one));
                             y = timed(() -> s.execute(split));
-                        }
-                        else {
+                        } else {
                             y = timed(() -> s.execute(split));
                             x = timed(() -> single.execute(one));
                         }
@@ -100,8 +110,9 @@ public final class MultiGpuBenchmarks {
                         }
                     }
                     double flops = Blas.gemmFlops(n, n, n);
-                    String row = f("| %d² %s | %.2f ms (%.0f TFLOP/s) | %.2f ms (%.0f TFLOP/s) | %.3f; %s |", n, p,
-                            t1 / 1e6, flops / t1 / 1e3, tn / 1e6, flops / tn / 1e3, t1 / (count * tn), check);
+                    String row = f(
+                            "| %d² %s | %.2f ms (%.0f TFLOP/s) | %.2f ms (%.0f TFLOP/s) | %.3f; %s |",
+                            n, p, t1 / 1e6, flops / t1 / 1e3, tn / 1e6, flops / tn / 1e3, t1 / (count * tn), check);
                     rows.add(row);
                     System.out.println(row);
                 }

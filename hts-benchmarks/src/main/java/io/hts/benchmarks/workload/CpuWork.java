@@ -2,7 +2,6 @@ package io.hts.benchmarks.workload;
 
 import java.time.Duration;
 import java.util.Arrays;
-
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
@@ -11,8 +10,7 @@ import org.openjdk.jmh.infra.Blackhole;
  */
 public final class CpuWork {
 
-    private CpuWork() {
-    }
+    private CpuWork() {}
 
     /**
      * The number of {@code consumeCPU} tokens that take {@code duration} here (median of seven

@@ -1,12 +1,11 @@
 package io.hts.benchmarks.workload;
 
-import java.util.Arrays;
-import java.util.SplittableRandom;
-import java.util.function.IntConsumer;
-
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskBuilder;
 import io.hts.engine.graph.TaskGraph;
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import java.util.function.IntConsumer;
 
 /**
  * A DAG shape shared by HTS and its baselines, so that every implementation runs exactly the same
@@ -113,8 +112,7 @@ public final class Shape {
                     for (int q = 0; q < p; q++) {
                         dup |= chosen[q] == candidate;
                     }
-                }
-                while (dup);
+                } while (dup);
                 chosen[p] = candidate;
                 preds[e++] = candidate;
             }

@@ -32,8 +32,7 @@ public final class ShapeFile {
     /** The format's version, the header's second word. */
     public static final int VERSION = 1;
 
-    private ShapeFile() {
-    }
+    private ShapeFile() {}
 
     /**
      * Writes a shape to a file, replacing it.
@@ -88,8 +87,7 @@ public final class ShapeFile {
     public static Shape read(Path file) throws IOException {
         try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.US_ASCII)) {
             return read(in);
-        }
-        catch (MalformedException e) {
+        } catch (MalformedException e) {
             throw new MalformedException(e, file);
         }
     }
@@ -106,8 +104,10 @@ public final class ShapeFile {
         String header = in.readLine();
         String[] words = header == null ? new String[0] : header.split(" ", -1);
         if (words.length != 5 || !words[0].equals(MAGIC) || words[2].isEmpty()) {
-            throw new MalformedException("expected '" + MAGIC + " " + VERSION + " <name> <tasks> <edges>', found "
-                    + (header == null ? "an empty file" : "'" + header + "'"), 1);
+            throw new MalformedException(
+                    "expected '" + MAGIC + " " + VERSION + " <name> <tasks> <edges>', found "
+                            + (header == null ? "an empty file" : "'" + header + "'"),
+                    1);
         }
         int version = number(words[1], "version", 1);
         if (version != VERSION) {
@@ -121,8 +121,8 @@ public final class ShapeFile {
             int lineNumber = i + 2;
             String line = in.readLine();
             if (line == null) {
-                throw new MalformedException("the file ends after " + i + " of the header's " + tasks
-                        + " task lines", lineNumber);
+                throw new MalformedException(
+                        "the file ends after " + i + " of the header's " + tasks + " task lines", lineNumber);
             }
             predecessors[i] = predecessorsOf(i, line, lineNumber);
             edgesRead += predecessors[i].length;
@@ -132,8 +132,8 @@ public final class ShapeFile {
             throw new MalformedException("more task lines than the header's " + tasks, tasks + 2);
         }
         if (edgesRead != edges) {
-            throw new MalformedException("the header declares " + edges + " edges, the task lines hold "
-                    + edgesRead, 1);
+            throw new MalformedException(
+                    "the header declares " + edges + " edges, the task lines hold " + edgesRead, 1);
         }
         return Shape.fromPredecessors(words[2], predecessors);
     }
@@ -148,8 +148,7 @@ public final class ShapeFile {
         for (int k = 0; k < tokens.length; k++) {
             int p = number(tokens[k], where, lineNumber);
             if (p >= task) {
-                throw new MalformedException("predecessor " + p + " of task " + task + " is not before it",
-                        lineNumber);
+                throw new MalformedException("predecessor " + p + " of task " + task + " is not before it", lineNumber);
             }
             result[k] = p;
         }
@@ -157,19 +156,21 @@ public final class ShapeFile {
         Arrays.sort(sorted);
         for (int k = 1; k < sorted.length; k++) {
             if (sorted[k] == sorted[k - 1]) {
-                throw new MalformedException("task " + task + " lists predecessor " + sorted[k] + " twice",
-                        lineNumber);
+                throw new MalformedException("task " + task + " lists predecessor " + sorted[k] + " twice", lineNumber);
             }
         }
         return result;
     }
 
     private static int number(String token, String what, int lineNumber) throws MalformedException {
-        boolean digits = !token.isEmpty() && token.length() <= 10 && token.chars().allMatch(c -> c >= '0' && c <= '9');
+        boolean digits =
+                !token.isEmpty() && token.length() <= 10 && token.chars().allMatch(c -> c >= '0' && c <= '9');
         long value = digits ? Long.parseLong(token) : -1;
         if (value < 0 || value > Integer.MAX_VALUE) {
-            throw new MalformedException("'" + token + "' is not a valid " + what
-                    + " (a decimal number from 0 to " + Integer.MAX_VALUE + ")", lineNumber);
+            throw new MalformedException(
+                    "'" + token + "' is not a valid " + what + " (a decimal number from 0 to " + Integer.MAX_VALUE
+                            + ")",
+                    lineNumber);
         }
         return (int) value;
     }

@@ -5,8 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Assertions comparing two shapes task by task. */
 public final class ShapeAssertions {
 
-    private ShapeAssertions() {
-    }
+    private ShapeAssertions() {}
 
     /** Same name, tasks, predecessors in order, successors and roots. */
     public static void assertSameGraph(Shape actual, Shape expected) {
@@ -21,7 +20,8 @@ public final class ShapeAssertions {
             assertThat(actual.predecessorCount(i)).isEqualTo(expected.predecessorCount(i));
             for (int k = 0; k < expected.predecessorCount(i); k++) {
                 if (actual.predecessor(i, k) != expected.predecessor(i, k)) {
-                    assertThat(actual.predecessor(i, k)).as("%s task %d predecessor %d", expected.name(), i, k)
+                    assertThat(actual.predecessor(i, k))
+                            .as("%s task %d predecessor %d", expected.name(), i, k)
                             .isEqualTo(expected.predecessor(i, k));
                 }
             }
@@ -29,7 +29,9 @@ public final class ShapeAssertions {
         }
         for (int s = 0; s < expected.edgeCount(); s++) {
             if (actual.successor(s) != expected.successor(s)) {
-                assertThat(actual.successor(s)).as("%s successor %d", expected.name(), s).isEqualTo(expected.successor(s));
+                assertThat(actual.successor(s))
+                        .as("%s successor %d", expected.name(), s)
+                        .isEqualTo(expected.successor(s));
             }
         }
     }

@@ -1,26 +1,30 @@
 package io.hts.benchmarks.workload;
 
+import static io.hts.benchmarks.workload.ShapeAssertions.assertSameGraph;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import static io.hts.benchmarks.workload.ShapeAssertions.assertSameGraph;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 /** The text form of a shape: what is written reads back as the same graph, and bad text is refused by line. */
 class ShapeFileTests {
 
-    private static final Shape[] SHAPES = {Shape.independent(1000), Shape.chain(1000), Shape.binaryTree(10),
-            Shape.layered(100, 50, 3, 42), Shape.fromPredecessors("irregular", new int[][] {{}, {}, {1, 0}, {2}, {}, {4, 0, 3}})};
+    private static final Shape[] SHAPES = {
+        Shape.independent(1000),
+        Shape.chain(1000),
+        Shape.binaryTree(10),
+        Shape.layered(100, 50, 3, 42),
+        Shape.fromPredecessors("irregular", new int[][] {{}, {}, {1, 0}, {2}, {}, {4, 0, 3}})
+    };
 
     @Test
     void writesOneHeaderAndOneLineOfPredecessorsPerTask() throws IOException {
@@ -80,7 +84,8 @@ class ShapeFileTests {
                 .isInstanceOf(ShapeFile.MalformedException.class)
                 .hasMessageStartingWith("line " + line + ": ")
                 .hasMessageContaining(problem)
-                .satisfies(e -> assertThat(((ShapeFile.MalformedException) e).line()).isEqualTo(line));
+                .satisfies(e ->
+                        assertThat(((ShapeFile.MalformedException) e).line()).isEqualTo(line));
     }
 
     @Test

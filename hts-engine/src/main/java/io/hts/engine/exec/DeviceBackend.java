@@ -1,9 +1,8 @@
 package io.hts.engine.exec;
 
-import java.util.List;
-
 import io.hts.engine.graph.Device;
 import io.hts.engine.policy.DeviceStatus;
+import java.util.List;
 
 /**
  * The service-provider interface of an execution backend for a device other than the CPU (the GPU
@@ -52,8 +51,7 @@ public interface DeviceBackend extends AutoCloseable {
      *
      * @param runId the run
      */
-    default void onRunCancelled(long runId) {
-    }
+    default void onRunCancelled(long runId) {}
 
     /**
      * Lets a thread that waits for a run with device tasks (outside the scheduler's workers) do the
@@ -101,6 +99,5 @@ public interface DeviceBackend extends AutoCloseable {
 
     /** Releases the backend's resources. The scheduler closes the backends it was given. */
     @Override
-    default void close() {
-    }
+    default void close() {}
 }

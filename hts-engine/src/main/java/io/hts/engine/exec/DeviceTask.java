@@ -1,9 +1,8 @@
 package io.hts.engine.exec;
 
-import java.util.List;
-
 import io.hts.engine.graph.GpuBody;
 import io.hts.engine.graph.TaskContext;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**

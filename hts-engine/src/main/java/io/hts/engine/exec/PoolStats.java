@@ -12,8 +12,13 @@ import java.util.List;
  * @param shutdown whether the pool has been shut down
  * @param terminated whether every worker has ended
  */
-public record PoolStats(int parallelism, List<WorkerStats> workers, int priorityQueued, int externalQueued,
-        boolean shutdown, boolean terminated) {
+public record PoolStats(
+        int parallelism,
+        List<WorkerStats> workers,
+        int priorityQueued,
+        int externalQueued,
+        boolean shutdown,
+        boolean terminated) {
 
     /** Tasks executed by all workers. */
     public long executed() {
@@ -32,7 +37,9 @@ public record PoolStats(int parallelism, List<WorkerStats> workers, int priority
 
     /** Tasks queued anywhere in the pool. */
     public long queued() {
-        return priorityQueued + externalQueued + workers.stream().mapToLong(WorkerStats::queued).sum();
+        return priorityQueued
+                + externalQueued
+                + workers.stream().mapToLong(WorkerStats::queued).sum();
     }
 
     /**
@@ -49,7 +56,15 @@ public record PoolStats(int parallelism, List<WorkerStats> workers, int priority
      * @param active whether it is busy now
      * @param threadState its thread's state
      */
-    public record WorkerStats(int index, String threadName, long executed, long steals, long idleSpins, long parks,
-            long busyNanos, int queued, boolean active, Thread.State threadState) {
-    }
+    public record WorkerStats(
+            int index,
+            String threadName,
+            long executed,
+            long steals,
+            long idleSpins,
+            long parks,
+            long busyNanos,
+            int queued,
+            boolean active,
+            Thread.State threadState) {}
 }

@@ -1,15 +1,5 @@
 package io.hts.engine.fault;
 
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -21,6 +11,15 @@ import io.hts.engine.graph.TaskCancelledException;
 import io.hts.engine.graph.TaskContext;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,10 +57,12 @@ public final class CircuitBreakingBackend implements DeviceBackend {
     private final WhenOpen whenOpen;
     /** Every task passes through here in dispatch order; one thread at a time moves them on. */
     private final ConcurrentLinkedDeque<DeviceTask> waiting = new ConcurrentLinkedDeque<>();
+
     private final AtomicBoolean draining = new AtomicBoolean();
     private final AtomicBoolean drainRequested = new AtomicBoolean();
     /** The wrappers of dispatched tasks, so the device finds a successor's predecessors by the objects it saw. */
     private final ConcurrentHashMap<DeviceTask, Guarded> dispatched = new ConcurrentHashMap<>();
+
     private final AtomicBoolean recheckScheduled = new AtomicBoolean();
     private volatile boolean closed;
 
@@ -73,8 +74,8 @@ public final class CircuitBreakingBackend implements DeviceBackend {
      * @param bulkhead a cap on concurrent tasks, or {@code null} for the device's own (its streams)
      * @param whenOpen what GPU-only tasks do while the breaker is open
      */
-    public CircuitBreakingBackend(DeviceBackend delegate, CircuitBreaker breaker, @Nullable Bulkhead bulkhead,
-            WhenOpen whenOpen) {
+    public CircuitBreakingBackend(
+            DeviceBackend delegate, CircuitBreaker breaker, @Nullable Bulkhead bulkhead, WhenOpen whenOpen) {
         this.delegate = delegate;
         this.breaker = breaker;
         this.bulkhead = bulkhead;
@@ -129,13 +130,19 @@ public final class CircuitBreakingBackend implements DeviceBackend {
             }
             detail = "circuit breaker '" + breaker.getName() + "' is " + state + " (failure rate "
                     + breaker.getMetrics().getFailureRate() + " %); " + detail;
-        }
-        else if (state == CircuitBreaker.State.HALF_OPEN && health == DeviceHealth.UP) {
+        } else if (state == CircuitBreaker.State.HALF_OPEN && health == DeviceHealth.UP) {
             health = DeviceHealth.DEGRADED;
             detail = "circuit breaker '" + breaker.getName() + "' is HALF_OPEN; " + detail;
         }
-        return new DeviceStatus(s.device(), health, s.capacity(), s.queued() + waiting(), s.running(),
-                s.backlogNanos(), s.freeMemoryBytes(), detail);
+        return new DeviceStatus(
+                s.device(),
+                health,
+                s.capacity(),
+                s.queued() + waiting(),
+                s.running(),
+                s.backlogNanos(),
+                s.freeMemoryBytes(),
+                detail);
     }
 
     @Override
@@ -152,13 +159,13 @@ public final class CircuitBreakingBackend implements DeviceBackend {
     /** Dispatches a task if the breaker and the bulkhead allow it, or routes it; false: it must wait. */
     private boolean tryDispatch(DeviceTask task) {
         if (closed || task.isCancelled()) {
-            task.fail(new TaskCancelledException("task '" + task.taskName() + "' was cancelled before it reached "
-                    + delegate.name()));
+            task.fail(new TaskCancelledException(
+                    "task '" + task.taskName() + "' was cancelled before it reached " + delegate.name()));
             return true;
         }
         if (!breaker.tryAcquirePermission()) {
-            String reason = "circuit breaker '" + breaker.getName() + "' of " + delegate.name() + " is "
-                    + breaker.getState();
+            String reason =
+                    "circuit breaker '" + breaker.getName() + "' of " + delegate.name() + " is " + breaker.getState();
             if (task.fallBackToCpu(reason)) {
                 return true;
             }
@@ -187,8 +194,7 @@ public final class CircuitBreakingBackend implements DeviceBackend {
             if (!here || !delegate.dispatchHere(g)) {
                 delegate.dispatch(g);
             }
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             // A backend must not throw; if it does, the task fails as if reported so (the engine ends it
             // once, started or not), and its permits go back.
             g.fail(ex);
@@ -231,8 +237,7 @@ public final class CircuitBreakingBackend implements DeviceBackend {
                         break;
                     }
                 }
-            }
-            finally {
+            } finally {
                 draining.set(false);
             }
         }
@@ -240,10 +245,12 @@ public final class CircuitBreakingBackend implements DeviceBackend {
 
     private void scheduleRecheck() {
         if (!closed && recheckScheduled.compareAndSet(false, true)) {
-            CompletableFuture.runAsync(() -> {
-                recheckScheduled.set(false);
-                drain();
-            }, CompletableFuture.delayedExecutor(RECHECK_MILLIS, TimeUnit.MILLISECONDS));
+            CompletableFuture.runAsync(
+                    () -> {
+                        recheckScheduled.set(false);
+                        drain();
+                    },
+                    CompletableFuture.delayedExecutor(RECHECK_MILLIS, TimeUnit.MILLISECONDS));
         }
     }
 
@@ -286,10 +293,13 @@ public final class CircuitBreakingBackend implements DeviceBackend {
 
     private void bookkeepingFailed(String what, Throwable ex) {
         try {
-            log.warn("{} circuit breaker '{}' threw {}; the task's report goes on to the scheduler", what,
-                    breaker.getName(), ex.getClass().getName(), ex);
-        }
-        catch (Throwable ignored) {
+            log.warn(
+                    "{} circuit breaker '{}' threw {}; the task's report goes on to the scheduler",
+                    what,
+                    breaker.getName(),
+                    ex.getClass().getName(),
+                    ex);
+        } catch (Throwable ignored) {
             // a throwable whose printing throws: the report still goes on
         }
     }
@@ -321,15 +331,12 @@ public final class CircuitBreakingBackend implements DeviceBackend {
                 long duration = breaker.getCurrentTimestamp() - start;
                 if (error == null) {
                     breaker.onSuccess(duration, breaker.getTimestampUnit());
-                }
-                else if (task.isCancelled() || error instanceof TaskCancelledException) {
+                } else if (task.isCancelled() || error instanceof TaskCancelledException) {
                     breaker.releasePermission();
-                }
-                else {
+                } else {
                     breaker.onError(duration, breaker.getTimestampUnit(), error);
                 }
-            }
-            catch (Throwable ex) {
+            } catch (Throwable ex) {
                 bookkeepingFailed("recording an outcome on", ex);
             }
             try {
@@ -337,8 +344,7 @@ public final class CircuitBreakingBackend implements DeviceBackend {
                     bulkhead.onComplete();
                 }
                 drain();
-            }
-            catch (Throwable ex) {
+            } catch (Throwable ex) {
                 bookkeepingFailed("freeing a permission of", ex);
             }
         }

@@ -1,12 +1,5 @@
 package io.hts.engine.fault;
 
-import java.time.Duration;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Objects;
-import java.util.Optional;
-
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
@@ -17,6 +10,12 @@ import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphValidationException;
 import io.hts.engine.graph.Task;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -117,8 +116,7 @@ public final class FaultTolerance {
         private final Map<Object, Retry> retries = new HashMap<>();
         private final Map<Object, TimeLimiter> timeLimiters = new HashMap<>();
 
-        private Resolution() {
-        }
+        private Resolution() {}
 
         /**
          * The retry for a task's attempts on the CPU.
@@ -151,14 +149,21 @@ public final class FaultTolerance {
                 return retries.computeIfAbsent(spec, k -> namedRetry(task, n.instanceName()));
             }
             if (spec instanceof RetrySpec.Configured c) {
-                return retries.computeIfAbsent(List.of(task.statisticsName(), spec),
-                        k -> Retry.of(task.statisticsName(), c.config()));
+                return retries.computeIfAbsent(
+                        List.of(task.statisticsName(), spec), k -> Retry.of(task.statisticsName(), c.config()));
             }
-            IntervalFunction backoff = spec instanceof RetrySpec.FixedBackoff f ? fixed(f.backoff())
+            IntervalFunction backoff = spec instanceof RetrySpec.FixedBackoff f
+                    ? fixed(f.backoff())
                     : spec instanceof RetrySpec.CustomBackoff c ? checked(task, c.backoff()) : defaultBackoff;
-            return retries.computeIfAbsent(List.of(task.statisticsName(), spec), k -> Retry.of(task.statisticsName(),
-                    RetryConfig.custom().maxAttempts(spec.retries() + 1).intervalFunction(backoff)
-                            .failAfterMaxAttempts(false).build()));
+            return retries.computeIfAbsent(
+                    List.of(task.statisticsName(), spec),
+                    k -> Retry.of(
+                            task.statisticsName(),
+                            RetryConfig.custom()
+                                    .maxAttempts(spec.retries() + 1)
+                                    .intervalFunction(backoff)
+                                    .failAfterMaxAttempts(false)
+                                    .build()));
         }
 
         /** A user's backoff that must answer a wait of 0 ms or more; otherwise the task is not retried and the warning names it. */
@@ -166,8 +171,8 @@ public final class FaultTolerance {
             return attempt -> {
                 Long wait = backoff.apply(attempt);
                 if (wait == null || wait < 0) {
-                    throw new IllegalArgumentException("the backoff of task '" + task.statisticsName() + "' returned " + wait
-                            + " ms before attempt " + (attempt + 1) + "; accepted is a wait of 0 ms or more");
+                    throw new IllegalArgumentException("the backoff of task '" + task.statisticsName() + "' returned "
+                            + wait + " ms before attempt " + (attempt + 1) + "; accepted is a wait of 0 ms or more");
                 }
                 return wait;
             };
@@ -203,9 +208,14 @@ public final class FaultTolerance {
             if (!(spec instanceof TimeLimitSpec.Timeout t)) {
                 return null;
             }
-            return timeLimiters.computeIfAbsent(List.of(task.statisticsName(), spec), k -> TimeLimiter.of(
-                    task.statisticsName(),
-                    TimeLimiterConfig.custom().timeoutDuration(t.timeout()).cancelRunningFuture(true).build()));
+            return timeLimiters.computeIfAbsent(
+                    List.of(task.statisticsName(), spec),
+                    k -> TimeLimiter.of(
+                            task.statisticsName(),
+                            TimeLimiterConfig.custom()
+                                    .timeoutDuration(t.timeout())
+                                    .cancelRunningFuture(true)
+                                    .build()));
         }
     }
 
@@ -218,8 +228,10 @@ public final class FaultTolerance {
     private Retry namedRetry(Task<?> task, String name) {
         RetryRegistry registry = retryRegistry;
         if (registry == null) {
-            throw invalid(task, "uses retry instance '" + name + "' but the scheduler has no RetryRegistry;"
-                    + " give it one (Scheduler.builder().retryRegistry(...)) or declare retries on the task");
+            throw invalid(
+                    task,
+                    "uses retry instance '" + name + "' but the scheduler has no RetryRegistry;"
+                            + " give it one (Scheduler.builder().retryRegistry(...)) or declare retries on the task");
         }
         Optional<Retry> existing = registry.find(name);
         if (existing.isPresent()) {
@@ -234,8 +246,10 @@ public final class FaultTolerance {
     private TimeLimiter namedTimeLimiter(Task<?> task, String name) {
         TimeLimiterRegistry registry = timeLimiterRegistry;
         if (registry == null) {
-            throw invalid(task, "uses time limiter '" + name + "' but the scheduler has no TimeLimiterRegistry;"
-                    + " give it one (Scheduler.builder().timeLimiterRegistry(...)) or declare a timeout on the task");
+            throw invalid(
+                    task,
+                    "uses time limiter '" + name + "' but the scheduler has no TimeLimiterRegistry;"
+                            + " give it one (Scheduler.builder().timeLimiterRegistry(...)) or declare a timeout on the task");
         }
         Optional<TimeLimiter> existing = registry.find(name);
         if (existing.isPresent()) {
@@ -248,7 +262,9 @@ public final class FaultTolerance {
     }
 
     private static GraphValidationException invalid(Task<?> task, String what) {
-        return new GraphValidationException(GraphValidationException.Problem.INVALID_SETTING, List.of(task.name()),
+        return new GraphValidationException(
+                GraphValidationException.Problem.INVALID_SETTING,
+                List.of(task.name()),
                 "task '" + task.name() + "' of graph '" + task.graph().name() + "' " + what);
     }
 
@@ -263,8 +279,7 @@ public final class FaultTolerance {
         private TimeLimitSpec defaultTimeLimit = TimeLimitSpec.none();
         private @Nullable TimeLimitSpec gpuDefaultTimeLimit;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * The registry for named retries ({@code TaskBuilder.retry("name")}).

@@ -1,11 +1,10 @@
 package io.hts.engine.fault;
 
-import java.time.Duration;
-import java.util.Objects;
-
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
+import java.time.Duration;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,8 +14,14 @@ import org.jspecify.annotations.Nullable;
  * and fixed backoffs compare by value, a user's backoff function, configuration or instance by
  * identity.
  */
-public sealed interface RetrySpec permits RetrySpec.None, RetrySpec.Count, RetrySpec.FixedBackoff,
-        RetrySpec.CustomBackoff, RetrySpec.Configured, RetrySpec.Instance, RetrySpec.Named {
+public sealed interface RetrySpec
+        permits RetrySpec.None,
+                RetrySpec.Count,
+                RetrySpec.FixedBackoff,
+                RetrySpec.CustomBackoff,
+                RetrySpec.Configured,
+                RetrySpec.Instance,
+                RetrySpec.Named {
 
     /** The most retries: Resilience4j counts attempts (retries + 1) in an {@code int}. */
     int MAXIMUM_RETRIES = Integer.MAX_VALUE - 1;
@@ -98,7 +103,8 @@ public sealed interface RetrySpec permits RetrySpec.None, RetrySpec.Count, Retry
      * @return a sentence naming the accepted range and the value, or {@code null}
      */
     static @Nullable String retriesProblem(int retries) {
-        return retries >= 0 && retries <= MAXIMUM_RETRIES ? null
+        return retries >= 0 && retries <= MAXIMUM_RETRIES
+                ? null
                 : "retries must be between 0 and " + MAXIMUM_RETRIES + ", was " + retries;
     }
 
@@ -109,7 +115,8 @@ public sealed interface RetrySpec permits RetrySpec.None, RetrySpec.Count, Retry
      * @return a sentence naming the accepted range and the value, or {@code null}
      */
     static @Nullable String backoffProblem(Duration backoff) {
-        return !backoff.isNegative() && backoff.compareTo(MAXIMUM_BACKOFF) <= 0 ? null
+        return !backoff.isNegative() && backoff.compareTo(MAXIMUM_BACKOFF) <= 0
+                ? null
                 : "retry backoff must be between 0 and " + MAXIMUM_BACKOFF.toDays() + " days (100 years), was "
                         + backoff;
     }

@@ -1,9 +1,8 @@
 package io.hts.engine.fault;
 
+import io.github.resilience4j.timelimiter.TimeLimiter;
 import java.time.Duration;
 import java.util.Objects;
-
-import io.github.resilience4j.timelimiter.TimeLimiter;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -11,8 +10,8 @@ import org.jspecify.annotations.Nullable;
  * made by the static factories. Resolved into a Resilience4j {@link TimeLimiter} by
  * {@link FaultTolerance}. Time-outs and names compare by value, a limiter instance by identity.
  */
-public sealed interface TimeLimitSpec permits TimeLimitSpec.None, TimeLimitSpec.Timeout, TimeLimitSpec.Limiter,
-        TimeLimitSpec.Named {
+public sealed interface TimeLimitSpec
+        permits TimeLimitSpec.None, TimeLimitSpec.Timeout, TimeLimitSpec.Limiter, TimeLimitSpec.Named {
 
     /** The shortest time limit: Resilience4j schedules time-outs in whole milliseconds. */
     Duration MINIMUM = Duration.ofMillis(1);

@@ -2,7 +2,6 @@ package io.hts.engine.graph;
 
 import java.lang.ref.WeakReference;
 import java.util.function.Function;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -106,8 +105,7 @@ public final class CompiledGraph {
     }
 
     /** The owner is held weakly: a graph kept by the application must not keep a closed scheduler alive. */
-    private record Binding(WeakReference<Object> owner, Object value) {
-    }
+    private record Binding(WeakReference<Object> owner, Object value) {}
 
     @Override
     public String toString() {

@@ -1,7 +1,6 @@
 package io.hts.engine.graph;
 
 import java.util.List;
-
 import org.jspecify.annotations.Nullable;
 
 /**

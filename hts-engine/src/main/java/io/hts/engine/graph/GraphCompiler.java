@@ -5,7 +5,6 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,8 +15,7 @@ final class GraphCompiler {
 
     private static final int MAX_REPORTED = 10;
 
-    private GraphCompiler() {
-    }
+    private GraphCompiler() {}
 
     static CompiledGraph compile(TaskGraph graph, Task<?>[] tasks, Map<String, Object> byName) {
         int n = tasks.length;
@@ -122,12 +120,17 @@ final class GraphCompiler {
         }
         if (tail < n) {
             List<String> cycle = findCycle(tasks, remaining, predecessorStart, predecessors);
-            throw new GraphValidationException(GraphValidationException.Problem.CYCLE, cycle,
+            throw new GraphValidationException(
+                    GraphValidationException.Problem.CYCLE,
+                    cycle,
                     "graph '" + graph.name() + "' has a cycle: " + String.join(" -> ", cycle) + " -> " + cycle.get(0)
                             + "; a task graph must be acyclic (remove one of these dependencies)");
         }
-        return new CompiledGraph(graph, tasks, new GraphTopology(graph.name(), tasks, successorStart, successors,
-                predecessorStart, predecessors, roots, order));
+        return new CompiledGraph(
+                graph,
+                tasks,
+                new GraphTopology(
+                        graph.name(), tasks, successorStart, successors, predecessorStart, predecessors, roots, order));
     }
 
     /**
@@ -136,8 +139,8 @@ final class GraphCompiler {
      * any of them to an unordered predecessor must revisit a task; the walk between the two visits
      * is a cycle. Returned in dependency order (each task depends on the one before it).
      */
-    private static List<String> findCycle(Task<?>[] tasks, int[] remaining, int[] predecessorStart,
-            int[] predecessors) {
+    private static List<String> findCycle(
+            Task<?>[] tasks, int[] remaining, int[] predecessorStart, int[] predecessors) {
         int n = tasks.length;
         int start = 0;
         while (remaining[start] == 0) {
@@ -179,13 +182,13 @@ final class GraphCompiler {
         return null;
     }
 
-    private static GraphValidationException.Problem first(GraphValidationException.@Nullable Problem current,
-            GraphValidationException.Problem candidate) {
+    private static GraphValidationException.Problem first(
+            GraphValidationException.@Nullable Problem current, GraphValidationException.Problem candidate) {
         return current != null ? current : candidate;
     }
 
-    private static GraphValidationException failure(GraphValidationException.Problem problem, List<String> offenders,
-            List<String> problems, TaskGraph graph) {
+    private static GraphValidationException failure(
+            GraphValidationException.Problem problem, List<String> offenders, List<String> problems, TaskGraph graph) {
         StringBuilder sb = new StringBuilder("graph '").append(graph.name()).append("' is not valid: ");
         for (int i = 0; i < Math.min(problems.size(), MAX_REPORTED); i++) {
             sb.append(i == 0 ? "" : "; ").append(problems.get(i));
@@ -193,6 +196,7 @@ final class GraphCompiler {
         if (problems.size() > MAX_REPORTED) {
             sb.append("; and ").append(problems.size() - MAX_REPORTED).append(" more");
         }
-        return new GraphValidationException(problem, offenders.stream().distinct().toList(), sb.toString());
+        return new GraphValidationException(
+                problem, offenders.stream().distinct().toList(), sb.toString());
     }
 }

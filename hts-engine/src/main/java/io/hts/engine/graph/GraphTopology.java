@@ -34,10 +34,18 @@ public final class GraphTopology {
     private final int[] topologicalOrder;
     /** Rows of the spread layout of per-run arrays, 0 for the identity layout of small graphs. */
     private final int rows;
+
     private final long bytes;
 
-    GraphTopology(String name, Task<?>[] tasks, int[] successorStart, int[] successors, int[] predecessorStart,
-            int[] predecessors, int[] roots, int[] topologicalOrder) {
+    GraphTopology(
+            String name,
+            Task<?>[] tasks,
+            int[] successorStart,
+            int[] successors,
+            int[] predecessorStart,
+            int[] predecessors,
+            int[] roots,
+            int[] topologicalOrder) {
         this.name = name;
         int n = tasks.length;
         this.names = new String[n];

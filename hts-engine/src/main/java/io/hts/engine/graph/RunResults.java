@@ -2,7 +2,6 @@ package io.hts.engine.graph;
 
 import java.util.List;
 import java.util.Optional;
-
 import org.jspecify.annotations.Nullable;
 
 /**

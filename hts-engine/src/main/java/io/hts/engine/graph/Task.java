@@ -1,13 +1,12 @@
 package io.hts.engine.graph;
 
+import io.hts.engine.fault.RetrySpec;
+import io.hts.engine.fault.TimeLimitSpec;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-
-import io.hts.engine.fault.RetrySpec;
-import io.hts.engine.fault.TimeLimitSpec;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,9 +38,15 @@ public final class Task<T extends @Nullable Object> implements Dependency {
 
     /** Declared dependencies: {@link Dependency} handles or names ({@link String}); guarded by the graph. */
     private Object[] deps;
+
     private int depCount;
 
-    Task(TaskGraph graph, int index, TaskBuilder b, @Nullable TaskBody<T> cpuBody, @Nullable GpuBody<T> gpuBody,
+    Task(
+            TaskGraph graph,
+            int index,
+            TaskBuilder b,
+            @Nullable TaskBody<T> cpuBody,
+            @Nullable GpuBody<T> gpuBody,
             boolean barrier) {
         this.graph = graph;
         this.name = b.name;

@@ -1,18 +1,17 @@
 package io.hts.engine.graph;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Objects;
-
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import io.github.resilience4j.timelimiter.TimeLimiter;
 import io.hts.engine.fault.RetrySpec;
 import io.hts.engine.fault.TimeLimitSpec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,8 +42,13 @@ public final class TaskBuilder {
     final int groupIndex;
     final List<Object> deps = new ArrayList<>(2);
     int priority;
-    @Nullable RetrySpec retry;
-    @Nullable TimeLimitSpec timeLimit;
+
+    @Nullable
+    RetrySpec retry;
+
+    @Nullable
+    TimeLimitSpec timeLimit;
+
     long cpuCostNanos = -1;
     long gpuCostNanos = -1;
     int gpuOrdinal = -1;
@@ -291,8 +295,7 @@ public final class TaskBuilder {
         long nanos = checkCost(estimate);
         if (device == Device.CPU) {
             this.cpuCostNanos = nanos;
-        }
-        else {
+        } else {
             this.gpuCostNanos = nanos;
         }
         return this;
@@ -317,8 +320,8 @@ public final class TaskBuilder {
         }
         long before = resources.getOrDefault(resource, 0L);
         if (before > Long.MAX_VALUE - amount) {
-            throw invalid("amount of resource '" + resource + "' declared twice adds up past " + Long.MAX_VALUE
-                    + " (" + before + " + " + amount + "); declare it once, with the amount the task needs");
+            throw invalid("amount of resource '" + resource + "' declared twice adds up past " + Long.MAX_VALUE + " ("
+                    + before + " + " + amount + "); declare it once, with the amount the task needs");
         }
         resources.put(resource, before + amount);
         return this;
@@ -406,13 +409,17 @@ public final class TaskBuilder {
     private static final Duration LONGEST_COST = Duration.ofNanos(Long.MAX_VALUE);
 
     private GraphValidationException missingBody() {
-        return new GraphValidationException(GraphValidationException.Problem.MISSING_BODY, List.of(name),
+        return new GraphValidationException(
+                GraphValidationException.Problem.MISSING_BODY,
+                List.of(name),
                 "task '" + name + "' of graph '" + graph.name() + "' has no body: pass a CPU body to cpu(...),"
                         + " a GPU body to gpu(...), or both to bodies(...)");
     }
 
     private GraphValidationException invalid(String what) {
-        return new GraphValidationException(GraphValidationException.Problem.INVALID_SETTING, List.of(name),
+        return new GraphValidationException(
+                GraphValidationException.Problem.INVALID_SETTING,
+                List.of(name),
                 "task '" + name + "' of graph '" + graph.name() + "': " + what);
     }
 }

@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -53,6 +52,7 @@ public final class TaskGraph {
     private final ArrayList<Task<?>> tasks = new ArrayList<>();
     /** Task, TaskGroup or TaskBarrier by name; one namespace for all three. */
     private final Map<String, Object> byName = new HashMap<>();
+
     private volatile @Nullable CompiledGraph compiled;
 
     private TaskGraph(String name) {
@@ -103,7 +103,9 @@ public final class TaskGraph {
         checkName(name);
         Objects.requireNonNull(member, "member");
         if (size < 0) {
-            throw new GraphValidationException(GraphValidationException.Problem.INVALID_SETTING, List.of(name),
+            throw new GraphValidationException(
+                    GraphValidationException.Problem.INVALID_SETTING,
+                    List.of(name),
                     "group '" + name + "' of graph '" + this.name + "': size must be 0 or more, was " + size);
         }
         lock.lock();
@@ -119,15 +121,16 @@ public final class TaskGraph {
                     TaskBuilder b = new TaskBuilder(this, name + "[" + i + "]", group, i);
                     Task<T> t = member.define(i, b);
                     if (t == null || t.group() != group || t.groupIndex() != i) {
-                        throw new GraphValidationException(GraphValidationException.Problem.MISSING_BODY,
-                                List.of(b.name), "group '" + name + "' member '" + b.name + "': the member function must"
+                        throw new GraphValidationException(
+                                GraphValidationException.Problem.MISSING_BODY,
+                                List.of(b.name),
+                                "group '" + name + "' member '" + b.name + "': the member function must"
                                         + " return the task built by the builder it was given (call cpu(...),"
                                         + " gpu(...) or bodies(...) on it and return the result)");
                     }
                     members.add(t);
                 }
-            }
-            catch (RuntimeException | Error ex) {
+            } catch (RuntimeException | Error ex) {
                 for (int i = tasks.size() - 1; i >= mark; i--) {
                     byName.remove(tasks.remove(i).name());
                 }
@@ -136,8 +139,7 @@ public final class TaskGraph {
             }
             group.setMembers(members);
             return group;
-        }
-        finally {
+        } finally {
             lock.unlock();
         }
     }
@@ -156,8 +158,7 @@ public final class TaskGraph {
             TaskBarrier barrier = new TaskBarrier(task);
             byName.put(name, barrier);
             return barrier;
-        }
-        finally {
+        } finally {
             lock.unlock();
         }
     }
@@ -167,8 +168,7 @@ public final class TaskGraph {
         lock.lock();
         try {
             return tasks.size();
-        }
-        finally {
+        } finally {
             lock.unlock();
         }
     }
@@ -178,8 +178,7 @@ public final class TaskGraph {
         lock.lock();
         try {
             return List.copyOf(tasks);
-        }
-        finally {
+        } finally {
             lock.unlock();
         }
     }
@@ -198,8 +197,7 @@ public final class TaskGraph {
                 return Optional.of(b.task());
             }
             return o instanceof Task<?> t ? Optional.of(t) : Optional.empty();
-        }
-        finally {
+        } finally {
             lock.unlock();
         }
     }
@@ -229,14 +227,13 @@ public final class TaskGraph {
                 compiled = c;
             }
             return c;
-        }
-        finally {
+        } finally {
             lock.unlock();
         }
     }
 
-    <T extends @Nullable Object> Task<T> register(TaskBuilder b, @Nullable TaskBody<T> cpu, @Nullable GpuBody<T> gpu,
-            boolean barrier) {
+    <T extends @Nullable Object> Task<T> register(
+            TaskBuilder b, @Nullable TaskBody<T> cpu, @Nullable GpuBody<T> gpu, boolean barrier) {
         lock.lock();
         try {
             checkOpen();
@@ -248,8 +245,7 @@ public final class TaskGraph {
             tasks.add(task);
             byName.put(b.name, task);
             return task;
-        }
-        finally {
+        } finally {
             lock.unlock();
         }
     }
@@ -265,24 +261,27 @@ public final class TaskGraph {
             for (Object d : dependencies) {
                 task.addDeclared(d);
             }
-        }
-        finally {
+        } finally {
             lock.unlock();
         }
     }
 
     private void checkOwnGraph(String taskName, Object dependency) {
         if (dependency instanceof Dependency d && d.graph() != this) {
-            throw new GraphValidationException(GraphValidationException.Problem.FOREIGN_DEPENDENCY,
-                    List.of(taskName), "task '" + taskName + "' of graph '" + name + "' depends on " + d
-                            + " of graph '" + d.graph().name() + "'; a task can depend only on tasks of its own graph");
+            throw new GraphValidationException(
+                    GraphValidationException.Problem.FOREIGN_DEPENDENCY,
+                    List.of(taskName),
+                    "task '" + taskName + "' of graph '" + name + "' depends on " + d + " of graph '"
+                            + d.graph().name() + "'; a task can depend only on tasks of its own graph");
         }
     }
 
     private void checkName(String taskName) {
         Objects.requireNonNull(taskName, "name");
         if (taskName.isBlank()) {
-            throw new GraphValidationException(GraphValidationException.Problem.INVALID_SETTING, List.of(taskName),
+            throw new GraphValidationException(
+                    GraphValidationException.Problem.INVALID_SETTING,
+                    List.of(taskName),
                     "graph '" + name + "': a task name must not be blank");
         }
     }
@@ -290,7 +289,9 @@ public final class TaskGraph {
     private void checkUnique(String taskName) {
         Object existing = byName.get(taskName);
         if (existing != null) {
-            throw new GraphValidationException(GraphValidationException.Problem.DUPLICATE_NAME, List.of(taskName),
+            throw new GraphValidationException(
+                    GraphValidationException.Problem.DUPLICATE_NAME,
+                    List.of(taskName),
                     "graph '" + name + "' already has " + existing + "; names of tasks, groups and barriers must"
                             + " be unique in a graph");
         }

@@ -1,10 +1,9 @@
 package io.hts.engine.observe;
 
+import io.hts.engine.graph.Device;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
-
-import io.hts.engine.graph.Device;
 
 /**
  * Writes a {@link RunProfile} as Chrome Trace Event JSON (the "JSON object format": a
@@ -17,15 +16,13 @@ final class ChromeTraceExporter {
     private static final int CPU_PID = 1;
     private static final int GPU_PID = 2;
 
-    private ChromeTraceExporter() {
-    }
+    private ChromeTraceExporter() {}
 
     static String export(RunProfile profile) {
         StringBuilder sb = new StringBuilder(256 + profile.topology().size() * 160);
         try {
             write(profile, sb);
-        }
-        catch (IOException ex) {
+        } catch (IOException ex) {
             throw new UncheckedIOException(ex); // a StringBuilder does not throw
         }
         return sb.toString();
@@ -87,8 +84,11 @@ final class ChromeTraceExporter {
         private void header(Appendable sb) throws IOException {
             sb.append("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"graph\":");
             quote(sb, profile.graphName());
-            sb.append(",\"run\":").append(Long.toString(profile.runId())).append(",\"status\":\"")
-                    .append(profile.status().name()).append("\",\"policy\":");
+            sb.append(",\"run\":")
+                    .append(Long.toString(profile.runId()))
+                    .append(",\"status\":\"")
+                    .append(profile.status().name())
+                    .append("\",\"policy\":");
             quote(sb, profile.policy());
             sb.append("},\"traceEvents\":[");
             metadata(sb, first, CPU_PID, -1, "process_name", "CPU (" + profile.graphName() + ")");
@@ -110,15 +110,24 @@ final class ChromeTraceExporter {
             comma(sb, first);
             sb.append("{\"name\":");
             quote(sb, t.taskName());
-            sb.append(",\"cat\":\"").append(t.device() == null ? "task" : t.device().id()).append("\",\"ph\":\"X\"")
+            sb.append(",\"cat\":\"")
+                    .append(t.device() == null ? "task" : t.device().id())
+                    .append("\",\"ph\":\"X\"")
                     .append(",\"ts\":");
             micros(sb, t.startNanos());
             sb.append(",\"dur\":");
             micros(sb, t.durationNanos());
-            sb.append(",\"pid\":").append(Integer.toString(pid)).append(",\"tid\":")
-                    .append(Integer.toString(Math.max(0, t.lane()))).append(",\"args\":{\"index\":")
-                    .append(Integer.toString(t.index())).append(",\"state\":\"").append(t.state().name())
-                    .append("\",\"attempts\":").append(Integer.toString(t.attempts())).append(",\"waitMicros\":");
+            sb.append(",\"pid\":")
+                    .append(Integer.toString(pid))
+                    .append(",\"tid\":")
+                    .append(Integer.toString(Math.max(0, t.lane())))
+                    .append(",\"args\":{\"index\":")
+                    .append(Integer.toString(t.index()))
+                    .append(",\"state\":\"")
+                    .append(t.state().name())
+                    .append("\",\"attempts\":")
+                    .append(Integer.toString(t.attempts()))
+                    .append(",\"waitMicros\":");
             micros(sb, t.waitNanos());
             sb.append("}}");
         }
@@ -127,7 +136,10 @@ final class ChromeTraceExporter {
     private static void metadata(Appendable sb, boolean[] first, int pid, int tid, String kind, String name)
             throws IOException {
         comma(sb, first);
-        sb.append("{\"name\":\"").append(kind).append("\",\"ph\":\"M\",\"pid\":").append(Integer.toString(pid));
+        sb.append("{\"name\":\"")
+                .append(kind)
+                .append("\",\"ph\":\"M\",\"pid\":")
+                .append(Integer.toString(pid));
         if (tid >= 0) {
             sb.append(",\"tid\":").append(Integer.toString(tid));
         }
@@ -171,8 +183,7 @@ final class ChromeTraceExporter {
                     if (c < 0x20) {
                         String hex = Integer.toHexString(c);
                         sb.append("\\u").append("0000", hex.length(), 4).append(hex);
-                    }
-                    else {
+                    } else {
                         sb.append(c);
                     }
                 }

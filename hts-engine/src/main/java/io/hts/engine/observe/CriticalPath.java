@@ -10,5 +10,4 @@ import java.util.List;
  * @param tasks the tasks on the path, first to last
  * @param length the sum of their durations
  */
-public record CriticalPath(List<String> tasks, Duration length) {
-}
+public record CriticalPath(List<String> tasks, Duration length) {}

@@ -14,5 +14,4 @@ import io.hts.engine.policy.TaskInfo;
  * @param used the device the task was sent to (differs from {@code chosen} only when the policy
  *     chose a device the task cannot use)
  */
-public record DeviceDecision(String policy, TaskInfo task, SystemStatus status, Device chosen, Device used) {
-}
+public record DeviceDecision(String policy, TaskInfo task, SystemStatus status, Device chosen, Device used) {}

@@ -1,9 +1,8 @@
 package io.hts.engine.observe;
 
-import java.util.Locale;
-
 import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.TaskState;
+import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,8 +11,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class DotExporter {
 
-    private DotExporter() {
-    }
+    private DotExporter() {}
 
     /**
      * The graph's structure in DOT.
@@ -27,8 +25,10 @@ public final class DotExporter {
 
     static String export(GraphTopology graph, @Nullable RunProfile profile) {
         StringBuilder sb = new StringBuilder(64 + graph.size() * 48);
-        sb.append("digraph ").append(id(graph.name())).append(" {\n  rankdir=LR;\n  node [shape=box, style=filled,"
-                + " fillcolor=white, fontname=\"Helvetica\"];\n");
+        sb.append("digraph ")
+                .append(id(graph.name()))
+                .append(" {\n  rankdir=LR;\n  node [shape=box, style=filled,"
+                        + " fillcolor=white, fontname=\"Helvetica\"];\n");
         for (int i = 0; i < graph.size(); i++) {
             sb.append("  t").append(i).append(" [label=");
             String label = graph.name(i);
@@ -43,15 +43,18 @@ public final class DotExporter {
             }
             if (graph.isBarrier(i)) {
                 sb.append(id(label)).append(", shape=diamond");
-            }
-            else {
+            } else {
                 sb.append(id(label));
             }
             sb.append(", fillcolor=\"").append(color).append("\"];\n");
         }
         for (int i = 0; i < graph.size(); i++) {
             for (int k = graph.successorStart(i); k < graph.successorEnd(i); k++) {
-                sb.append("  t").append(i).append(" -> t").append(graph.successor(k)).append(";\n");
+                sb.append("  t")
+                        .append(i)
+                        .append(" -> t")
+                        .append(graph.successor(k))
+                        .append(";\n");
             }
         }
         return sb.append("}\n").toString();
@@ -73,11 +76,9 @@ public final class DotExporter {
             char c = s.charAt(i);
             if (c == '"') {
                 sb.append("\\\"");
-            }
-            else if (c == '\\' && (i + 1 >= s.length() || s.charAt(i + 1) != 'n')) {
+            } else if (c == '\\' && (i + 1 >= s.length() || s.charAt(i + 1) != 'n')) {
                 sb.append("\\\\");
-            }
-            else {
+            } else {
                 sb.append(c);
             }
         }

@@ -11,8 +11,7 @@ import java.util.Locale;
  */
 public final class Elapsed {
 
-    private Elapsed() {
-    }
+    private Elapsed() {}
 
     /**
      * A duration as one reads it.
@@ -57,8 +56,9 @@ public final class Elapsed {
 
     /** Three significant digits at most: 4.56, 45.6, 456. */
     private static String decimal(double v) {
-        String s = v < 10 ? String.format(Locale.ROOT, "%.2f", v) : v < 100 ? String.format(Locale.ROOT, "%.1f", v)
-                : String.format(Locale.ROOT, "%.0f", v);
+        String s = v < 10
+                ? String.format(Locale.ROOT, "%.2f", v)
+                : v < 100 ? String.format(Locale.ROOT, "%.1f", v) : String.format(Locale.ROOT, "%.0f", v);
         if (s.contains(".")) {
             s = s.replaceAll("0+$", "");
             if (s.endsWith(".")) {

@@ -1,11 +1,10 @@
 package io.hts.engine.observe;
 
+import io.hts.engine.graph.Device;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
-
-import io.hts.engine.graph.Device;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -128,9 +127,18 @@ public final class EventBus {
      * @param decision the policy's decision, if any
      * @param detail a note, if any
      */
-    public void publish(EventType type, long runId, String graph, @Nullable String task, int taskIndex,
-            @Nullable Device device, int worker, int attempt, @Nullable Throwable error,
-            @Nullable DeviceDecision decision, @Nullable String detail) {
+    public void publish(
+            EventType type,
+            long runId,
+            String graph,
+            @Nullable String task,
+            int taskIndex,
+            @Nullable Device device,
+            int worker,
+            int attempt,
+            @Nullable Throwable error,
+            @Nullable DeviceDecision decision,
+            @Nullable String detail) {
         try {
             long now = System.nanoTime();
             Instant time = epoch.plusNanos(now - epochNanos);
@@ -140,18 +148,42 @@ public final class EventBus {
                 // Sequence numbers of logged events are taken under the log's lock: the log stays in
                 // sequence order, so a reader's cursor never skips an event still in the buffer.
                 synchronized (target) {
-                    event = new TaskEvent(sequence.incrementAndGet(), now, time, type, runId, graph, task, taskIndex,
-                            device, worker, attempt, error, decision, detail);
+                    event = new TaskEvent(
+                            sequence.incrementAndGet(),
+                            now,
+                            time,
+                            type,
+                            runId,
+                            graph,
+                            task,
+                            taskIndex,
+                            device,
+                            worker,
+                            attempt,
+                            error,
+                            decision,
+                            detail);
                     target.append(event);
                 }
-            }
-            else {
-                event = new TaskEvent(sequence.incrementAndGet(), now, time, type, runId, graph, task, taskIndex,
-                        device, worker, attempt, error, decision, detail);
+            } else {
+                event = new TaskEvent(
+                        sequence.incrementAndGet(),
+                        now,
+                        time,
+                        type,
+                        runId,
+                        graph,
+                        task,
+                        taskIndex,
+                        device,
+                        worker,
+                        attempt,
+                        error,
+                        decision,
+                        detail);
             }
             deliver(event);
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             failed(null, null, ex); // building or logging an event failed (out of memory, say): scheduling goes on
         }
     }
@@ -166,8 +198,7 @@ public final class EventBus {
         for (TaskListener l : listeners) {
             try {
                 l.onRunFinished(profile);
-            }
-            catch (Throwable ex) {
+            } catch (Throwable ex) {
                 failed(l, null, ex);
             }
         }
@@ -182,8 +213,7 @@ public final class EventBus {
                 if (!routine || l.wantsRoutineEvents()) {
                     l.onEvent(event);
                 }
-            }
-            catch (Throwable ex) {
+            } catch (Throwable ex) {
                 failed(l, event, ex);
             }
         }
@@ -193,18 +223,23 @@ public final class EventBus {
     private void failed(@Nullable TaskListener listener, @Nullable TaskEvent event, Throwable ex) {
         long n = listenerFailures.incrementAndGet();
         try {
-            String what = listener == null ? "publishing an event" : "task listener " + describe(listener) + " on "
-                    + (event == null ? "an event" : event.type() + " of run " + event.runId()
-                    + (event.taskName() != null ? " task '" + event.taskName() + "'" : ""));
+            String what = listener == null
+                    ? "publishing an event"
+                    : "task listener " + describe(listener) + " on "
+                            + (event == null
+                                    ? "an event"
+                                    : event.type() + " of run " + event.runId()
+                                            + (event.taskName() != null ? " task '" + event.taskName() + "'" : ""));
             if (n == 1) {
-                log.warn("{} threw {}; scheduling goes on (further failures at DEBUG)", what, ex.getClass().getName(),
+                log.warn(
+                        "{} threw {}; scheduling goes on (further failures at DEBUG)",
+                        what,
+                        ex.getClass().getName(),
                         ex);
-            }
-            else if (log.isDebugEnabled()) {
+            } else if (log.isDebugEnabled()) {
                 log.debug("{} threw {}", what, ex.getClass().getName(), ex);
             }
-        }
-        catch (Throwable ignored) {
+        } catch (Throwable ignored) {
             // a listener that broke the logger (or a StackOverflowError still unwinding) must not break scheduling
         }
     }
@@ -212,8 +247,7 @@ public final class EventBus {
     private static String describe(Object o) {
         try {
             return String.valueOf(o);
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             return o.getClass().getName();
         }
     }
@@ -224,8 +258,7 @@ public final class EventBus {
         for (TaskListener l : listeners) {
             try {
                 routine |= l.wantsRoutineEvents();
-            }
-            catch (Throwable ex) {
+            } catch (Throwable ex) {
                 routine = true; // it cannot say: it gets every event (and its failure is logged on delivery)
                 failed(l, null, ex);
             }

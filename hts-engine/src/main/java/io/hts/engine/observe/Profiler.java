@@ -1,5 +1,6 @@
 package io.hts.engine.observe;
 
+import io.hts.engine.graph.GraphTopology;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -10,8 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-
-import io.hts.engine.graph.GraphTopology;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -47,6 +46,7 @@ public final class Profiler {
     private long recentBytes;
     /** How many kept profiles share each topology (runs of one graph share it; it is counted once). */
     private final Map<GraphTopology, Integer> topologies = new IdentityHashMap<>();
+
     private long recorded;
     private long notKept;
     private long statisticsVersion = -1;
@@ -210,7 +210,8 @@ public final class Profiler {
                 all.add(new SlowTask(p.runId(), p.graphName(), t));
             }
         }
-        all.sort(Comparator.comparingLong((SlowTask s) -> s.timing().durationNanos()).reversed());
+        all.sort(Comparator.comparingLong((SlowTask s) -> s.timing().durationNanos())
+                .reversed());
         return all.size() <= n ? all : List.copyOf(all.subList(0, n));
     }
 
@@ -242,9 +243,15 @@ public final class Profiler {
     }
 
     static TaskStatistics statistics(String graph, String name, Histogram h) {
-        return new TaskStatistics(graph, name, h.getTotalCount(), Duration.ofNanos((long) h.getMean()),
-                Duration.ofNanos(h.getValueAtPercentile(50)), Duration.ofNanos(h.getValueAtPercentile(90)),
-                Duration.ofNanos(h.getValueAtPercentile(99)), Duration.ofNanos(h.getMaxValue()));
+        return new TaskStatistics(
+                graph,
+                name,
+                h.getTotalCount(),
+                Duration.ofNanos((long) h.getMean()),
+                Duration.ofNanos(h.getValueAtPercentile(50)),
+                Duration.ofNanos(h.getValueAtPercentile(90)),
+                Duration.ofNanos(h.getValueAtPercentile(99)),
+                Duration.ofNanos(h.getMaxValue()));
     }
 
     /**
@@ -254,6 +261,5 @@ public final class Profiler {
      * @param graphName the graph's name
      * @param timing its timing
      */
-    public record SlowTask(long runId, String graphName, TaskTiming timing) {
-    }
+    public record SlowTask(long runId, String graphName, TaskTiming timing) {}
 }

@@ -1,5 +1,9 @@
 package io.hts.engine.observe;
 
+import io.hts.engine.graph.Device;
+import io.hts.engine.graph.GraphTopology;
+import io.hts.engine.graph.RunStatus;
+import io.hts.engine.graph.TaskState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.AbstractList;
@@ -10,11 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.function.IntFunction;
-
-import io.hts.engine.graph.GraphTopology;
-import io.hts.engine.graph.Device;
-import io.hts.engine.graph.RunStatus;
-import io.hts.engine.graph.TaskState;
 import org.HdrHistogram.Histogram;
 import org.jspecify.annotations.Nullable;
 
@@ -73,10 +72,25 @@ public final class RunProfile {
      * @param idleSpins empty rescans by idle workers during the run (pool-wide)
      * @param abandoned timed-out tasks whose bodies had not returned when the run finished
      */
-    public RunProfile(long runId, GraphTopology graph, RunStatus status, String policy, Instant submitted,
-            long submitNanos, long finishNanos, int parallelism, long @Nullable [] start, long @Nullable [] end,
-            byte @Nullable [] devices, int @Nullable [] lanes, int @Nullable [] attempts, IntFunction<TaskState> states,
-            TaskCauses causes, long steals, long idleSpins, List<String> abandoned) {
+    public RunProfile(
+            long runId,
+            GraphTopology graph,
+            RunStatus status,
+            String policy,
+            Instant submitted,
+            long submitNanos,
+            long finishNanos,
+            int parallelism,
+            long @Nullable [] start,
+            long @Nullable [] end,
+            byte @Nullable [] devices,
+            int @Nullable [] lanes,
+            int @Nullable [] attempts,
+            IntFunction<TaskState> states,
+            TaskCauses causes,
+            long steals,
+            long idleSpins,
+            List<String> abandoned) {
         this.runId = runId;
         this.graph = graph;
         this.status = status;
@@ -118,10 +132,15 @@ public final class RunProfile {
      * @return bytes
      */
     public long estimatedBytes() {
-        long perTask = (start != null ? 16 : 0) + (devices != null ? 1 : 0) + (lanes != null ? 4 : 0)
+        long perTask = (start != null ? 16 : 0)
+                + (devices != null ? 1 : 0)
+                + (lanes != null ? 4 : 0)
                 + (attempts != null ? 4 : 0);
-        return 256 + perTask * graph.size() + 4L * graph.slots() // and the run's state words
-                + causes.estimatedBytes() + graph.estimatedBytes();
+        return 256
+                + perTask * graph.size()
+                + 4L * graph.slots() // and the run's state words
+                + causes.estimatedBytes()
+                + graph.estimatedBytes();
     }
 
     /** The run's status when the profile was taken. */
@@ -250,8 +269,18 @@ public final class RunProfile {
         Device d = devices != null && devices[index] != 0 ? Device.values()[devices[index] - 1] : null;
         int lane = lanes != null && d != null ? lanes[index] : -1;
         int att = attempts != null ? attempts[index] : (s >= 0 ? 1 : 0);
-        return new TaskTiming(index, graph.name(index), graph.statisticsName(index), states.apply(index), d, lane,
-                att, readyNanos(index), s, e, causes.of(index));
+        return new TaskTiming(
+                index,
+                graph.name(index),
+                graph.statisticsName(index),
+                states.apply(index),
+                d,
+                lane,
+                att,
+                readyNanos(index),
+                s,
+                e,
+                causes.of(index));
     }
 
     /**
@@ -272,8 +301,7 @@ public final class RunProfile {
             long d = duration(i);
             if (heap.size() < n) {
                 heap.add(timing(i));
-            }
-            else if (heap.peek().durationNanos() < d) {
+            } else if (heap.peek().durationNanos() < d) {
                 heap.poll();
                 heap.add(timing(i));
             }
@@ -355,14 +383,19 @@ public final class RunProfile {
         long[] count = new long[(Device.values().length + 1) * kinds], nanos = new long[count.length];
         for (int i = 0; start != null && end != null && i < graph.size(); i++) {
             if (start[i] != 0 && end[i] >= start[i]) {
-                int k = (devices == null ? 0 : devices[i]) * kinds + states.apply(i).ordinal();
+                int k = (devices == null ? 0 : devices[i]) * kinds
+                        + states.apply(i).ordinal();
                 count[k]++;
                 nanos[k] += end[i] - start[i];
             }
         }
         for (int k = 0; k < count.length; k++) {
             if (count[k] != 0) {
-                each.accept(k < kinds ? null : Device.values()[k / kinds - 1], TaskState.values()[k % kinds], count[k], nanos[k]);
+                each.accept(
+                        k < kinds ? null : Device.values()[k / kinds - 1],
+                        TaskState.values()[k % kinds],
+                        count[k],
+                        nanos[k]);
             }
         }
     }
@@ -409,11 +442,15 @@ public final class RunProfile {
 
     @Override
     public String toString() {
-        return "run " + runId + " of graph '" + graph.name() + "': " + status + ", " + Elapsed.count(graph.size(), "task")
-                + ", makespan " + Elapsed.of(makespan()) + ", total work " + Elapsed.of(totalWork()) + ", critical path "
+        return "run " + runId + " of graph '" + graph.name() + "': " + status + ", "
+                + Elapsed.count(graph.size(), "task")
+                + ", makespan " + Elapsed.of(makespan()) + ", total work " + Elapsed.of(totalWork())
+                + ", critical path "
                 + Elapsed.of(criticalPath().length())
-                + String.format(java.util.Locale.ROOT, ", worker time: %.2f%% waits the scheduler caused, %.2f%% idle"
-                        + " for want of ready tasks", 100 * workerTime().schedulerShare(), 100 * workerTime().shapeShare());
+                + String.format(
+                        java.util.Locale.ROOT,
+                        ", worker time: %.2f%% waits the scheduler caused, %.2f%% idle" + " for want of ready tasks",
+                        100 * workerTime().schedulerShare(),
+                        100 * workerTime().shapeShare());
     }
-
 }

@@ -1,10 +1,9 @@
 package io.hts.engine.observe;
 
+import io.hts.engine.graph.Device;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-
-import io.hts.engine.graph.Device;
 
 /**
  * What a {@link RunProfile} derives from its timing arrays: makespan, total work, the critical path
@@ -19,7 +18,12 @@ import io.hts.engine.graph.Device;
  * @param meanWait mean nanoseconds from ready to start
  * @param workers per CPU worker: tasks, busy and idle time
  */
-record RunSummary(long makespan, long totalWork, long criticalPathNanos, List<String> criticalPath, long meanWait,
+record RunSummary(
+        long makespan,
+        long totalWork,
+        long criticalPathNanos,
+        List<String> criticalPath,
+        long meanWait,
         List<WorkerUsage> workers) {
 
     /** One pass over the tasks in topological order. */
@@ -67,7 +71,8 @@ record RunSummary(long makespan, long totalWork, long criticalPathNanos, List<St
                 }
             }
         }
-        long makespan = p.finishNanos > 0 ? p.finishNanos - p.submitNanos
+        long makespan = p.finishNanos > 0
+                ? p.finishNanos - p.submitNanos
                 : (p.start != null ? lastEnd - p.submitNanos : System.nanoTime() - p.submitNanos);
         List<String> criticalPath = new ArrayList<>();
         for (int i = bestEnd; i >= 0; i = via[i]) {
@@ -78,8 +83,13 @@ record RunSummary(long makespan, long totalWork, long criticalPathNanos, List<St
         for (int w = 0; w < p.parallelism; w++) {
             workers.add(new WorkerUsage(w, count[w], busy[w], Math.max(0, makespan - busy[w])));
         }
-        return new RunSummary(makespan, total, bestPath, List.copyOf(criticalPath),
-                waitCount == 0 ? 0 : waitSum / waitCount, List.copyOf(workers));
+        return new RunSummary(
+                makespan,
+                total,
+                bestPath,
+                List.copyOf(criticalPath),
+                waitCount == 0 ? 0 : waitSum / waitCount,
+                List.copyOf(workers));
     }
 
     /** Where the CPU workers' time went: a sweep over the CPU tasks' ready, start and end times. */

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.function.IntFunction;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,6 +24,7 @@ public final class TaskCauses {
 
     /** By task index: 0 for none, else 1 + the index of its description. */
     private final int @Nullable [] index;
+
     private final List<String> descriptions;
 
     private TaskCauses(int @Nullable [] index, List<String> descriptions) {
@@ -40,8 +40,8 @@ public final class TaskCauses {
      * @param describe how a cause reads (called once per distinct cause; must not throw)
      * @return the causes
      */
-    public static TaskCauses collect(int tasks, IntFunction<@Nullable Throwable> cause,
-            Function<Throwable, String> describe) {
+    public static TaskCauses collect(
+            int tasks, IntFunction<@Nullable Throwable> cause, Function<Throwable, String> describe) {
         int[] index = null;
         List<String> descriptions = new ArrayList<>();
         Map<Throwable, Integer> seen = new IdentityHashMap<>();

@@ -1,8 +1,7 @@
 package io.hts.engine.observe;
 
-import java.time.Instant;
-
 import io.hts.engine.graph.Device;
+import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,14 +22,33 @@ import org.jspecify.annotations.Nullable;
  * @param decision the policy's decision, for {@link EventType#TASK_PLACED}
  * @param detail a human-readable note
  */
-public record TaskEvent(long sequence, long nanoTime, Instant time, EventType type, long runId, String graphName,
-        @Nullable String taskName, int taskIndex, @Nullable Device device, int worker, int attempt,
-        @Nullable Throwable error, @Nullable DeviceDecision decision, @Nullable String detail) {
+public record TaskEvent(
+        long sequence,
+        long nanoTime,
+        Instant time,
+        EventType type,
+        long runId,
+        String graphName,
+        @Nullable String taskName,
+        int taskIndex,
+        @Nullable Device device,
+        int worker,
+        int attempt,
+        @Nullable Throwable error,
+        @Nullable DeviceDecision decision,
+        @Nullable String detail) {
 
     @Override
     public String toString() {
-        StringBuilder sb = new StringBuilder().append('#').append(sequence).append(' ').append(type)
-                .append(" run=").append(runId).append(" graph=").append(graphName);
+        StringBuilder sb = new StringBuilder()
+                .append('#')
+                .append(sequence)
+                .append(' ')
+                .append(type)
+                .append(" run=")
+                .append(runId)
+                .append(" graph=")
+                .append(graphName);
         if (taskName != null) {
             sb.append(" task=").append(taskName);
         }

@@ -33,6 +33,5 @@ public interface TaskListener {
      *
      * @param profile the run's final profile
      */
-    default void onRunFinished(RunProfile profile) {
-    }
+    default void onRunFinished(RunProfile profile) {}
 }

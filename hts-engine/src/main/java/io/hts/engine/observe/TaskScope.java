@@ -27,7 +27,7 @@ public interface TaskScope {
     interface Scope {
 
         /** Nothing to close. */
-        Scope NONE = () -> { };
+        Scope NONE = () -> {};
 
         /** Closes it, on the thread that opened it. */
         void close();

@@ -15,6 +15,12 @@ import java.time.Duration;
  * @param p99 the 99th percentile
  * @param max the longest
  */
-public record TaskStatistics(String graphName, String name, long count, Duration mean, Duration p50, Duration p90, Duration p99,
-        Duration max) {
-}
+public record TaskStatistics(
+        String graphName,
+        String name,
+        long count,
+        Duration mean,
+        Duration p50,
+        Duration p90,
+        Duration p99,
+        Duration max) {}

@@ -20,8 +20,18 @@ import org.jspecify.annotations.Nullable;
  * @param cause why it FAILED (its last attempt's failure) or was CANCELLED (the failure upstream,
  *     or the cancel), as text; {@code null} for any other state
  */
-public record TaskTiming(int index, String taskName, String statisticsName, TaskState state, @Nullable Device device,
-        int lane, int attempts, long readyNanos, long startNanos, long endNanos, @Nullable String cause) {
+public record TaskTiming(
+        int index,
+        String taskName,
+        String statisticsName,
+        TaskState state,
+        @Nullable Device device,
+        int lane,
+        int attempts,
+        long readyNanos,
+        long startNanos,
+        long endNanos,
+        @Nullable String cause) {
 
     /** Whether the task ran (at least its last attempt started and ended). */
     public boolean ran() {

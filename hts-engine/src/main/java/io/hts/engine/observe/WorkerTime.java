@@ -53,10 +53,10 @@ public record WorkerTime(Duration capacity, Duration work, Duration schedulerDel
             long r = clamp(ready[k], makespan);
             long s = clamp(Math.max(start[k], r), makespan);
             long e = clamp(Math.max(end[k], s), makespan);
-            events[m++] = r << 2;           // one more task waits
-            events[m++] = (s << 2) | 1;     // it stops waiting
-            events[m++] = (s << 2) | 2;     // a worker is busy
-            events[m++] = (e << 2) | 3;     // it is idle again
+            events[m++] = r << 2; // one more task waits
+            events[m++] = (s << 2) | 1; // it stops waiting
+            events[m++] = (s << 2) | 2; // a worker is busy
+            events[m++] = (e << 2) | 3; // it is idle again
         }
         Arrays.sort(events, 0, m);
         long delay = 0;
@@ -86,7 +86,10 @@ public record WorkerTime(Duration capacity, Duration work, Duration schedulerDel
         long tail = makespan - previous; // after the last task: nothing waits, nothing runs
         idleTotal += Math.max(0, tail) * workers;
         long capacity = (long) workers * makespan;
-        return new WorkerTime(Duration.ofNanos(capacity), Duration.ofNanos(work), Duration.ofNanos(delay),
+        return new WorkerTime(
+                Duration.ofNanos(capacity),
+                Duration.ofNanos(work),
+                Duration.ofNanos(delay),
                 Duration.ofNanos(Math.max(0, idleTotal - delay)));
     }
 

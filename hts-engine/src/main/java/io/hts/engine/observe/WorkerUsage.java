@@ -8,5 +8,4 @@ package io.hts.engine.observe;
  * @param busyNanos time it spent in this run's task bodies
  * @param idleNanos the rest of the run's makespan
  */
-public record WorkerUsage(int worker, long tasks, long busyNanos, long idleNanos) {
-}
+public record WorkerUsage(int worker, long tasks, long busyNanos, long idleNanos) {}

@@ -1,10 +1,9 @@
 package io.hts.engine.policy;
 
+import io.hts.engine.graph.Device;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
-import io.hts.engine.graph.Device;
 
 /**
  * Learned task costs: an exponentially weighted moving average of measured durations per
@@ -116,8 +115,7 @@ public final class CostModel {
             if (device == Device.CPU) {
                 double c = cpu;
                 cpu = c < 0 ? nanos : c + weight * (nanos - c);
-            }
-            else {
+            } else {
                 double g = gpu;
                 gpu = g < 0 ? nanos : g + weight * (nanos - g);
             }

@@ -30,8 +30,9 @@ public class DefaultPolicy implements SchedulingPolicy {
             }
             long finish = saturatingAdd(s.estimatedWaitNanos(), cost(task, d, s));
             int free = s.capacity() - s.running() - s.queued();
-            if (best == null || finish < bestFinish || (finish == bestFinish && (free > bestFree
-                    || (free == bestFree && d == Device.GPU)))) {
+            if (best == null
+                    || finish < bestFinish
+                    || (finish == bestFinish && (free > bestFree || (free == bestFree && d == Device.GPU)))) {
                 best = d;
                 bestFinish = finish;
                 bestFree = free;

@@ -14,8 +14,15 @@ import io.hts.engine.graph.Device;
  * @param freeMemoryBytes free device memory, or -1 when not applicable
  * @param detail a human-readable note (the reason when not UP)
  */
-public record DeviceStatus(Device device, DeviceHealth health, int capacity, int queued, int running,
-        long backlogNanos, long freeMemoryBytes, String detail) {
+public record DeviceStatus(
+        Device device,
+        DeviceHealth health,
+        int capacity,
+        int queued,
+        int running,
+        long backlogNanos,
+        long freeMemoryBytes,
+        String detail) {
 
     /** Whether the device can take a task now. */
     public boolean usable() {

@@ -1,8 +1,7 @@
 package io.hts.engine.policy;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 import io.hts.engine.graph.Device;
+import java.util.concurrent.atomic.AtomicLong;
 
 /** Alternates over the usable devices a task has a body for, one task each in turn. */
 public class RoundRobinPolicy implements SchedulingPolicy {

@@ -1,7 +1,5 @@
 package io.hts.engine.policy;
 
-import io.hts.engine.graph.Device;
-
 /**
  * Latency first: ready tasks run in order of estimated cost, shortest first (after priority), and
  * each goes to the device where it is expected to finish first, as with {@link DefaultPolicy}.

@@ -1,9 +1,8 @@
 package io.hts.engine.policy;
 
+import io.hts.engine.graph.Device;
 import java.util.List;
 import java.util.Optional;
-
-import io.hts.engine.graph.Device;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,9 +1,8 @@
 package io.hts.engine.policy;
 
+import io.hts.engine.graph.Device;
 import java.util.OptionalLong;
 import java.util.Set;
-
-import io.hts.engine.graph.Device;
 
 /**
  * What a policy knows about a ready task.
@@ -15,8 +14,8 @@ import io.hts.engine.graph.Device;
  * @param cpuCostNanos its estimated CPU cost (declared, else learned), or -1 when unknown
  * @param gpuCostNanos its estimated GPU cost (declared, else learned), or -1 when unknown
  */
-public record TaskInfo(String name, String statisticsName, Set<Device> devices, int priority, long cpuCostNanos,
-        long gpuCostNanos) {
+public record TaskInfo(
+        String name, String statisticsName, Set<Device> devices, int priority, long cpuCostNanos, long gpuCostNanos) {
 
     /**
      * Whether the task has a body for a device.

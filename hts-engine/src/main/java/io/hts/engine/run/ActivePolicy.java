@@ -16,7 +16,12 @@ record ActivePolicy(SchedulingPolicy policy, boolean builtIn) {
 
     static ActivePolicy of(SchedulingPolicy p) {
         Class<?> c = p.getClass();
-        return new ActivePolicy(p, c == DefaultPolicy.class || c == CpuFirstPolicy.class || c == GpuFirstPolicy.class
-                || c == RoundRobinPolicy.class || c == ShortestJobFirstPolicy.class);
+        return new ActivePolicy(
+                p,
+                c == DefaultPolicy.class
+                        || c == CpuFirstPolicy.class
+                        || c == GpuFirstPolicy.class
+                        || c == RoundRobinPolicy.class
+                        || c == ShortestJobFirstPolicy.class);
     }
 }

@@ -1,15 +1,5 @@
 package io.hts.engine.run;
 
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-
 import io.github.resilience4j.timelimiter.TimeLimiter;
 import io.hts.engine.exec.internal.PoolTask;
 import io.hts.engine.exec.internal.ResourceDemand;
@@ -21,6 +11,15 @@ import io.hts.engine.graph.TaskCancelledException;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.EventType;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -62,7 +61,8 @@ final class Attempts {
     // ================================================================== CPU
 
     /** Runs an attempt on a CPU worker; returns the continuation (a successor to run next). */
-    @Nullable PoolTask runOnCpu(TaskExecution e, Worker w) {
+    @Nullable
+    PoolTask runOnCpu(TaskExecution e, Worker w) {
         int i = e.index;
         w.flushCountsUnless(run.state);
         e.device = Device.CPU;
@@ -75,8 +75,7 @@ final class Attempts {
         boolean started = false;
         try {
             started = begin(e, w.index(), w);
-        }
-        finally {
+        } finally {
             if (!started) {
                 e.endBody();
             }
@@ -97,8 +96,7 @@ final class Attempts {
                     armTimeLimit(e);
                 }
                 result = runBody(body, e);
-            }
-            catch (Throwable ex) {
+            } catch (Throwable ex) {
                 error = ex;
             }
         }
@@ -139,8 +137,13 @@ final class Attempts {
     }
 
     /** The end of an attempt whose body returned (or whose device reported) on any device. */
-    private @Nullable PoolTask ended(TaskExecution e, @Nullable Object result, @Nullable Throwable error, long t1,
-            @Nullable Worker w, boolean claimed) {
+    private @Nullable PoolTask ended(
+            TaskExecution e,
+            @Nullable Object result,
+            @Nullable Throwable error,
+            long t1,
+            @Nullable Worker w,
+            boolean claimed) {
         int i = e.index;
         TimeLimiter limiter = e.limiter();
         if (limiter != null) {
@@ -156,8 +159,7 @@ final class Attempts {
             }
             if (error == null) {
                 ResilienceOutcomes.limiterSucceeded(limiter, run.topology.name(i));
-            }
-            else {
+            } else {
                 ResilienceOutcomes.limiterFailed(limiter, error, run.topology.name(i));
             }
         }
@@ -176,8 +178,12 @@ final class Attempts {
         if (error == null && result instanceof Releasable r) {
             ResultLifetimes.releaseUnread(r, run, i); // the task was cancelled while running: its result reaches nobody
         }
-        attemptFailed(e, error != null ? error : new TaskCancelledException("task '" + run.topology.name(i)
-                + "' was cancelled while running"));
+        attemptFailed(
+                e,
+                error != null
+                        ? error
+                        : new TaskCancelledException(
+                                "task '" + run.topology.name(i) + "' was cancelled while running"));
         return null;
     }
 
@@ -220,15 +226,13 @@ final class Attempts {
             int outcome = e.outcome();
             if (outcome == TaskExecution.STARTING) {
                 Thread.onSpinWait(); // its start is being decided on another thread (no user code runs there)
-            }
-            else if (outcome == TaskExecution.QUEUED) {
+            } else if (outcome == TaskExecution.QUEUED) {
                 if (e.withdraw()) {
                     neverStarted(e, result, error);
                     return;
                 }
                 // a start claimed it meanwhile: look again
-            }
-            else {
+            } else {
                 break;
             }
         }
@@ -258,8 +262,10 @@ final class Attempts {
             }
             return;
         }
-        Throwable cause = error != null ? error : new IllegalStateException("the " + e.device + " backend"
-                + " reported a result for task '" + run.topology.name(i) + "' without starting it");
+        Throwable cause = error != null
+                ? error
+                : new IllegalStateException("the " + e.device + " backend" + " reported a result for task '"
+                        + run.topology.name(i) + "' without starting it");
         run.propagation.failUnstarted(i, cause, e.device, e.attempt);
     }
 
@@ -283,7 +289,14 @@ final class Attempts {
             releaseHeld(cpu);
             return true; // cancelled meanwhile
         }
-        run.recorder.publish(EventType.TASK_PLACED, i, Device.CPU, -1, e.attempt, null, null,
+        run.recorder.publish(
+                EventType.TASK_PLACED,
+                i,
+                Device.CPU,
+                -1,
+                e.attempt,
+                null,
+                null,
                 "moved from the GPU to the CPU: " + reason);
         run.pool.submit(cpu);
         return true;
@@ -342,8 +355,7 @@ final class Attempts {
         }
         if (ResilienceOutcomes.interruptsOnTimeOut(limiter)) {
             e.interrupt();
-        }
-        else {
+        } else {
             e.cancelNested();
         }
         run.recorder.ended(i, run.recorder.now());
@@ -362,7 +374,14 @@ final class Attempts {
         if (result instanceof Releasable r) {
             ResultLifetimes.releaseUnread(r, run, e.index); // the timed-out attempt's result reaches nobody
         }
-        run.recorder.publish(EventType.TASK_ABANDONED_RETURNED, e.index, e.device, e.lane, e.attempt, error, null,
+        run.recorder.publish(
+                EventType.TASK_ABANDONED_RETURNED,
+                e.index,
+                e.device,
+                e.lane,
+                e.attempt,
+                error,
+                null,
                 "the timed-out body returned; its resources are released");
     }
 
@@ -403,22 +422,21 @@ final class Attempts {
                 nested.cancel(); // cancelled before it could see the nested run
             }
             return nested.await();
-        }
-        finally {
+        } finally {
             e.nested(null);
         }
     }
 
     private static boolean isInterruption(Throwable error) {
-        if (error instanceof InterruptedException || error instanceof CancellationException
+        if (error instanceof InterruptedException
+                || error instanceof CancellationException
                 || error instanceof java.io.InterruptedIOException
                 || error instanceof java.nio.channels.ClosedByInterruptException) {
             return true;
         }
         try {
             return error.getCause() instanceof InterruptedException;
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             return false; // a getCause() that throws: not an interruption as far as anyone can tell
         }
     }

@@ -1,9 +1,8 @@
 package io.hts.engine.run;
 
+import io.hts.engine.policy.SchedulingPolicy;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
-
-import io.hts.engine.policy.SchedulingPolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,14 +45,15 @@ final class CurrentPolicy {
         try {
             String name = policy.getClass().getName();
             if (n == 1) {
-                log.warn("Scheduling policy {} threw; its tasks go to the CPU in the default order (further failures"
-                        + " at DEBUG)", name, ex);
-            }
-            else {
+                log.warn(
+                        "Scheduling policy {} threw; its tasks go to the CPU in the default order (further failures"
+                                + " at DEBUG)",
+                        name,
+                        ex);
+            } else {
                 log.debug("Scheduling policy {} threw", name, ex);
             }
-        }
-        catch (Throwable ignored) {
+        } catch (Throwable ignored) {
             // a throwable whose printing throws: counted, and scheduling goes on
         }
     }

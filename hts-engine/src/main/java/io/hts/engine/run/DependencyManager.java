@@ -1,12 +1,11 @@
 package io.hts.engine.run;
 
+import io.hts.engine.graph.GraphTopology;
+import io.hts.engine.graph.TaskState;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.function.IntConsumer;
-
-import io.hts.engine.graph.GraphTopology;
-import io.hts.engine.graph.TaskState;
 
 /**
  * The per-run state of every task over a shared {@link GraphTopology}: in one int per task, its
@@ -113,8 +112,8 @@ final class DependencyManager {
             int v = (int) INT_ARRAY.getVolatile(words, p);
             int count = v & COUNT_MASK;
             if (count == 0) {
-                throw new IllegalStateException("task '" + topology.name(i) + "' was told of more finished"
-                        + " dependencies than it has");
+                throw new IllegalStateException(
+                        "task '" + topology.name(i) + "' was told of more finished" + " dependencies than it has");
             }
             boolean last = count == 1 && (v >>> COUNT_BITS) == CREATED;
             if (INT_ARRAY.compareAndSet(words, p, v, last ? word(to, 0) : v - 1)) {

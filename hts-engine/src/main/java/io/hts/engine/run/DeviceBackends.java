@@ -1,15 +1,14 @@
 package io.hts.engine.run;
 
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.internal.WorkStealingPool;
 import io.hts.engine.graph.Device;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
 import io.hts.engine.policy.SystemStatus;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,8 +41,14 @@ final class DeviceBackends {
     SystemStatus systemStatus(WorkStealingPool pool) {
         @Nullable DeviceBackend gpu = backends.isEmpty() ? null : backends.get(0);
         int queued = pool.queuedTasks();
-        DeviceStatus cpu = new DeviceStatus(Device.CPU, pool.isShutdown() ? DeviceHealth.DOWN : DeviceHealth.UP,
-                pool.parallelism(), queued, pool.activeWorkers(), queued * pool.meanTaskNanos(), -1,
+        DeviceStatus cpu = new DeviceStatus(
+                Device.CPU,
+                pool.isShutdown() ? DeviceHealth.DOWN : DeviceHealth.UP,
+                pool.parallelism(),
+                queued,
+                pool.activeWorkers(),
+                queued * pool.meanTaskNanos(),
+                -1,
                 "work-stealing pool, " + pool.parallelism() + " workers");
         if (gpu == null) {
             return SystemStatus.of(cpu);
@@ -52,10 +57,10 @@ final class DeviceBackends {
         try {
             g = gpu.status();
             if (g == null) {
-                g = new DeviceStatus(Device.GPU, DeviceHealth.DOWN, 0, 0, 0, 0, -1, gpu.name() + ".status() returned null");
+                g = new DeviceStatus(
+                        Device.GPU, DeviceHealth.DOWN, 0, 0, 0, 0, -1, gpu.name() + ".status() returned null");
             }
-        }
-        catch (Throwable ex) { // an Error too (a broken native binding): placement, which asks this, must never throw
+        } catch (Throwable ex) { // an Error too (a broken native binding): placement, which asks this, must never throw
             g = new DeviceStatus(Device.GPU, DeviceHealth.DOWN, 0, 0, 0, 0, -1, "status failed: " + ex);
         }
         return SystemStatus.of(cpu, g);
@@ -66,10 +71,13 @@ final class DeviceBackends {
         for (DeviceBackend b : backends) {
             try {
                 b.onRunCancelled(runId);
-            }
-            catch (Throwable ex) {
-                log.warn("The {} backend '{}' failed to drop the tasks of cancelled run {}", b.device().id(), b.name(),
-                        runId, ex);
+            } catch (Throwable ex) {
+                log.warn(
+                        "The {} backend '{}' failed to drop the tasks of cancelled run {}",
+                        b.device().id(),
+                        b.name(),
+                        runId,
+                        ex);
             }
         }
     }
@@ -90,13 +98,11 @@ final class DeviceBackends {
             for (DeviceBackend b : backends) {
                 try {
                     b.close();
-                }
-                catch (Throwable ex) {
+                } catch (Throwable ex) {
                     log.warn("Closing the {} backend '{}' failed", b.device().id(), b.name(), ex);
                 }
             }
-        }
-        finally {
+        } finally {
             closed.countDown();
         }
     }

@@ -1,16 +1,15 @@
 package io.hts.engine.run;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicReferenceArray;
-
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.TaskCancelledException;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.EventType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,8 +46,7 @@ final class DeviceOrdering {
             }
             this.notEnqueued = waiting;
             this.onDevice = new AtomicReferenceArray<>(slots);
-        }
-        else {
+        } else {
             this.notEnqueued = null;
             this.onDevice = null;
         }
@@ -74,7 +72,8 @@ final class DeviceOrdering {
         attempts.set(topology.slot(i), e);
         for (int k = topology.successorStart(i), stop = topology.successorEnd(i); k < stop; k++) {
             int s = topology.successor(k);
-            if (!plan.has(s, ExecutionPlan.CHAINED) || waiting.decrementAndGet(topology.slot(s)) != 0
+            if (!plan.has(s, ExecutionPlan.CHAINED)
+                    || waiting.decrementAndGet(topology.slot(s)) != 0
                     || !run.deps.tryReady(s)) {
                 continue;
             }
@@ -87,7 +86,14 @@ final class DeviceOrdering {
                 }
             }
             if (run.recorder.wantsRoutine()) {
-                run.recorder.publish(EventType.TASK_READY, s, Device.GPU, -1, 1, null, null,
+                run.recorder.publish(
+                        EventType.TASK_READY,
+                        s,
+                        Device.GPU,
+                        -1,
+                        1,
+                        null,
+                        null,
                         "dispatched to follow the device work of " + follow.size() + " predecessor(s)");
             }
             TaskExecution next = new TaskExecution(run, s, 1);
@@ -115,8 +121,12 @@ final class DeviceOrdering {
             int s = topology.successor(k);
             if (plan.has(s, ExecutionPlan.CHAINED)
                     && (run.deps.is(s, TaskState.READY) || run.deps.is(s, TaskState.RUNNING))) {
-                run.propagation.cancelTask(s, new TaskCancelledException("cancelled because task '"
-                        + topology.name(i) + "', whose device work it followed, did not succeed", cause));
+                run.propagation.cancelTask(
+                        s,
+                        new TaskCancelledException(
+                                "cancelled because task '" + topology.name(i)
+                                        + "', whose device work it followed, did not succeed",
+                                cause));
             }
         }
     }

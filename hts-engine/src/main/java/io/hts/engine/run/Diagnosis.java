@@ -1,11 +1,10 @@
 package io.hts.engine.run;
 
+import io.hts.engine.graph.RunStatus;
+import io.hts.engine.graph.TaskState;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-
-import io.hts.engine.graph.RunStatus;
-import io.hts.engine.graph.TaskState;
 
 /**
  * What a run's unfinished tasks are doing and waiting on, from {@link GraphRun#diagnose()} and the
@@ -20,8 +19,14 @@ import io.hts.engine.graph.TaskState;
  * @param waiting every unfinished task
  * @param abandoned timed-out tasks whose bodies have not returned
  */
-public record Diagnosis(long runId, String graphName, RunStatus status, Duration elapsed, Map<TaskState, Integer> counts,
-        List<Waiting> waiting, List<String> abandoned) {
+public record Diagnosis(
+        long runId,
+        String graphName,
+        RunStatus status,
+        Duration elapsed,
+        Map<TaskState, Integer> counts,
+        List<Waiting> waiting,
+        List<String> abandoned) {
 
     private static final int SHOWN = 50;
 
@@ -33,8 +38,7 @@ public record Diagnosis(long runId, String graphName, RunStatus status, Duration
      * @param waitingOn for a CREATED task, its unfinished dependencies with their states
      * @param reason what it is doing or waiting for, in words
      */
-    public record Waiting(String taskName, TaskState state, List<String> waitingOn, String reason) {
-    }
+    public record Waiting(String taskName, TaskState state, List<String> waitingOn, String reason) {}
 
     /** The unfinished tasks that are not waiting for dependencies (READY, RUNNING, RETRYING). */
     public List<Waiting> frontier() {
@@ -43,8 +47,16 @@ public record Diagnosis(long runId, String graphName, RunStatus status, Duration
 
     @Override
     public String toString() {
-        StringBuilder sb = new StringBuilder("run ").append(runId).append(" of graph '").append(graphName).append("' is ")
-                .append(status).append(" after ").append(io.hts.engine.observe.Elapsed.of(elapsed)).append("; tasks: ").append(counts);
+        StringBuilder sb = new StringBuilder("run ")
+                .append(runId)
+                .append(" of graph '")
+                .append(graphName)
+                .append("' is ")
+                .append(status)
+                .append(" after ")
+                .append(io.hts.engine.observe.Elapsed.of(elapsed))
+                .append("; tasks: ")
+                .append(counts);
         if (!abandoned.isEmpty()) {
             sb.append("\n  abandoned after time-out (body still running): ").append(abandoned);
         }
@@ -53,7 +65,12 @@ public record Diagnosis(long runId, String graphName, RunStatus status, Duration
             if (shown++ == SHOWN) {
                 break;
             }
-            sb.append("\n  ").append(w.taskName()).append(" [").append(w.state()).append("] ").append(w.reason());
+            sb.append("\n  ")
+                    .append(w.taskName())
+                    .append(" [")
+                    .append(w.state())
+                    .append("] ")
+                    .append(w.reason());
         }
         for (Waiting w : waiting) {
             if (w.state() != TaskState.CREATED) {
@@ -62,11 +79,16 @@ public record Diagnosis(long runId, String graphName, RunStatus status, Duration
             if (shown++ == SHOWN) {
                 break;
             }
-            sb.append("\n  ").append(w.taskName()).append(" [CREATED] ").append(w.reason()).append(": ")
+            sb.append("\n  ")
+                    .append(w.taskName())
+                    .append(" [CREATED] ")
+                    .append(w.reason())
+                    .append(": ")
                     .append(w.waitingOn());
         }
         if (waiting.size() > SHOWN) {
-            sb.append("\n  ... and ").append(io.hts.engine.observe.Elapsed.count(waiting.size() - SHOWN, "more unfinished task"));
+            sb.append("\n  ... and ")
+                    .append(io.hts.engine.observe.Elapsed.count(waiting.size() - SHOWN, "more unfinished task"));
         }
         return sb.toString();
     }

@@ -1,9 +1,5 @@
 package io.hts.engine.run;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.timelimiter.TimeLimiter;
 import io.hts.engine.exec.internal.ResourceDemand;
@@ -17,6 +13,9 @@ import io.hts.engine.graph.GraphValidationException;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskBuilder;
 import io.hts.engine.policy.CostModel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -52,6 +51,7 @@ final class ExecutionPlan {
     private final Retry @Nullable [] retries;
     /** The retries of GPU attempts where they differ from the CPU's (a device default). */
     private final Retry @Nullable [] gpuRetries;
+
     private final TimeLimiter @Nullable [] timeLimiters;
     private final TimeLimiter @Nullable [] gpuTimeLimiters;
     final ResourceDemand @Nullable [] demands;
@@ -59,14 +59,16 @@ final class ExecutionPlan {
     private final ResourceDemand @Nullable [] cpuDemands;
     /** For tasks that declare GPU memory: that part of their demand alone, held as long as a result holding the memory. */
     private final ResourceDemand @Nullable [] gpuMemoryDemands;
+
     final CostModel.@Nullable Cell @Nullable [] costCells;
     final boolean anyRetry;
     /** The highest priority of an urgent root (priority above 0), or 0 when no root is urgent. */
     final int urgentRootPriority;
+
     final boolean anyChained;
 
-    ExecutionPlan(CompiledGraph graph, FaultTolerance faults, ResourceLimiter limiter, CostModel costs,
-            boolean gpuBackend) {
+    ExecutionPlan(
+            CompiledGraph graph, FaultTolerance faults, ResourceLimiter limiter, CostModel costs, boolean gpuBackend) {
         this.graph = graph;
         int n = graph.size();
         this.flags = new byte[n];
@@ -108,8 +110,8 @@ final class ExecutionPlan {
                     f |= RETRY;
                 }
                 TimeLimiter limit = checked(task, cpu ? resolution.timeLimiterFor(task, Device.CPU) : null);
-                TimeLimiter gpuLimit = checked(task, gpu && gpuBackend ? resolution.timeLimiterFor(task, Device.GPU)
-                        : null);
+                TimeLimiter gpuLimit =
+                        checked(task, gpu && gpuBackend ? resolution.timeLimiterFor(task, Device.GPU) : null);
                 tl = store(tl, i, limit, n, TimeLimiter[]::new);
                 tlg = store(tlg, i, gpuLimit, n, TimeLimiter[]::new);
                 if (limit != null || gpuLimit != null) {
@@ -122,10 +124,11 @@ final class ExecutionPlan {
                 }
                 try {
                     rd[i] = limiter.demand(task.resources(), "task '" + task.name() + "'");
-                }
-                catch (IllegalArgumentException ex) {
-                    throw new GraphValidationException(GraphValidationException.Problem.UNKNOWN_RESOURCE,
-                            List.of(task.name()), "graph '" + graph.name() + "': " + ex.getMessage());
+                } catch (IllegalArgumentException ex) {
+                    throw new GraphValidationException(
+                            GraphValidationException.Problem.UNKNOWN_RESOURCE,
+                            List.of(task.name()),
+                            "graph '" + graph.name() + "': " + ex.getMessage());
                 }
                 f |= RESOURCES;
             }
@@ -138,7 +141,9 @@ final class ExecutionPlan {
             flags[i] = (byte) f;
         }
         if (!gpuOnly.isEmpty()) {
-            throw new GraphValidationException(GraphValidationException.Problem.NO_DEVICE, gpuOnly,
+            throw new GraphValidationException(
+                    GraphValidationException.Problem.NO_DEVICE,
+                    gpuOnly,
                     "graph '" + graph.name() + "': " + describe(gpuOnly) + " only a GPU body, and this scheduler has"
                             + " no GPU backend; add a CPU body with bodies(cpu, gpu), or give the scheduler a GPU"
                             + " backend (module hts-gpu)");
@@ -162,8 +167,7 @@ final class ExecutionPlan {
                     }
                     String owner = "task '" + graph.name(i) + "'";
                     cd[i] = rest.isEmpty() ? null : limiter.demand(rest, owner);
-                    gd[i] = limiter.demand(Map.of(TaskBuilder.GPU_MEMORY, amounts.get(TaskBuilder.GPU_MEMORY)),
-                            owner);
+                    gd[i] = limiter.demand(Map.of(TaskBuilder.GPU_MEMORY, amounts.get(TaskBuilder.GPU_MEMORY)), owner);
                 }
             }
         }
@@ -201,9 +205,12 @@ final class ExecutionPlan {
         if (limiter == null) {
             return null;
         }
-        String problem = TimeLimitSpec.rangeProblem(limiter.getTimeLimiterConfig().getTimeoutDuration());
+        String problem =
+                TimeLimitSpec.rangeProblem(limiter.getTimeLimiterConfig().getTimeoutDuration());
         if (problem != null) {
-            throw new GraphValidationException(GraphValidationException.Problem.INVALID_SETTING, List.of(task.name()),
+            throw new GraphValidationException(
+                    GraphValidationException.Problem.INVALID_SETTING,
+                    List.of(task.name()),
                     "task '" + task.name() + "' of graph '" + task.graph().name() + "': time limiter '"
                             + limiter.getName() + "': " + problem);
         }
@@ -211,8 +218,8 @@ final class ExecutionPlan {
     }
 
     /** Sets {@code array[i]}, allocating the array of {@code n} on the first non-null value; sparse arrays stay null. */
-    private static <T> T @Nullable [] store(T @Nullable [] array, int i, @Nullable T value, int n,
-            java.util.function.IntFunction<T[]> make) {
+    private static <T> T @Nullable [] store(
+            T @Nullable [] array, int i, @Nullable T value, int n, java.util.function.IntFunction<T[]> make) {
         if (value == null) {
             return array;
         }
@@ -236,7 +243,8 @@ final class ExecutionPlan {
      * @param device where the attempt ran
      * @return the retry, or {@code null}
      */
-    @Nullable Retry retry(int i, Device device) {
+    @Nullable
+    Retry retry(int i, Device device) {
         Retry[] from = device == Device.GPU ? gpuRetries : retries;
         return from == null ? null : from[i];
     }
@@ -248,22 +256,26 @@ final class ExecutionPlan {
      * @param device where the attempt runs
      * @return the limiter, or {@code null}
      */
-    @Nullable TimeLimiter timeLimiter(int i, Device device) {
+    @Nullable
+    TimeLimiter timeLimiter(int i, Device device) {
         TimeLimiter[] from = device == Device.GPU ? gpuTimeLimiters : timeLimiters;
         return from == null ? null : from[i];
     }
 
     /** The resources a task needs when it runs on the CPU although it declared GPU memory. */
-    @Nullable ResourceDemand cpuDemand(int i) {
+    @Nullable
+    ResourceDemand cpuDemand(int i) {
         return cpuDemands == null ? null : cpuDemands[i];
     }
 
     /** The GPU memory a task declares, as a demand of its own; null when it declares none. */
-    @Nullable ResourceDemand gpuMemoryDemand(int i) {
+    @Nullable
+    ResourceDemand gpuMemoryDemand(int i) {
         return gpuMemoryDemands == null ? null : gpuMemoryDemands[i];
     }
 
-    @Nullable ResourceDemand demand(int i) {
+    @Nullable
+    ResourceDemand demand(int i) {
         return demands == null ? null : demands[i];
     }
 

@@ -1,10 +1,9 @@
 package io.hts.engine.run;
 
-import java.time.Duration;
-import java.util.List;
-
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.observe.Elapsed;
+import java.time.Duration;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,19 +49,22 @@ final class FailedRunLog {
         try {
             String line = describe(run, status, failure, elapsedNanos, skipped);
             if (status == RunStatus.FAILED) {
-                Throwable first = failure.failures().isEmpty() ? null : failure.failures().get(0).error();
+                Throwable first = failure.failures().isEmpty()
+                        ? null
+                        : failure.failures().get(0).error();
                 logWithCause(line, first);
-            }
-            else {
+            } else {
                 log.info(line);
             }
-        }
-        catch (Throwable ex) { // a failure whose toString, message or stack throws: say so without it
+        } catch (Throwable ex) { // a failure whose toString, message or stack throws: say so without it
             try {
-                log.warn("HTS run {} of graph '{}' ended {}; describing its failure threw {}", run.runId(),
-                        run.graph().name(), status, ex.getClass().getName());
-            }
-            catch (Throwable ignored) {
+                log.warn(
+                        "HTS run {} of graph '{}' ended {}; describing its failure threw {}",
+                        run.runId(),
+                        run.graph().name(),
+                        status,
+                        ex.getClass().getName());
+            } catch (Throwable ignored) {
                 // nothing more to do: logging must not break the run's end
             }
         }
@@ -88,11 +90,9 @@ final class FailedRunLog {
     private static void logWithCause(String line, @Nullable Throwable first) {
         if (first == null) {
             log.warn(line);
-        }
-        else if (printable(first)) {
+        } else if (printable(first)) {
             log.warn(line + "; first cause:", first);
-        }
-        else { // a logger would print half a line and then fail: one whole line instead
+        } else { // a logger would print half a line and then fail: one whole line instead
             log.warn(line + "; its first cause cannot be printed (its toString, message or stack trace throws)");
         }
     }
@@ -112,23 +112,35 @@ final class FailedRunLog {
                 }
             }
             return true;
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             return false;
         }
     }
 
-    private static String describe(GraphRun run, RunStatus status, GraphRunException failure, long elapsedNanos,
-            long skipped) {
+    private static String describe(
+            GraphRun run, RunStatus status, GraphRunException failure, long elapsedNanos, long skipped) {
         List<TaskFailure> failures = failure.failures();
         int size = run.graph().size();
-        StringBuilder sb = new StringBuilder("HTS run ").append(run.runId()).append(" of graph '")
-                .append(run.graph().name()).append("' ").append(status == RunStatus.FAILED ? "failed" : "was cancelled")
-                .append(" after ").append(Duration.ofNanos(elapsedNanos).toMillis()).append(" ms; of its ").append(Elapsed.count(size, "task"))
-                .append(", ").append(failures.size()).append(" failed");
+        StringBuilder sb = new StringBuilder("HTS run ")
+                .append(run.runId())
+                .append(" of graph '")
+                .append(run.graph().name())
+                .append("' ")
+                .append(status == RunStatus.FAILED ? "failed" : "was cancelled")
+                .append(" after ")
+                .append(Duration.ofNanos(elapsedNanos).toMillis())
+                .append(" ms; of its ")
+                .append(Elapsed.count(size, "task"))
+                .append(", ")
+                .append(failures.size())
+                .append(" failed");
         for (int k = 0; k < failures.size() && k < MAX_NAMED; k++) {
             TaskFailure f = failures.get(k);
-            sb.append(k == 0 ? " (" : ", ").append('\'').append(f.taskName()).append("': ").append(TaskFailure.describe(f.error()));
+            sb.append(k == 0 ? " (" : ", ")
+                    .append('\'')
+                    .append(f.taskName())
+                    .append("': ")
+                    .append(TaskFailure.describe(f.error()));
         }
         if (failures.size() > MAX_NAMED) {
             sb.append(", and ").append(failures.size() - MAX_NAMED).append(" more");
@@ -142,8 +154,10 @@ final class FailedRunLog {
             sb.append(' ').append(cancelled.size() <= MAX_NAMED ? cancelled : cancelled.subList(0, MAX_NAMED) + "...");
         }
         if (skipped > 0) {
-            sb.append(" [").append(Elapsed.count(skipped, "run"))
-                    .append(" that did not succeed were not logged before this one: at most the configured number a minute]");
+            sb.append(" [")
+                    .append(Elapsed.count(skipped, "run"))
+                    .append(
+                            " that did not succeed were not logged before this one: at most the configured number a minute]");
         }
         return sb.toString();
     }

@@ -1,16 +1,5 @@
 package io.hts.engine.run;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeoutException;
-
 import io.hts.engine.exec.internal.PoolTask;
 import io.hts.engine.exec.internal.WorkStealingPool;
 import io.hts.engine.exec.internal.Worker;
@@ -24,6 +13,16 @@ import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskGroup;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.RunProfile;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -205,8 +204,10 @@ public final class GraphRun implements RunResults {
         TaskState s = deps.state(i);
         if (s != TaskState.SUCCEEDED) {
             Throwable cause = errorOf(i);
-            throw new IllegalStateException("task '" + task.name() + "' of run " + id + " has no result: it is " + s
-                    + (cause != null ? " (" + TaskFailure.describe(cause) + ")" : ""), cause);
+            throw new IllegalStateException(
+                    "task '" + task.name() + "' of run " + id + " has no result: it is " + s
+                            + (cause != null ? " (" + TaskFailure.describe(cause) + ")" : ""),
+                    cause);
         }
         return (T) resultOf(i);
     }
@@ -260,8 +261,8 @@ public final class GraphRun implements RunResults {
         if (!state.requestCancel()) {
             return false;
         }
-        TaskCancelledException cause = new TaskCancelledException("run " + id + " of graph '" + graph.name()
-                + "' was cancelled");
+        TaskCancelledException cause =
+                new TaskCancelledException("run " + id + " of graph '" + graph.name() + "' was cancelled");
         propagation.stop(cause);
         attempts.interrupt(-1);
         scheduler.runCancelled(id);
@@ -276,8 +277,8 @@ public final class GraphRun implements RunResults {
      * @return whether the task was not yet finished
      */
     public boolean cancel(Task<?> task) {
-        return propagation.cancelTask(indexOf(task), new TaskCancelledException("task '" + task.name()
-                + "' was cancelled"));
+        return propagation.cancelTask(
+                indexOf(task), new TaskCancelledException("task '" + task.name() + "' was cancelled"));
     }
 
     /**
@@ -305,7 +306,8 @@ public final class GraphRun implements RunResults {
      */
     @SuppressWarnings("unchecked")
     public <T extends @Nullable Object> CompletableFuture<T> whenDone(Task<T> task) {
-        return (CompletableFuture<T>) (CompletableFuture<?>) watchers.watch(indexOf(task)).thenApply(x -> x);
+        return (CompletableFuture<T>)
+                (CompletableFuture<?>) watchers.watch(indexOf(task)).thenApply(x -> x);
     }
 
     /**
@@ -334,8 +336,8 @@ public final class GraphRun implements RunResults {
         for (CompletableFuture<T> p : parts) {
             p.whenComplete((v, ex) -> {
                 if (ex != null) {
-                    all.completeExceptionally(ex instanceof CompletionException c && c.getCause() != null
-                            ? c.getCause() : ex);
+                    all.completeExceptionally(
+                            ex instanceof CompletionException c && c.getCause() != null ? c.getCause() : ex);
                 }
             });
         }
@@ -381,7 +383,8 @@ public final class GraphRun implements RunResults {
             return;
         }
         if (roots <= 64) {
-            boolean offer = callerWaits && scheduler.gpuBackend() != null && !(Thread.currentThread() instanceof Worker);
+            boolean offer =
+                    callerWaits && scheduler.gpuBackend() != null && !(Thread.currentThread() instanceof Worker);
             if (offer) {
                 placement.callerStarts();
             }
@@ -392,14 +395,12 @@ public final class GraphRun implements RunResults {
                         pool.submit(t);
                     }
                 }
-            }
-            finally {
+            } finally {
                 if (offer) {
                     placement.callerStarted();
                 }
             }
-        }
-        else {
+        } else {
             RootSeeder.seed(this);
         }
     }
@@ -411,7 +412,8 @@ public final class GraphRun implements RunResults {
 
     // ================================================================== results and causes
 
-    @Nullable Object resultOf(int i) {
+    @Nullable
+    Object resultOf(int i) {
         return results.resultOf(i);
     }
 
@@ -423,14 +425,15 @@ public final class GraphRun implements RunResults {
         results.storeCause(i, cause);
     }
 
-    @Nullable Throwable errorOf(int i) {
+    @Nullable
+    Throwable errorOf(int i) {
         return results.errorOf(i);
     }
 
     private int indexOf(Task<?> task) {
         if (task.graph() != graph.graph()) {
-            throw new IllegalArgumentException(task + " belongs to graph '" + task.graph().name()
-                    + "', not to this run's graph '" + graph.name() + "'");
+            throw new IllegalArgumentException(task + " belongs to graph '"
+                    + task.graph().name() + "', not to this run's graph '" + graph.name() + "'");
         }
         return task.index();
     }

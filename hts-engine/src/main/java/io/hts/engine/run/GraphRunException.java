@@ -1,8 +1,7 @@
 package io.hts.engine.run;
 
-import java.util.List;
-
 import io.hts.engine.graph.RunStatus;
+import java.util.List;
 
 /**
  * A run did not succeed. The message names every failed task (and how many were cancelled); the
@@ -27,9 +26,11 @@ public class GraphRunException extends RuntimeException {
      * @param failures the failed tasks, first failure first
      * @param cancelled the names of the cancelled tasks
      */
-    public GraphRunException(long runId, String graph, RunStatus status, List<TaskFailure> failures,
-            List<String> cancelled) {
-        super(message(runId, graph, status, failures, cancelled), failures.isEmpty() ? null : failures.get(0).error());
+    public GraphRunException(
+            long runId, String graph, RunStatus status, List<TaskFailure> failures, List<String> cancelled) {
+        super(
+                message(runId, graph, status, failures, cancelled),
+                failures.isEmpty() ? null : failures.get(0).error());
         this.runId = runId;
         this.graph = graph;
         this.status = status;
@@ -65,14 +66,19 @@ public class GraphRunException extends RuntimeException {
         return cancelled;
     }
 
-    private static String message(long runId, String graph, RunStatus status, List<TaskFailure> failures,
-            List<String> cancelled) {
-        StringBuilder sb = new StringBuilder("run ").append(runId).append(" of graph '").append(graph).append("' ");
+    private static String message(
+            long runId, String graph, RunStatus status, List<TaskFailure> failures, List<String> cancelled) {
+        StringBuilder sb = new StringBuilder("run ")
+                .append(runId)
+                .append(" of graph '")
+                .append(graph)
+                .append("' ");
         if (status == RunStatus.CANCELLED) {
             sb.append("was cancelled");
-        }
-        else {
-            sb.append("failed: ").append(failures.size()).append(failures.size() == 1 ? " task failed [" : " tasks failed [");
+        } else {
+            sb.append("failed: ")
+                    .append(failures.size())
+                    .append(failures.size() == 1 ? " task failed [" : " tasks failed [");
             int shown = Math.min(failures.size(), 20);
             for (int i = 0; i < shown; i++) {
                 sb.append(i == 0 ? "" : "; ").append(failures.get(i)); // TaskFailure.toString never throws
@@ -83,7 +89,9 @@ public class GraphRunException extends RuntimeException {
             sb.append(']');
         }
         if (!cancelled.isEmpty()) {
-            sb.append("; ").append(cancelled.size()).append(cancelled.size() == 1 ? " task" : " tasks")
+            sb.append("; ")
+                    .append(cancelled.size())
+                    .append(cancelled.size() == 1 ? " task" : " tasks")
                     .append(" cancelled");
         }
         return sb.toString();

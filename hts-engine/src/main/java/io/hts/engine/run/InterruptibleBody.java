@@ -1,10 +1,9 @@
 package io.hts.engine.run;
 
+import io.hts.engine.exec.internal.PoolTask;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
-
-import io.hts.engine.exec.internal.PoolTask;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,8 +38,7 @@ abstract class InterruptibleBody extends PoolTask {
     static {
         try {
             PHASE = MethodHandles.lookup().findVarHandle(InterruptibleBody.class, "phase", int.class);
-        }
-        catch (ReflectiveOperationException ex) {
+        } catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
         }
     }
@@ -95,11 +93,9 @@ abstract class InterruptibleBody extends PoolTask {
                     PHASE.setVolatile(this, INTERRUPTED);
                     return;
                 }
-            }
-            else if (p == INTERRUPTING) {
+            } else if (p == INTERRUPTING) {
                 Thread.onSpinWait();
-            }
-            else {
+            } else {
                 if (p == INTERRUPTED) {
                     Thread.currentThread().interrupt();
                 }
@@ -137,8 +133,7 @@ abstract class InterruptibleBody extends PoolTask {
                     PHASE.setVolatile(this, INTERRUPTED);
                     return true;
                 }
-            }
-            else if (p == SUSPENDED) {
+            } else if (p == SUSPENDED) {
                 if (PHASE.compareAndSet(this, SUSPENDED, SUSPENDED_INTERRUPTED)) {
                     Thread t = runner;
                     if (t != null) {
@@ -146,8 +141,7 @@ abstract class InterruptibleBody extends PoolTask {
                     }
                     return true;
                 }
-            }
-            else {
+            } else {
                 return false;
             }
         }
@@ -171,12 +165,10 @@ abstract class InterruptibleBody extends PoolTask {
             }
             if (p == INTERRUPTING) {
                 Thread.onSpinWait();
-            }
-            else if (p == INTERRUPTED && PHASE.compareAndSet(this, INTERRUPTED, SUSPENDED_INTERRUPTED)) {
+            } else if (p == INTERRUPTED && PHASE.compareAndSet(this, INTERRUPTED, SUSPENDED_INTERRUPTED)) {
                 Thread.interrupted(); // kept in the phase; given back on resume
                 return;
-            }
-            else if (p != RUNNING && p != INTERRUPTING && p != INTERRUPTED) {
+            } else if (p != RUNNING && p != INTERRUPTING && p != INTERRUPTED) {
                 return; // not a running body (the wait is outside any body)
             }
         }

@@ -24,8 +24,7 @@ final class LogContext {
     /** The task's name. */
     static final String TASK = "hts.task";
 
-    private LogContext() {
-    }
+    private LogContext() {}
 
     /** The scope: sets the task's keys on this thread, and gives back what was there when the body ends. */
     static final TaskScope SCOPE = (runId, graph, task) -> {
@@ -45,8 +44,7 @@ final class LogContext {
     private static void put(String key, @Nullable String value) {
         if (value == null) {
             MDC.remove(key);
-        }
-        else {
+        } else {
             MDC.put(key, value);
         }
     }

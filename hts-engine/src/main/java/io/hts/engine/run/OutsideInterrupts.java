@@ -47,8 +47,7 @@ final class OutsideInterrupts extends AbstractInterruptibleChannel {
         try {
             end(true);
             return false;
-        }
-        catch (AsynchronousCloseException ex) { // a ClosedByInterruptException: closed by an interrupt
+        } catch (AsynchronousCloseException ex) { // a ClosedByInterruptException: closed by an interrupt
             return true;
         }
     }

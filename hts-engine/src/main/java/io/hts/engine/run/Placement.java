@@ -1,8 +1,5 @@
 package io.hts.engine.run;
 
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.internal.PoolTask;
 import io.hts.engine.exec.internal.ResourceDemand;
@@ -17,6 +14,8 @@ import io.hts.engine.policy.ReadyOrder;
 import io.hts.engine.policy.SchedulingPolicy;
 import io.hts.engine.policy.SystemStatus;
 import io.hts.engine.policy.TaskInfo;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -49,6 +48,7 @@ final class Placement {
     private final Map<Integer, ResourceWait> waits = new ConcurrentHashMap<>();
     /** See the class comment. */
     private @Nullable Thread waitingCaller;
+
     private @Nullable TaskExecution callerAttempt;
 
     Placement(GraphRun run) {
@@ -57,7 +57,8 @@ final class Placement {
     }
 
     /** A root: CREATED to READY, then towards a device. */
-    @Nullable PoolTask rootReady(int i) {
+    @Nullable
+    PoolTask rootReady(int i) {
         if (!run.deps.tryReady(i)) {
             return null;
         }
@@ -65,7 +66,8 @@ final class Placement {
     }
 
     /** A task just made READY (by its last dependency, or as a root) goes to a device. */
-    @Nullable PoolTask ready(int i) {
+    @Nullable
+    PoolTask ready(int i) {
         if (run.recorder.wantsRoutine()) {
             run.recorder.publish(EventType.TASK_READY, i, null, -1, 1, null, null, null);
         }
@@ -78,7 +80,8 @@ final class Placement {
      * the pool's order, and nobody listening for TASK_READY (which it then never passes through).
      */
     boolean runsAsPlainCpu(int s) {
-        return plan.has(s, ExecutionPlan.CONTINUATION) && !run.recorder.wantsRoutine()
+        return plan.has(s, ExecutionPlan.CONTINUATION)
+                && !run.recorder.wantsRoutine()
                 && readyOrder() != ReadyOrder.SHORTEST_FIRST;
     }
 
@@ -88,7 +91,8 @@ final class Placement {
      *
      * @return the attempt when the caller should run it on its CPU worker (or submit it), else null
      */
-    @Nullable PoolTask dispatch(TaskExecution e) {
+    @Nullable
+    PoolTask dispatch(TaskExecution e) {
         return dispatch(e, chooseDevice(e.index, e.attempt));
     }
 
@@ -98,7 +102,8 @@ final class Placement {
      *
      * @return the attempt when the caller should run it on its CPU worker (or submit it), else null
      */
-    @Nullable PoolTask dispatchOnCpu(TaskExecution e, String why) {
+    @Nullable
+    PoolTask dispatchOnCpu(TaskExecution e, String why) {
         run.recorder.publish(EventType.TASK_PLACED, e.index, Device.CPU, -1, e.attempt, null, null, why);
         return dispatch(e, Device.CPU);
     }
@@ -108,17 +113,29 @@ final class Placement {
         if (device == null) {
             return null;
         }
-        ResourceDemand demand = device == Device.CPU && plan.gpuMemoryDemand(i) != null ? plan.cpuDemand(i)
+        ResourceDemand demand = device == Device.CPU && plan.gpuMemoryDemand(i) != null
+                ? plan.cpuDemand(i)
                 : plan.demand(i); // GPU memory is not held by a CPU run
-        if (demand != null && device == Device.GPU && run.scheduler.memoryShortage() == MemoryShortage.RUN_ON_CPU
-                && plan.has(i, ExecutionPlan.CPU) && demand.amount(TaskBuilder.GPU_MEMORY) > 0) {
+        if (demand != null
+                && device == Device.GPU
+                && run.scheduler.memoryShortage() == MemoryShortage.RUN_ON_CPU
+                && plan.has(i, ExecutionPlan.CPU)
+                && demand.amount(TaskBuilder.GPU_MEMORY) > 0) {
             if (demand.limiter().tryAcquire(demand)) {
                 e.hold(demand);
                 return route(e, device);
             }
-            run.recorder.publish(EventType.TASK_PLACED, i, Device.CPU, -1, e.attempt, null, null, "the "
-                    + demand.amount(TaskBuilder.GPU_MEMORY) + " bytes of GPU memory it declares are not free ("
-                    + free(demand) + "); running its CPU body instead of waiting");
+            run.recorder.publish(
+                    EventType.TASK_PLACED,
+                    i,
+                    Device.CPU,
+                    -1,
+                    e.attempt,
+                    null,
+                    null,
+                    "the "
+                            + demand.amount(TaskBuilder.GPU_MEMORY) + " bytes of GPU memory it declares are not free ("
+                            + free(demand) + "); running its CPU body instead of waiting");
             device = Device.CPU;
             demand = plan.cpuDemand(i);
         }
@@ -131,7 +148,14 @@ final class Placement {
                 if (wait.granted) {
                     waits.remove(i, wait); // granted before it was registered
                 }
-                run.recorder.publish(EventType.TASK_WAITING, i, device, -1, e.attempt, null, null,
+                run.recorder.publish(
+                        EventType.TASK_WAITING,
+                        i,
+                        device,
+                        -1,
+                        e.attempt,
+                        null,
+                        null,
                         "waiting for resources " + demand + " (free: " + free(demand) + ")");
                 if (!run.deps.is(i, TaskState.READY)) {
                     withdrawWait(i); // cancelled while it queued
@@ -155,15 +179,20 @@ final class Placement {
     }
 
     /** Sends an attempt whose device and resources are settled: to the caller (CPU), the priority lane, or the backend. */
-    @Nullable PoolTask route(TaskExecution e, Device device) {
+    @Nullable
+    PoolTask route(TaskExecution e, Device device) {
         e.device = device;
         int i = e.index;
         if (device == Device.GPU) {
             DeviceBackend gpu = run.scheduler.gpuBackend();
             if (gpu == null) {
                 run.attempts.releaseHeld(e);
-                run.propagation.failUnstarted(i, new NoDeviceException("task '" + run.topology.name(i)
-                        + "' was placed on the GPU but the scheduler has no GPU backend"), device, e.attempt);
+                run.propagation.failUnstarted(
+                        i,
+                        new NoDeviceException("task '" + run.topology.name(i)
+                                + "' was placed on the GPU but the scheduler has no GPU backend"),
+                        device,
+                        e.attempt);
                 return null;
             }
             if (waitingCaller == Thread.currentThread() && callerAttempt == null && !plan.has(i, ExecutionPlan.TIMED)) {
@@ -182,7 +211,6 @@ final class Placement {
         return e;
     }
 
-
     /**
      * Hands an attempt to the device backend: offered to launch on this thread first when
      * {@code here}, else (or when the backend declines) dispatched.
@@ -192,8 +220,7 @@ final class Placement {
             if (!here || !gpu.dispatchHere(e)) {
                 gpu.dispatch(e);
             }
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             // A backend must not throw; if it does, the attempt fails as if the backend had
             // reported the throw: not started, it fails unstarted; started (a backend that runs
             // tasks inline), it ends as a failed attempt; already reported, nothing changes.
@@ -214,8 +241,7 @@ final class Placement {
             if (e != null && gpu != null) {
                 dispatchTo(gpu, e, true);
             }
-        }
-        finally {
+        } finally {
             callerAttempt = null;
             waitingCaller = null;
         }
@@ -240,9 +266,13 @@ final class Placement {
                 return Device.GPU;
             }
             var s = status.status(Device.GPU);
-            run.propagation.failUnstarted(i, new NoDeviceException("task '" + run.topology.name(i) + "' has only a"
-                    + " GPU body and the GPU backend is " + (s == null ? "absent" : s.health() + ": " + s.detail())),
-                    null, attempt);
+            run.propagation.failUnstarted(
+                    i,
+                    new NoDeviceException(
+                            "task '" + run.topology.name(i) + "' has only a" + " GPU body and the GPU backend is "
+                                    + (s == null ? "absent" : s.health() + ": " + s.detail())),
+                    null,
+                    attempt);
             return null;
         }
         if (!gpuUsable) {
@@ -250,20 +280,31 @@ final class Placement {
         }
         SchedulingPolicy policy = run.scheduler.policy();
         Task<?> task = run.graph.task(i);
-        TaskInfo info = new TaskInfo(task.name(), task.statisticsName(), Scheduler.BOTH, task.priority(),
-                plan.estimate(i, Device.CPU), plan.estimate(i, Device.GPU));
+        TaskInfo info = new TaskInfo(
+                task.name(),
+                task.statisticsName(),
+                Scheduler.BOTH,
+                task.priority(),
+                plan.estimate(i, Device.CPU),
+                plan.estimate(i, Device.GPU));
         Device chosen;
         try {
             chosen = UserCode.call(run.scheduler, () -> policy.selectDevice(info, status));
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             run.scheduler.policyFailed(policy, ex);
             chosen = null;
         }
         Device used = chosen == Device.GPU || chosen == Device.CPU ? chosen : Device.CPU;
         if (run.recorder.wants(EventType.TASK_PLACED)) {
-            run.recorder.publish(EventType.TASK_PLACED, i, used, -1, 0, null,
-                    new DeviceDecision(policy.name(), info, status, chosen == null ? used : chosen, used), null);
+            run.recorder.publish(
+                    EventType.TASK_PLACED,
+                    i,
+                    used,
+                    -1,
+                    0,
+                    null,
+                    new DeviceDecision(policy.name(), info, status, chosen == null ? used : chosen, used),
+                    null);
         }
         return used;
     }
@@ -277,8 +318,7 @@ final class Placement {
         }
         try {
             return UserCode.call(run.scheduler, policy::readyOrder);
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             run.scheduler.policyFailed(policy, ex);
             return ReadyOrder.PRIORITY;
         }
@@ -290,7 +330,10 @@ final class Placement {
         boolean first = true;
         for (String name : d.limiter().names()) {
             if (d.amount(name) > 0) {
-                sb.append(first ? "" : ", ").append(name).append('=').append(d.limiter().available(name));
+                sb.append(first ? "" : ", ")
+                        .append(name)
+                        .append('=')
+                        .append(d.limiter().available(name));
                 first = false;
             }
         }
@@ -326,8 +369,7 @@ final class Placement {
                 if (t != null) {
                     run.pool.submit(t);
                 }
-            }
-            catch (Throwable ex) { // the pool refused it (shut down), or a backend threw: the attempt cannot run
+            } catch (Throwable ex) { // the pool refused it (shut down), or a backend threw: the attempt cannot run
                 if (attempt.withdraw()) {
                     run.attempts.releaseHeld(attempt);
                     run.propagation.failUnstarted(attempt.index, ex, device, attempt.attempt);

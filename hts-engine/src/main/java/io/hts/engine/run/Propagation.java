@@ -1,9 +1,5 @@
 package io.hts.engine.run;
 
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.IntConsumer;
-
 import io.hts.engine.exec.internal.PoolTask;
 import io.hts.engine.exec.internal.Worker;
 import io.hts.engine.graph.Device;
@@ -11,6 +7,8 @@ import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.TaskCancelledException;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.EventType;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -62,7 +60,8 @@ final class Propagation {
     // ================================================================== requests
 
     /** Why task {@code i} should stop: its own cancellation, or the run's stop cause; null when it should not. */
-    @Nullable Throwable cancelRequest(int i) {
+    @Nullable
+    Throwable cancelRequest(int i) {
         Throwable stop = run.state.stopCause();
         if (stop != null) {
             return stop;
@@ -71,7 +70,8 @@ final class Propagation {
     }
 
     /** The cancellation asked for task {@code i} itself ({@code run.cancel(task)} or its group), or null. */
-    @Nullable TaskCancelledException taskCancelRequest(int i) {
+    @Nullable
+    TaskCancelledException taskCancelRequest(int i) {
         return anyTaskCancel ? taskCancels.get(i) : null;
     }
 
@@ -126,12 +126,13 @@ final class Propagation {
      *
      * @return a successor to run next on {@code w}, or null
      */
-    @Nullable PoolTask succeeded(TaskExecution e, @Nullable Object result, @Nullable Worker w) {
+    @Nullable
+    PoolTask succeeded(TaskExecution e, @Nullable Object result, @Nullable Worker w) {
         int i = e.index;
         run.storeResult(i, result);
         if (!deps.tryEnd(i, TaskState.SUCCEEDED)) {
-            throw new IllegalStateException("task '" + topology.name(i) + "' was not RUNNING when its attempt " + e.attempt
-                    + " succeeded; this is a bug in HTS");
+            throw new IllegalStateException("task '" + topology.name(i) + "' was not RUNNING when its attempt "
+                    + e.attempt + " succeeded; this is a bug in HTS");
         }
         if (run.plan.anyRetry) {
             run.attempts.retries.succeeded(i);
@@ -148,8 +149,7 @@ final class Propagation {
             if (w != null && run.placement.runsAsPlainCpu(s)) {
                 // this task was its only dependency: its attempt counts it as it starts, one atomic step for both
                 t = TaskExecution.countingDependency(run, s);
-            }
-            else if (deps.dependencyDone(s)) {
+            } else if (deps.dependencyDone(s)) {
                 t = run.placement.ready(s);
             }
             if (t == null) {
@@ -157,11 +157,9 @@ final class Propagation {
             }
             if (w == null) {
                 run.pool.submit(t);
-            }
-            else if (next == null) {
+            } else if (next == null) {
                 next = t;
-            }
-            else {
+            } else {
                 w.push(t);
             }
         }
@@ -171,8 +169,7 @@ final class Propagation {
         }
         if (w != null) {
             w.countLocally(run.state);
-        }
-        else {
+        } else {
             run.state.counted(1);
         }
         return next;
@@ -224,13 +221,18 @@ final class Propagation {
     }
 
     /** The common end of a task that FAILED or was CANCELLED by the owner of its RUNNING (or READY) state. */
-    private void ended(int i, TaskState to, Throwable cause, @Nullable TaskCancelledException spread,
-            @Nullable Device device, int lane, int attempt) {
+    private void ended(
+            int i,
+            TaskState to,
+            Throwable cause,
+            @Nullable TaskCancelledException spread,
+            @Nullable Device device,
+            int lane,
+            int attempt) {
         if (to == TaskState.FAILED) {
             run.state.failed(new TaskFailure(topology.name(i), i, cause, attempt));
             run.recorder.publish(EventType.TASK_FAILED, i, device, lane, attempt, cause, null, null);
-        }
-        else {
+        } else {
             run.state.taskCancelled();
             run.recorder.publish(EventType.TASK_CANCELLED, i, device, lane, attempt, cause, null, null);
         }
@@ -272,7 +274,14 @@ final class Propagation {
 
     private void summarize(int cancelled, Throwable cause) {
         if (cancelled > MAX_EVENTS_PER_SWEEP && !run.recorder.wantsRoutine()) {
-            run.recorder.publish(EventType.TASK_CANCELLED, -1, null, -1, 0, cause, null,
+            run.recorder.publish(
+                    EventType.TASK_CANCELLED,
+                    -1,
+                    null,
+                    -1,
+                    0,
+                    cause,
+                    null,
                     (cancelled - MAX_EVENTS_PER_SWEEP) + " more tasks cancelled (events not shown)");
         }
     }
@@ -285,8 +294,7 @@ final class Propagation {
     static void warn(String what, Throwable ex) {
         try {
             log.warn(what, ex);
-        }
-        catch (Throwable ignored) {
+        } catch (Throwable ignored) {
             // logging must not break the run's bookkeeping
         }
     }

@@ -1,9 +1,8 @@
 package io.hts.engine.run;
 
-import java.util.function.Supplier;
-
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.timelimiter.TimeLimiter;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,8 +19,7 @@ final class ResilienceOutcomes {
 
     private static final Logger log = LoggerFactory.getLogger(ResilienceOutcomes.class);
 
-    private ResilienceOutcomes() {
-    }
+    private ResilienceOutcomes() {}
 
     /**
      * The wait before the next attempt in milliseconds, or a negative number when the task must
@@ -37,8 +35,7 @@ final class ResilienceOutcomes {
                 log.warn("{}; the task is not retried", refused.getMessage());
             }
             return delay;
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             attach(error, ex);
             warn("the retry of task '{}' threw {} while deciding whether to retry; the task is not retried", task, ex);
             return -1;
@@ -49,14 +46,15 @@ final class ResilienceOutcomes {
      * The wait before the next attempt when the retry retries on this result, or a negative number
      * (no retry configured for results, attempts used up, or the retry's predicate threw).
      */
-    static long retryDelayForResult(Supplier<Retry.AsyncContext<Object>> context, @Nullable Object result,
-            String task) {
+    static long retryDelayForResult(
+            Supplier<Retry.AsyncContext<Object>> context, @Nullable Object result, String task) {
         try {
             return context.get().onResult(result);
-        }
-        catch (Throwable ex) {
-            warn("the retry of task '{}' threw {} while deciding whether to retry on its result; the result stands",
-                    task, ex);
+        } catch (Throwable ex) {
+            warn(
+                    "the retry of task '{}' threw {} while deciding whether to retry on its result; the result stands",
+                    task,
+                    ex);
             return -1;
         }
     }
@@ -64,8 +62,7 @@ final class ResilienceOutcomes {
     static void retrySucceeded(Retry.AsyncContext<Object> ctx, String task) {
         try {
             ctx.onComplete();
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             warn("the retry of task '{}' threw {} when told of its success; the task succeeded", task, ex);
         }
     }
@@ -73,8 +70,7 @@ final class ResilienceOutcomes {
     static void limiterSucceeded(TimeLimiter limiter, String task) {
         try {
             limiter.onSuccess();
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             warn("the time limiter of task '{}' threw {} when told of its success; the task goes on", task, ex);
         }
     }
@@ -82,8 +78,7 @@ final class ResilienceOutcomes {
     static void limiterFailed(TimeLimiter limiter, Throwable error, String task) {
         try {
             limiter.onError(error);
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             warn("the time limiter of task '{}' threw {} when told of a failure; the task goes on", task, ex);
         }
     }
@@ -91,9 +86,11 @@ final class ResilienceOutcomes {
     /** What a time-out's message says of the limit. */
     static String duration(@Nullable TimeLimiter limiter) {
         try {
-            return limiter == null ? "?" : io.hts.engine.observe.Elapsed.of(limiter.getTimeLimiterConfig().getTimeoutDuration());
-        }
-        catch (Throwable ex) {
+            return limiter == null
+                    ? "?"
+                    : io.hts.engine.observe.Elapsed.of(
+                            limiter.getTimeLimiterConfig().getTimeoutDuration());
+        } catch (Throwable ex) {
             return "?";
         }
     }
@@ -102,8 +99,7 @@ final class ResilienceOutcomes {
     static boolean interruptsOnTimeOut(@Nullable TimeLimiter limiter) {
         try {
             return limiter == null || limiter.getTimeLimiterConfig().shouldCancelRunningFuture();
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             return true;
         }
     }
@@ -114,8 +110,7 @@ final class ResilienceOutcomes {
             if (error != ex && error.getSuppressed().length < 8) {
                 error.addSuppressed(ex);
             }
-        }
-        catch (Throwable ignored) {
+        } catch (Throwable ignored) {
             // an exception type that refuses suppression: the warning still names the problem
         }
     }
@@ -123,8 +118,7 @@ final class ResilienceOutcomes {
     private static void warn(String message, String task, Throwable ex) {
         try {
             log.warn(message, task, ex.getClass().getName(), ex);
-        }
-        catch (Throwable ignored) {
+        } catch (Throwable ignored) {
             // a throwable whose printing throws: the run goes on
         }
     }

@@ -1,13 +1,12 @@
 package io.hts.engine.run;
 
-import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicReferenceArray;
-
 import io.hts.engine.exec.internal.ResourceDemand;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.Releasable;
 import io.hts.engine.graph.TaskState;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -91,8 +90,7 @@ final class ResultLifetimes {
             if (r instanceof Releasable releasable && !passedOn(p, releasable)) {
                 release(releasable, run, p);
             }
-        }
-        else if (left < 0) {
+        } else if (left < 0) {
             throw new IllegalStateException("the result of task '" + topology.name(p) + "' lost more references"
                     + " than it had; this is a bug in HTS");
         }
@@ -154,10 +152,10 @@ final class ResultLifetimes {
     static void release(Releasable r, GraphRun run, int i) {
         try {
             UserCode.run(run.scheduler, r::release);
-        }
-        catch (Throwable ex) {
-            Propagation.warn("Releasing the result of task '" + run.topology.name(i) + "' in run " + run.runId()
-                    + " failed", ex);
+        } catch (Throwable ex) {
+            Propagation.warn(
+                    "Releasing the result of task '" + run.topology.name(i) + "' in run " + run.runId() + " failed",
+                    ex);
         }
     }
 }

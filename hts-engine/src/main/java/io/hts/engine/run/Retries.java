@@ -1,15 +1,14 @@
 package io.hts.engine.run;
 
+import io.github.resilience4j.retry.Retry;
+import io.hts.engine.exec.internal.PoolTask;
+import io.hts.engine.graph.Releasable;
+import io.hts.engine.observe.EventType;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-
-import io.github.resilience4j.retry.Retry;
-import io.hts.engine.exec.internal.PoolTask;
-import io.hts.engine.graph.Releasable;
-import io.hts.engine.observe.EventType;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -61,11 +60,14 @@ final class Retries {
         if (retry == null) {
             return false;
         }
-        long delay = ResilienceOutcomes.retryDelay(() -> contexts.computeIfAbsent(i, k -> retry.asyncContext()), error,
-                run.topology.name(i));
+        long delay = ResilienceOutcomes.retryDelay(
+                () -> contexts.computeIfAbsent(i, k -> retry.asyncContext()), error, run.topology.name(i));
         if (delay >= 0 && run.deps.tryRetry(i)) {
-            schedule(e, error, delay, cpuOnly ? "it failed and its device is out of service (the retry runs on the CPU)"
-                    : "it failed");
+            schedule(
+                    e,
+                    error,
+                    delay,
+                    cpuOnly ? "it failed and its device is out of service (the retry runs on the CPU)" : "it failed");
             return true;
         }
         contexts.remove(i);
@@ -83,8 +85,8 @@ final class Retries {
         if (retry == null || run.state.stopCause() != null) {
             return false;
         }
-        long delay = ResilienceOutcomes.retryDelayForResult(() -> contexts.computeIfAbsent(i, k -> retry.asyncContext()),
-                result, run.topology.name(i));
+        long delay = ResilienceOutcomes.retryDelayForResult(
+                () -> contexts.computeIfAbsent(i, k -> retry.asyncContext()), result, run.topology.name(i));
         if (delay < 0 || !run.deps.tryRetry(i)) {
             return false;
         }
@@ -131,12 +133,18 @@ final class Retries {
     private void schedule(TaskExecution e, @Nullable Throwable error, long delay, String why) {
         int i = e.index;
         int next = e.attempt + 1;
-        run.recorder.publish(EventType.TASK_RETRYING, i, e.device, e.lane, e.attempt, error, null,
+        run.recorder.publish(
+                EventType.TASK_RETRYING,
+                i,
+                e.device,
+                e.lane,
+                e.attempt,
+                error,
+                null,
                 why + "; attempt " + next + " in " + delay + " ms");
         try {
             run.scheduler.timer().schedule(() -> retryNow(i, next), delay, TimeUnit.MILLISECONDS);
-        }
-        catch (RejectedExecutionException ex) {
+        } catch (RejectedExecutionException ex) {
             retryNow(i, next); // the timer is shut down: the retry goes at once
         }
     }
@@ -152,13 +160,13 @@ final class Retries {
             TaskExecution e = new TaskExecution(run, i, attempt);
             // read now, not when the retry was queued: a report of a lost device may arrive meanwhile
             // (an attempt that timed out first, whose device work then failed for good)
-            PoolTask t = isDeviceLost(i) ? run.placement.dispatchOnCpu(e, "a device it ran on is out of service")
+            PoolTask t = isDeviceLost(i)
+                    ? run.placement.dispatchOnCpu(e, "a device it ran on is out of service")
                     : run.placement.dispatch(e);
             if (t != null) {
                 run.pool.submit(t);
             }
-        }
-        catch (Throwable ex) { // the pool refused it (shut down), or a backend threw
+        } catch (Throwable ex) { // the pool refused it (shut down), or a backend threw
             run.propagation.failUnstarted(i, ex, null, attempt);
         }
     }

@@ -45,8 +45,7 @@ final class RootSeeder extends PoolTask {
         int urgent = run.plan.urgentRootPriority;
         if (urgent > 0) {
             run.pool.submitPriority(seeder, urgent, 0);
-        }
-        else {
+        } else {
             run.pool.submit(seeder);
         }
     }

@@ -1,5 +1,7 @@
 package io.hts.engine.run;
 
+import io.hts.engine.exec.internal.WorkStealingPool;
+import io.hts.engine.graph.TaskGraph;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -10,9 +12,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
-
-import io.hts.engine.exec.internal.WorkStealingPool;
-import io.hts.engine.graph.TaskGraph;
 
 /**
  * Which runs a scheduler admits, which are active, and when its threads may stop.
@@ -61,8 +60,8 @@ final class RunAdmission {
     GraphRun admit(TaskGraph graph, LongFunction<GraphRun> create) {
         synchronized (lock) {
             if (!admits()) {
-                throw new RejectedExecutionException("the scheduler is shut down; a run of graph '" + graph.name()
-                        + "' was not accepted");
+                throw new RejectedExecutionException(
+                        "the scheduler is shut down; a run of graph '" + graph.name() + "' was not accepted");
             }
             GraphRun run = create.apply(runIds.incrementAndGet());
             active.put(run.runId(), run);
@@ -95,8 +94,7 @@ final class RunAdmission {
             state = DRAINED;
             try {
                 drain.run();
-            }
-            finally {
+            } finally {
                 drained.countDown();
             }
         }

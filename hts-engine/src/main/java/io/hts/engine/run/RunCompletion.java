@@ -1,5 +1,13 @@
 package io.hts.engine.run;
 
+import io.hts.engine.exec.DeviceBackend;
+import io.hts.engine.exec.internal.PoolTask;
+import io.hts.engine.exec.internal.Worker;
+import io.hts.engine.graph.RunStatus;
+import io.hts.engine.graph.TaskState;
+import io.hts.engine.observe.Elapsed;
+import io.hts.engine.observe.EventType;
+import io.hts.engine.observe.RunProfile;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,15 +17,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
-
-import io.hts.engine.exec.DeviceBackend;
-import io.hts.engine.exec.internal.PoolTask;
-import io.hts.engine.exec.internal.Worker;
-import io.hts.engine.graph.RunStatus;
-import io.hts.engine.graph.TaskState;
-import io.hts.engine.observe.Elapsed;
-import io.hts.engine.observe.EventType;
-import io.hts.engine.observe.RunProfile;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -38,6 +37,7 @@ final class RunCompletion {
      * nothing would keep the stage's interrupts to itself.
      */
     private final CompletableFuture<GraphRun> ended = new CompletableFuture<>();
+
     private volatile @Nullable RunProfile finalProfile;
 
     RunCompletion(GraphRun run) {
@@ -48,7 +48,8 @@ final class RunCompletion {
         return future;
     }
 
-    @Nullable RunProfile finalProfile() {
+    @Nullable
+    RunProfile finalProfile() {
         return finalProfile;
     }
 
@@ -69,27 +70,32 @@ final class RunCompletion {
             run.scheduler.runFinished(run, profile);
             run.recorder.runFinished(profile);
             failure = outcome == RunStatus.SUCCEEDED ? null : exception(outcome);
-            run.recorder.publish(switch (outcome) {
-                case SUCCEEDED -> EventType.RUN_SUCCEEDED;
-                case CANCELLED -> EventType.RUN_CANCELLED;
-                default -> EventType.RUN_FAILED;
-            }, -1, null, -1, 0, failure, null, Elapsed.count(run.topology.size(), "task") + " in "
-                    + Elapsed.of(Duration.ofNanos(now - run.recorder.submitNanos)));
+            run.recorder.publish(
+                    switch (outcome) {
+                        case SUCCEEDED -> EventType.RUN_SUCCEEDED;
+                        case CANCELLED -> EventType.RUN_CANCELLED;
+                        default -> EventType.RUN_FAILED;
+                    },
+                    -1,
+                    null,
+                    -1,
+                    0,
+                    failure,
+                    null,
+                    Elapsed.count(run.topology.size(), "task") + " in "
+                            + Elapsed.of(Duration.ofNanos(now - run.recorder.submitNanos)));
             if (failure != null) {
                 run.scheduler.failedRuns().ended(run, outcome, failure, now - run.recorder.submitNanos); // never throws
             }
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             broken = ex;
             run.state.publish(outcome);
-        }
-        finally {
+        } finally {
             Throwable end = broken != null ? broken : failure;
             try {
                 complete(ended, end);
                 UserCode.run(run.scheduler, () -> complete(future, end)); // the future's dependent stages run here
-            }
-            finally {
+            } finally {
                 if (!ended.isDone()) {
                     complete(ended, end); // the guard itself failed (out of memory, say): the run still ends
                 }
@@ -103,8 +109,7 @@ final class RunCompletion {
     private void complete(CompletableFuture<GraphRun> f, @Nullable Throwable end) {
         if (end == null) {
             f.complete(run);
-        }
-        else {
+        } else {
             f.completeExceptionally(end);
         }
     }
@@ -130,8 +135,7 @@ final class RunCompletion {
         awaitHelping(Long.MAX_VALUE);
         try {
             return ended.join();
-        }
-        catch (CompletionException ex) {
+        } catch (CompletionException ex) {
             throw rethrow(ex.getCause());
         }
     }
@@ -148,13 +152,12 @@ final class RunCompletion {
         try {
             long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, deadline - System.nanoTime());
             return ended.get(left, TimeUnit.NANOSECONDS);
-        }
-        catch (ExecutionException ex) {
+        } catch (ExecutionException ex) {
             throw rethrow(ex.getCause());
-        }
-        catch (TimeoutException ex) {
+        } catch (TimeoutException ex) {
             TimeoutException t = new TimeoutException("run " + run.runId() + " of graph '" + run.graph.name()
-                    + "' did not finish within " + Elapsed.of(timeout) + "; " + Elapsed.count(run.state.pending(), "task")
+                    + "' did not finish within " + Elapsed.of(timeout) + "; "
+                    + Elapsed.count(run.state.pending(), "task")
                     + " unfinished");
             t.initCause(ex);
             throw t;
@@ -187,8 +190,7 @@ final class RunCompletion {
         }
         try {
             w.pool().helpUntil(w, ended::isDone, deadlineNanos);
-        }
-        finally {
+        } finally {
             if (outer != null) {
                 outer.resume();
             }
@@ -219,8 +221,7 @@ final class RunCompletion {
             }
             if (now - spinUntil < 0) {
                 Thread.onSpinWait();
-            }
-            else {
+            } else {
                 Thread.yield();
             }
         }
@@ -233,7 +234,8 @@ final class RunCompletion {
     private void refuseDeviceThread() {
         DeviceBackend gpu = gpuOfThisRun();
         if (gpu != null && !ended.isDone() && gpu.isDeviceThread()) {
-            throw new IllegalStateException("run " + run.runId() + " of graph '" + run.graph.name() + "' is awaited on the"
+            throw new IllegalStateException("run " + run.runId() + " of graph '" + run.graph.name()
+                    + "' is awaited on the"
                     + " thread that drives " + gpu.name() + " (in a GPU body or a completion action), which would wait"
                     + " for itself; enqueue the work in the body, or let successor tasks do it");
         }
@@ -247,8 +249,7 @@ final class RunCompletion {
     private static long saturatedNanos(Duration d) {
         try {
             return d.toNanos();
-        }
-        catch (ArithmeticException ex) {
+        } catch (ArithmeticException ex) {
             return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
         }
     }

@@ -1,15 +1,14 @@
 package io.hts.engine.run;
 
+import io.hts.engine.exec.internal.ResourceDemand;
+import io.hts.engine.graph.GraphTopology;
+import io.hts.engine.graph.TaskState;
+import io.hts.engine.observe.Elapsed;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import io.hts.engine.exec.internal.ResourceDemand;
-import io.hts.engine.graph.GraphTopology;
-import io.hts.engine.graph.TaskState;
-import io.hts.engine.observe.Elapsed;
 
 /**
  * Builds a run's {@link Diagnosis}: what every unfinished task does or waits for. Reads the run's
@@ -17,8 +16,7 @@ import io.hts.engine.observe.Elapsed;
  */
 final class RunDiagnostics {
 
-    private RunDiagnostics() {
-    }
+    private RunDiagnostics() {}
 
     static Diagnosis diagnose(GraphRun run) {
         long now = System.nanoTime();
@@ -56,8 +54,9 @@ final class RunDiagnostics {
                 }
                 case READY -> {
                     ResourceDemand d = run.plan.demand(i);
-                    why = d != null ? "ready; needs resources " + d + " (free: " + Placement.free(d) + ") or a free "
-                            + "device slot (queued on CPU: " + run.pool.queuedTasks() + ")"
+                    why = d != null
+                            ? "ready; needs resources " + d + " (free: " + Placement.free(d) + ") or a free "
+                                    + "device slot (queued on CPU: " + run.pool.queuedTasks() + ")"
                             : "ready; queued for a device (queued on CPU: " + run.pool.queuedTasks() + ")";
                 }
                 case RUNNING -> {
@@ -66,12 +65,19 @@ final class RunDiagnostics {
                     why = "running" + (started != 0 ? " for " + Elapsed.of(Duration.ofNanos(now - started)) : "")
                             + (worker != null ? " on CPU worker " + worker : "");
                 }
-                case RETRYING -> why = "failed attempt " + run.recorder.attemptsOf(i) + "; waiting for the retry backoff";
+                case RETRYING ->
+                    why = "failed attempt " + run.recorder.attemptsOf(i) + "; waiting for the retry backoff";
                 default -> why = s.toString();
             }
             waiting.add(new Diagnosis.Waiting(topology.name(i), s, List.copyOf(on), why));
         }
-        return new Diagnosis(run.runId(), topology.name(), run.status(),
-                Duration.ofNanos(now - run.recorder.submitNanos), counts, waiting, run.abandoned());
+        return new Diagnosis(
+                run.runId(),
+                topology.name(),
+                run.status(),
+                Duration.ofNanos(now - run.recorder.submitNanos),
+                counts,
+                waiting,
+                run.abandoned());
     }
 }

@@ -1,7 +1,6 @@
 package io.hts.engine.run;
 
 import java.util.Objects;
-
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,7 +1,5 @@
 package io.hts.engine.run;
 
-import java.time.Instant;
-
 import io.hts.engine.exec.internal.Worker;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphTopology;
@@ -11,6 +9,7 @@ import io.hts.engine.observe.EventBus;
 import io.hts.engine.observe.EventType;
 import io.hts.engine.observe.RunProfile;
 import io.hts.engine.observe.TaskCauses;
+import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -56,6 +55,7 @@ final class RunRecorder {
     final Instant submitted;
     /** The policy when the run was submitted: the one its profile names, whatever is switched in later. */
     private final String policy;
+
     private final long stealsAtStart;
     private final long idleSpinsAtStart;
 
@@ -132,16 +132,22 @@ final class RunRecorder {
             UserCode.enter(run.scheduler);
             try {
                 bus.runFinished(profile);
-            }
-            finally {
+            } finally {
                 UserCode.exit();
             }
         }
     }
 
     /** Publishes an event when anyone wants it; never throws. */
-    void publish(EventType type, int i, @Nullable Device device, int lane, int attempt, @Nullable Throwable error,
-            @Nullable DeviceDecision decision, @Nullable String detail) {
+    void publish(
+            EventType type,
+            int i,
+            @Nullable Device device,
+            int lane,
+            int attempt,
+            @Nullable Throwable error,
+            @Nullable DeviceDecision decision,
+            @Nullable String detail) {
         if (!bus.wants(type)) {
             return;
         }
@@ -149,16 +155,34 @@ final class RunRecorder {
             userCodeRuns();
             UserCode.enter(run.scheduler);
             try {
-                bus.publish(type, run.runId(), topology.name(), i >= 0 ? topology.name(i) : null, i, device, lane, attempt,
-                        error, decision, detail);
-            }
-            finally {
+                bus.publish(
+                        type,
+                        run.runId(),
+                        topology.name(),
+                        i >= 0 ? topology.name(i) : null,
+                        i,
+                        device,
+                        lane,
+                        attempt,
+                        error,
+                        decision,
+                        detail);
+            } finally {
                 UserCode.exit();
             }
-        }
-        else {
-            bus.publish(type, run.runId(), topology.name(), i >= 0 ? topology.name(i) : null, i, device, lane, attempt,
-                    error, decision, detail);
+        } else {
+            bus.publish(
+                    type,
+                    run.runId(),
+                    topology.name(),
+                    i >= 0 ? topology.name(i) : null,
+                    i,
+                    device,
+                    lane,
+                    attempt,
+                    error,
+                    decision,
+                    detail);
         }
     }
 
@@ -174,11 +198,26 @@ final class RunRecorder {
 
     /** The run's profile: final when {@code finish} is set, a snapshot while it runs. */
     RunProfile profile(RunStatus status, long finish) {
-        return new RunProfile(run.runId(), topology, status, policy, submitted, submitNanos, finish,
-                run.pool.parallelism(), start, end, devices, lanes, attempts, run.deps.stateView(),
-                status == RunStatus.SUCCEEDED ? TaskCauses.NONE
+        return new RunProfile(
+                run.runId(),
+                topology,
+                status,
+                policy,
+                submitted,
+                submitNanos,
+                finish,
+                run.pool.parallelism(),
+                start,
+                end,
+                devices,
+                lanes,
+                attempts,
+                run.deps.stateView(),
+                status == RunStatus.SUCCEEDED
+                        ? TaskCauses.NONE
                         : TaskCauses.collect(topology.size(), run::errorOf, TaskFailure::describe),
-                run.pool.totalSteals() - stealsAtStart, run.pool.totalIdleSpins() - idleSpinsAtStart,
+                run.pool.totalSteals() - stealsAtStart,
+                run.pool.totalIdleSpins() - idleSpinsAtStart,
                 run.attempts.abandoned());
     }
 

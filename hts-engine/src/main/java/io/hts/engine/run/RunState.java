@@ -1,13 +1,12 @@
 package io.hts.engine.run;
 
+import io.hts.engine.exec.internal.BatchedCount;
+import io.hts.engine.graph.RunStatus;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicReference;
-
-import io.hts.engine.exec.internal.BatchedCount;
-import io.hts.engine.graph.RunStatus;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -56,8 +55,7 @@ final class RunState implements BatchedCount {
             MethodHandles.Lookup l = MethodHandles.lookup();
             PENDING = l.findVarHandle(RunState.class, "pending", int.class);
             PHASE = l.findVarHandle(RunState.class, "phase", int.class);
-        }
-        catch (ReflectiveOperationException ex) {
+        } catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
         }
     }
@@ -103,8 +101,7 @@ final class RunState implements BatchedCount {
         int left = (int) PENDING.getAndAdd(this, -count) - count;
         if (left == 0) {
             run.finish();
-        }
-        else if (left < 0) {
+        } else if (left < 0) {
             throw new IllegalStateException(run + ": " + (-left) + " task ends counted twice; this is a bug in HTS");
         }
     }
@@ -135,7 +132,8 @@ final class RunState implements BatchedCount {
     }
 
     /** Why the run stops, or {@code null} while it does not. */
-    @Nullable Throwable stopCause() {
+    @Nullable
+    Throwable stopCause() {
         return stopCause.get();
     }
 

@@ -1,5 +1,25 @@
 package io.hts.engine.run;
 
+import io.hts.engine.exec.DeviceBackend;
+import io.hts.engine.exec.PoolStats;
+import io.hts.engine.exec.ResourceUsage;
+import io.hts.engine.exec.internal.ResourceLimiter;
+import io.hts.engine.exec.internal.WorkStealingPool;
+import io.hts.engine.exec.internal.Worker;
+import io.hts.engine.fault.FaultTolerance;
+import io.hts.engine.graph.CompiledGraph;
+import io.hts.engine.graph.Device;
+import io.hts.engine.graph.GraphValidationException;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.observe.Elapsed;
+import io.hts.engine.observe.EventBus;
+import io.hts.engine.observe.EventType;
+import io.hts.engine.observe.Profiler;
+import io.hts.engine.observe.RunProfile;
+import io.hts.engine.observe.TaskListener;
+import io.hts.engine.policy.CostModel;
+import io.hts.engine.policy.SchedulingPolicy;
+import io.hts.engine.policy.SystemStatus;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -16,29 +36,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-
-import io.hts.engine.exec.DeviceBackend;
-import io.hts.engine.exec.PoolStats;
-import io.hts.engine.exec.ResourceUsage;
-import io.hts.engine.exec.internal.ResourceLimiter;
-import io.hts.engine.exec.internal.Worker;
-import io.hts.engine.exec.internal.WorkStealingPool;
-import io.hts.engine.fault.FaultTolerance;
-import io.hts.engine.graph.CompiledGraph;
-import io.hts.engine.graph.Device;
-import io.hts.engine.graph.GraphValidationException;
-import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.observe.Elapsed;
-import io.hts.engine.observe.EventBus;
-import io.hts.engine.observe.EventType;
-import io.hts.engine.observe.Profiler;
-import io.hts.engine.observe.RunProfile;
-import io.hts.engine.observe.TaskListener;
-import io.hts.engine.policy.CostModel;
-import io.hts.engine.policy.DeviceHealth;
-import io.hts.engine.policy.DeviceStatus;
-import io.hts.engine.policy.SchedulingPolicy;
-import io.hts.engine.policy.SystemStatus;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -73,12 +70,14 @@ public final class Scheduler implements AutoCloseable {
     private final ScheduledThreadPoolExecutor timer;
     /** The timer's thread (time-outs, retries, their listeners), so that {@link #close()} knows its own threads. */
     private volatile @Nullable Thread timerThread;
+
     private final String threadNamePrefix;
     private final FailureMode defaultFailureMode;
     private final MemoryShortage memoryShortage;
     private final boolean profiling;
     /** What surrounds every body: the MDC when logContext is on, then the builder's task scopes. */
     final TaskScopes scopes;
+
     private final FailedRunLog failedRuns;
     private final RunAdmission admission;
     private final Map<String, TaskGraph> registered = new ConcurrentHashMap<>();
@@ -156,7 +155,8 @@ public final class Scheduler implements AutoCloseable {
 
     /** The graph's execution plan on this scheduler, made once per graph and scheduler. */
     ExecutionPlan plan(CompiledGraph compiled) {
-        return compiled.bound(this, ExecutionPlan.class, g -> new ExecutionPlan(g, faults, resources, costModel, gpu != null));
+        return compiled.bound(
+                this, ExecutionPlan.class, g -> new ExecutionPlan(g, faults, resources, costModel, gpu != null));
     }
 
     /** Starts a run; {@code callerWaits}: the caller awaits it right after, without a deadline. */
@@ -164,8 +164,8 @@ public final class Scheduler implements AutoCloseable {
         Objects.requireNonNull(graph, "graph");
         Objects.requireNonNull(options, "options");
         if (!admission.admits()) {
-            throw new RejectedExecutionException("the scheduler is shut down; a run of graph '" + graph.name()
-                    + "' was not accepted");
+            throw new RejectedExecutionException(
+                    "the scheduler is shut down; a run of graph '" + graph.name() + "' was not accepted");
         }
         CompiledGraph compiled = graph.compile();
         ExecutionPlan plan = plan(compiled);
@@ -174,8 +174,20 @@ public final class Scheduler implements AutoCloseable {
         if (events.wants(EventType.RUN_SUBMITTED)) {
             String detail = Elapsed.count(compiled.size(), "task") + ", " + Elapsed.count(compiled.edgeCount(), "edge")
                     + ", " + mode;
-            UserCode.run(this, () -> events.publish(EventType.RUN_SUBMITTED, run.runId(), graph.name(), null, -1, null, -1, 0,
-                    null, null, detail));
+            UserCode.run(
+                    this,
+                    () -> events.publish(
+                            EventType.RUN_SUBMITTED,
+                            run.runId(),
+                            graph.name(),
+                            null,
+                            -1,
+                            null,
+                            -1,
+                            0,
+                            null,
+                            null,
+                            detail));
         }
         run.start(callerWaits);
         return run;
@@ -391,7 +403,9 @@ public final class Scheduler implements AutoCloseable {
     public void close() {
         shutdown();
         Thread current = Thread.currentThread();
-        if ((current instanceof Worker w && w.pool() == pool) || current == timerThread || UserCode.running(this)
+        if ((current instanceof Worker w && w.pool() == pool)
+                || current == timerThread
+                || UserCode.running(this)
                 || gpu != null && gpu.isDeviceThread()) {
             return; // (a GPU body or completion on the thread that drives the device, too)
         }
@@ -401,8 +415,7 @@ public final class Scheduler implements AutoCloseable {
                 if (awaitTermination(Duration.ofDays(365))) {
                     break;
                 }
-            }
-            catch (InterruptedException ex) {
+            } catch (InterruptedException ex) {
                 interrupted = true;
             }
         }
@@ -421,7 +434,8 @@ public final class Scheduler implements AutoCloseable {
         return timer;
     }
 
-    @Nullable DeviceBackend gpuBackend() {
+    @Nullable
+    DeviceBackend gpuBackend() {
         return gpu;
     }
 

@@ -1,12 +1,5 @@
 package io.hts.engine.run;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Objects;
-
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.internal.WorkStealingPool;
 import io.hts.engine.fault.FaultTolerance;
@@ -17,6 +10,12 @@ import io.hts.engine.observe.TaskListener;
 import io.hts.engine.policy.CostModel;
 import io.hts.engine.policy.DefaultPolicy;
 import io.hts.engine.policy.SchedulingPolicy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,7 +27,10 @@ public final class SchedulerBuilder {
 
     final WorkStealingPool.Builder pool = WorkStealingPool.builder();
     SchedulingPolicy policy = new DefaultPolicy();
-    @Nullable DeviceBackend gpuBackend;
+
+    @Nullable
+    DeviceBackend gpuBackend;
+
     final Map<String, Long> resources = new LinkedHashMap<>();
     FaultTolerance faultTolerance = FaultTolerance.defaults();
     FailureMode failureMode = FailureMode.FAIL_FAST;
@@ -42,11 +44,13 @@ public final class SchedulerBuilder {
     int eventBufferSize = 4096;
     EventDetail eventDetail = EventDetail.NOTABLE;
     final List<TaskListener> listeners = new ArrayList<>();
-    @Nullable Duration stallTimeout;
+
+    @Nullable
+    Duration stallTimeout;
+
     CostModel costModel = new CostModel();
 
-    SchedulerBuilder() {
-    }
+    SchedulerBuilder() {}
 
     /**
      * The number of CPU worker threads.
@@ -97,8 +101,8 @@ public final class SchedulerBuilder {
                     + " \"licence\"), was '" + name + "' with capacity " + capacity);
         }
         if (capacity < 0) {
-            throw new IllegalArgumentException("capacity of resource '" + name + "' must be 0 or more, was "
-                    + capacity);
+            throw new IllegalArgumentException(
+                    "capacity of resource '" + name + "' must be 0 or more, was " + capacity);
         }
         resources.put(Objects.requireNonNull(name, "name"), capacity);
         return this;
@@ -162,7 +166,8 @@ public final class SchedulerBuilder {
      */
     public SchedulerBuilder failedRunsLoggedPerMinute(int perMinute) {
         if (perMinute < 0) {
-            throw new IllegalArgumentException("failed runs logged per minute must be 0 (none) or more, was " + perMinute);
+            throw new IllegalArgumentException(
+                    "failed runs logged per minute must be 0 (none) or more, was " + perMinute);
         }
         this.failedRunsLoggedPerMinute = perMinute;
         return this;

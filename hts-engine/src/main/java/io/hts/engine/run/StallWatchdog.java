@@ -1,13 +1,12 @@
 package io.hts.engine.run;
 
+import io.hts.engine.observe.Elapsed;
+import io.hts.engine.observe.EventType;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-
-import io.hts.engine.observe.Elapsed;
-import io.hts.engine.observe.EventType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,23 +46,37 @@ final class StallWatchdog {
                     p.pending = pending;
                     p.since = now;
                     p.reported = false;
-                }
-                else if (!p.reported && now - p.since >= stallNanos && !run.isDone()) {
+                } else if (!p.reported && now - p.since >= stallNanos && !run.isDone()) {
                     p.reported = true;
                     Diagnosis d = run.diagnose();
-                    log.warn("HTS run {} of graph '{}' has finished no task for {}:\n{}", run.runId(), d.graphName(),
-                            Duration.ofNanos(now - p.since), d);
+                    log.warn(
+                            "HTS run {} of graph '{}' has finished no task for {}:\n{}",
+                            run.runId(),
+                            d.graphName(),
+                            Duration.ofNanos(now - p.since),
+                            d);
                     var events = scheduler.events();
                     if (events.wants(EventType.RUN_STALLED)) {
                         String detail = "no task finished for " + Elapsed.of(Duration.ofNanos(now - p.since)) + "; "
                                 + Elapsed.count(d.frontier().size(), "task") + " ready, running or retrying";
-                        UserCode.run(scheduler, () -> events.publish(EventType.RUN_STALLED, run.runId(), d.graphName(), null,
-                                -1, null, -1, 0, null, null, detail));
+                        UserCode.run(
+                                scheduler,
+                                () -> events.publish(
+                                        EventType.RUN_STALLED,
+                                        run.runId(),
+                                        d.graphName(),
+                                        null,
+                                        -1,
+                                        null,
+                                        -1,
+                                        0,
+                                        null,
+                                        null,
+                                        detail));
                     }
                 }
             }
-        }
-        catch (RuntimeException ex) {
+        } catch (RuntimeException ex) {
             log.warn("The HTS stall watchdog failed; it will check again", ex);
         }
     }

@@ -1,11 +1,5 @@
 package io.hts.engine.run;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.Future;
-
 import io.github.resilience4j.timelimiter.TimeLimiter;
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.exec.internal.PoolTask;
@@ -19,6 +13,11 @@ import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskContext;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskGroup;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Future;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,12 +46,10 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
             MethodHandles.Lookup l = MethodHandles.lookup();
             OUTCOME = l.findVarHandle(TaskExecution.class, "outcome", int.class);
             HELD = l.findVarHandle(TaskExecution.class, "held", ResourceDemand.class);
-        }
-        catch (ReflectiveOperationException ex) {
+        } catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
         }
     }
-
 
     static final int QUEUED = 0;
     static final int STARTED = 1;
@@ -71,6 +68,7 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
     Device device = Device.CPU;
     /** The worker or stream it started on; -1 before; {@link #COUNTS_DEPENDENCY} (kept here: no field more per task). */
     int lane = -1;
+
     long startNanos;
     /** What only some attempts need (a time limit, a nested run, device work to follow); made by the attempt's owner. */
     private volatile @Nullable Extras extras;
@@ -118,7 +116,8 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
     }
 
     /** The resources held, taken back at most once: the caller releases them. */
-    @Nullable ResourceDemand takeHeld() {
+    @Nullable
+    ResourceDemand takeHeld() {
         return held == null ? null : (ResourceDemand) HELD.getAndSet(this, null);
     }
 
@@ -193,7 +192,8 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
     }
 
     /** The time limiter armed for this attempt (before its body runs), or null. */
-    @Nullable TimeLimiter limiter() {
+    @Nullable
+    TimeLimiter limiter() {
         Extras x = extras;
         return x == null ? null : x.limiter;
     }
@@ -208,7 +208,8 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
     }
 
     /** The scheduled time-out, or null. */
-    @Nullable Future<?> timeout() {
+    @Nullable
+    Future<?> timeout() {
         Extras x = extras;
         return x == null ? null : x.timeout;
     }
@@ -323,7 +324,8 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
         GpuBody<?> user = body;
         GpuBody<?> scoped = scopes.isEmpty() ? body : ctx -> scopes.around(run, index, () -> user.run(ctx));
         if (run.placement.onWaitingCaller()) {
-            return ctx -> UserCode.onCaller(run.scheduler, () -> scoped.run(ctx)); // the caller's interrupt kept from it
+            return ctx ->
+                    UserCode.onCaller(run.scheduler, () -> scoped.run(ctx)); // the caller's interrupt kept from it
         }
         return scoped; // on the device's thread, in its scopes as a CPU body is
     }

@@ -25,9 +25,9 @@ public record TaskFailure(String taskName, int index, Throwable error, int attem
     public static String describe(Throwable error) {
         try {
             return String.valueOf(error);
-        }
-        catch (Throwable broken) {
-            return error.getClass().getName() + " (its toString() threw " + broken.getClass().getName() + ")";
+        } catch (Throwable broken) {
+            return error.getClass().getName() + " (its toString() threw "
+                    + broken.getClass().getName() + ")";
         }
     }
 }

@@ -1,10 +1,9 @@
 package io.hts.engine.run;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-
 import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.TaskState;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -68,14 +67,12 @@ final class TaskResults implements TaskWatchers.Outcomes {
             }
             if (spins < 100) {
                 Thread.onSpinWait();
-            }
-            else {
+            } else {
                 Thread.yield();
             }
         }
     }
 
     /** The outcome stored in place of a result for a failed or cancelled task. */
-    private record Outcome(Throwable error) {
-    }
+    private record Outcome(Throwable error) {}
 }

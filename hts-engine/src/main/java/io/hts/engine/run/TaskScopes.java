@@ -1,10 +1,9 @@
 package io.hts.engine.run;
 
+import io.hts.engine.observe.TaskScope;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
-
-import io.hts.engine.observe.TaskScope;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,8 +46,7 @@ final class TaskScopes {
         }
         try {
             return body.call();
-        }
-        finally {
+        } finally {
             for (int k = open.length - 1; k >= 0; k--) {
                 closeOne(open[k]);
             }
@@ -59,8 +57,7 @@ final class TaskScopes {
         try {
             TaskScope.Scope s = scope.open(run.runId(), run.topology.name(), run.topology.name(i));
             return s != null ? s : TaskScope.Scope.NONE;
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             failed(scope, "opening", ex);
             return TaskScope.Scope.NONE;
         }
@@ -69,18 +66,19 @@ final class TaskScopes {
     private void closeOne(TaskScope.Scope s) {
         try {
             s.close();
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             failed(s, "closing", ex);
         }
     }
 
     private void failed(@Nullable Object what, String doing, Throwable ex) {
         if (warned.compareAndSet(false, true)) {
-            log.warn("A task scope threw while {} ({}); the body runs without it (further failures at DEBUG)", doing,
-                    what == null ? "null" : what.getClass().getName(), ex);
-        }
-        else {
+            log.warn(
+                    "A task scope threw while {} ({}); the body runs without it (further failures at DEBUG)",
+                    doing,
+                    what == null ? "null" : what.getClass().getName(),
+                    ex);
+        } else {
             log.debug("A task scope threw while {}", doing, ex);
         }
     }

@@ -1,10 +1,9 @@
 package io.hts.engine.run;
 
+import io.hts.engine.graph.TaskState;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-
-import io.hts.engine.graph.TaskState;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,9 +25,11 @@ final class TaskWatchers {
 
         TaskState state(int i);
 
-        @Nullable Object resultOf(int i);
+        @Nullable
+        Object resultOf(int i);
 
-        @Nullable Throwable errorOf(int i);
+        @Nullable
+        Throwable errorOf(int i);
     }
 
     private final Outcomes outcomes;
@@ -64,8 +65,7 @@ final class TaskWatchers {
         if (s == TaskState.SUCCEEDED) {
             Object result = outcomes.resultOf(i);
             UserCode.run(scheduler, () -> f.complete(result)); // the future's dependent stages run here
-        }
-        else if (s.isTerminal()) {
+        } else if (s.isTerminal()) {
             Throwable cause = outcomes.errorOf(i);
             Throwable end = cause != null ? cause : new IllegalStateException("task " + s);
             UserCode.run(scheduler, () -> f.completeExceptionally(end));

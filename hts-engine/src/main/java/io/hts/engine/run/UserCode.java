@@ -1,10 +1,9 @@
 package io.hts.engine.run;
 
-import java.util.Arrays;
-import java.util.concurrent.Callable;
-
 import io.hts.engine.exec.internal.PoolTask;
 import io.hts.engine.exec.internal.Worker;
+import java.util.Arrays;
+import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,14 +46,18 @@ final class UserCode {
      */
     private static final class Frames {
         Scheduler[] of = new Scheduler[4];
-        @Nullable TaskExecution[] body = new TaskExecution[4];
+
+        @Nullable
+        TaskExecution[] body = new TaskExecution[4];
+
         int[] sent = new int[4];
         boolean[] before = new boolean[4];
         /** Whether the frame watches for other threads' interrupts (off the workers, flag clear). */
         boolean[] watched = new boolean[4];
         /** Watches this thread for other threads' interrupts; made when first needed (never on a
          *  worker), replaced once it reported one. */
-        @Nullable OutsideInterrupts outside;
+        @Nullable
+        OutsideInterrupts outside;
 
         OutsideInterrupts outside() {
             OutsideInterrupts o = outside;
@@ -64,6 +67,7 @@ final class UserCode {
             }
             return o;
         }
+
         int depth;
 
         void grow() {
@@ -78,8 +82,7 @@ final class UserCode {
 
     private static final ThreadLocal<Frames> FRAMES = ThreadLocal.withInitial(Frames::new);
 
-    private UserCode() {
-    }
+    private UserCode() {}
 
     /** Whether this thread is inside a callback that {@code scheduler} called. */
     static boolean running(Scheduler scheduler) {
@@ -101,8 +104,7 @@ final class UserCode {
         enter(scheduler);
         try {
             callback.run();
-        }
-        finally {
+        } finally {
             exit();
         }
     }
@@ -116,8 +118,7 @@ final class UserCode {
         enter(scheduler);
         try {
             return callback.get();
-        }
-        finally {
+        } finally {
             exit();
         }
     }
@@ -134,8 +135,7 @@ final class UserCode {
         enter(scheduler); // the flag is clear: watched for other threads' interrupts
         try {
             return code.call();
-        }
-        finally {
+        } finally {
             exit();
             if (before) {
                 thread.interrupt();
@@ -179,19 +179,18 @@ final class UserCode {
             if (!thread.isInterrupted()) {
                 thread.interrupt(); // not the callback's to clear
             }
-        }
-        else if (watched) {
+        } else if (watched) {
             Thread.interrupted(); // the callback's own flag, cleared while still watched
             if (f.outside().disarm()) {
                 f.outside = null; // spent
                 thread.interrupt(); // another thread's, sent while the callback ran: kept
             }
             rewatchOuter(f);
-        }
-        else if (thread instanceof Worker) {
+        } else if (thread instanceof Worker) {
             Thread.interrupted(); // the callback's own flag
             if (body != null && body.interruptsSent() != sent) {
-                thread.interrupt(); // the engine's, sent while the callback ran: kept, even if the callback swallowed it
+                thread.interrupt(); // the engine's, sent while the callback ran: kept, even if the callback swallowed
+                // it
             }
         }
     }

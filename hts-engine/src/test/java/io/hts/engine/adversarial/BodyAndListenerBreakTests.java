@@ -1,12 +1,7 @@
 package io.hts.engine.adversarial;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
@@ -25,11 +20,14 @@ import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.RunOptions;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.Blocking;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 class BodyAndListenerBreakTests {
 
@@ -88,8 +86,7 @@ class BodyAndListenerBreakTests {
                     Checks.assertConsistent(run);
                     assertThat(run.state(a)).isEqualTo(TaskState.FAILED);
                 }
-            }
-            finally {
+            } finally {
                 s.shutdownNow();
                 s.awaitTermination(Duration.ofSeconds(2));
             }
@@ -121,8 +118,12 @@ class BodyAndListenerBreakTests {
 
     @Test
     void bodiesThrowingErrorsFailTheirTasksAndTheRunEnds() {
-        List<Throwable> errors = List.of(new StackOverflowError("fake soe"), new OutOfMemoryError("fake oom"),
-                new AssertionError("assert"), new LinkageError("link"), new InternalError("internal"));
+        List<Throwable> errors = List.of(
+                new StackOverflowError("fake soe"),
+                new OutOfMemoryError("fake oom"),
+                new AssertionError("assert"),
+                new LinkageError("link"),
+                new InternalError("internal"));
         assertTimeoutPreemptively(MAX, () -> {
             try (Scheduler s = Scheduler.builder().threads(2).build()) {
                 for (Throwable err : errors) {
@@ -169,8 +170,12 @@ class BodyAndListenerBreakTests {
 
     @Test
     void listenersThrowingAtEveryEventTypeNeverBreakARun() {
-        List<Throwable> kinds = List.of(new RuntimeException("rt"), new StackOverflowError("soe"),
-                new OutOfMemoryError("oom"), new Nasty(), new AssertionError("ae"));
+        List<Throwable> kinds = List.of(
+                new RuntimeException("rt"),
+                new StackOverflowError("soe"),
+                new OutOfMemoryError("oom"),
+                new Nasty(),
+                new AssertionError("ae"));
         for (Throwable kind : kinds) {
             assertTimeoutPreemptively(MAX, () -> {
                 AtomicInteger calls = new AtomicInteger();
@@ -181,25 +186,36 @@ class BodyAndListenerBreakTests {
                     }
                     throw (Error) kind;
                 };
-                try (Scheduler s = Scheduler.builder().threads(2).listener(thrower).listener(thrower).build()) {
+                try (Scheduler s = Scheduler.builder()
+                        .threads(2)
+                        .listener(thrower)
+                        .listener(thrower)
+                        .build()) {
                     for (int round = 0; round < 10; round++) {
                         TaskGraph g = TaskGraph.named("listeners-" + round);
                         Task<Integer> root = g.task("root").cpu(ctx -> 1);
-                        TaskGroup<Integer> mid = g.group("mid", 6, (i, t) -> t.after(root)
-                                .retries(1, Duration.ofMillis(1)).timeout(Duration.ofMillis(200)).cpu(ctx -> {
-                                    if (i == 1 && ctx.attempt() == 1) {
-                                        throw new IllegalStateException("retry me");
-                                    }
-                                    if (i == 2) {
-                                        Blocking.untilInterrupted(Duration.ofSeconds(1));
-                                    }
-                                    return ctx.input(root) + i;
-                                }));
+                        TaskGroup<Integer> mid = g.group(
+                                "mid",
+                                6,
+                                (i, t) -> t.after(root)
+                                        .retries(1, Duration.ofMillis(1))
+                                        .timeout(Duration.ofMillis(200))
+                                        .cpu(ctx -> {
+                                            if (i == 1 && ctx.attempt() == 1) {
+                                                throw new IllegalStateException("retry me");
+                                            }
+                                            if (i == 2) {
+                                                Blocking.untilInterrupted(Duration.ofSeconds(1));
+                                            }
+                                            return ctx.input(root) + i;
+                                        }));
                         g.task("sink").after(mid).cpu(ctx -> ctx.inputs(mid).size());
                         GraphRun run = s.submit(g, RunOptions.failureMode(FailureMode.CONTINUE));
                         Checks.awaitEnd(run, Duration.ofSeconds(5));
                         Checks.assertConsistent(run);
-                        assertThat(run.state(mid.get(1))).as(kind.getClass().getName()).isEqualTo(TaskState.SUCCEEDED);
+                        assertThat(run.state(mid.get(1)))
+                                .as(kind.getClass().getName())
+                                .isEqualTo(TaskState.SUCCEEDED);
                         assertThat(run.state(mid.get(2))).isEqualTo(TaskState.FAILED);
                     }
                 }
@@ -214,8 +230,7 @@ class BodyAndListenerBreakTests {
             AtomicInteger asked = new AtomicInteger();
             TaskListener weird = new TaskListener() {
                 @Override
-                public void onEvent(TaskEvent event) {
-                }
+                public void onEvent(TaskEvent event) {}
 
                 @Override
                 public boolean wantsRoutineEvents() {
@@ -226,16 +241,21 @@ class BodyAndListenerBreakTests {
                 }
             };
             ConcurrentLinkedQueue<EventType> seen = new ConcurrentLinkedQueue<>();
-            try (Scheduler s = Scheduler.builder().threads(2).listener(weird).listener(e -> seen.add(e.type())).build()) {
+            try (Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .listener(weird)
+                    .listener(e -> seen.add(e.type()))
+                    .build()) {
                 TaskGraph g = TaskGraph.named("routine");
                 Task<Integer> a = g.task("a").cpu(ctx -> 1);
                 GraphRun run = s.submit(g);
                 Checks.awaitEnd(run, Duration.ofSeconds(5));
                 Checks.assertConsistent(run);
                 assertThat(run.result(a)).isEqualTo(1);
-                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(2))
-                        .untilAsserted(() -> assertThat(seen).contains(EventType.TASK_STARTED, EventType.TASK_SUCCEEDED,
-                                EventType.RUN_SUCCEEDED));
+                org.awaitility.Awaitility.await()
+                        .atMost(Duration.ofSeconds(2))
+                        .untilAsserted(() -> assertThat(seen)
+                                .contains(EventType.TASK_STARTED, EventType.TASK_SUCCEEDED, EventType.RUN_SUCCEEDED));
             }
         });
     }
@@ -244,12 +264,15 @@ class BodyAndListenerBreakTests {
     void aListenerThatInterruptsItsThreadDoesNotFailTheNextTask() {
         assertTimeoutPreemptively(MAX, () -> {
             TaskListener interrupter = e -> {
-                if (Thread.currentThread().getName().startsWith("hts-worker") && (e.type() == EventType.TASK_SUCCEEDED
-                        || e.type() == EventType.TASK_STARTED || e.type() == EventType.TASK_READY)) {
+                if (Thread.currentThread().getName().startsWith("hts-worker")
+                        && (e.type() == EventType.TASK_SUCCEEDED
+                                || e.type() == EventType.TASK_STARTED
+                                || e.type() == EventType.TASK_READY)) {
                     Thread.currentThread().interrupt();
                 }
             };
-            try (Scheduler s = Scheduler.builder().threads(1).listener(interrupter).build()) {
+            try (Scheduler s =
+                    Scheduler.builder().threads(1).listener(interrupter).build()) {
                 TaskGraph g = TaskGraph.named("interrupting-listener");
                 Task<Integer> a = g.task("a").cpu(ctx -> 1);
                 Task<Integer> b = g.task("b").after(a).cpu(ctx -> {
@@ -274,7 +297,8 @@ class BodyAndListenerBreakTests {
                 if (r == null || r.runId() != e.runId()) {
                     return;
                 }
-                if (e.type() == EventType.RUN_SUCCEEDED || e.type() == EventType.RUN_FAILED
+                if (e.type() == EventType.RUN_SUCCEEDED
+                        || e.type() == EventType.RUN_FAILED
                         || e.type() == EventType.RUN_CANCELLED) {
                     if (!r.isDone()) {
                         problems.add(e.type() + " while status " + r.status());
@@ -308,8 +332,12 @@ class BodyAndListenerBreakTests {
         assertTimeoutPreemptively(MAX, () -> {
             Scheduler s = Scheduler.builder().threads(2).build();
             try {
-                Retry retry = Retry.of("exploding", RetryConfig.custom().maxAttempts(3)
-                        .waitDuration(Duration.ofMillis(1)).build());
+                Retry retry = Retry.of(
+                        "exploding",
+                        RetryConfig.custom()
+                                .maxAttempts(3)
+                                .waitDuration(Duration.ofMillis(1))
+                                .build());
                 retry.getEventPublisher().onEvent(e -> {
                     throw new IllegalStateException("retry event consumer threw");
                 });
@@ -329,10 +357,10 @@ class BodyAndListenerBreakTests {
                 assertThat(run.state(a)).isEqualTo(TaskState.FAILED);
                 assertThat(attempts).hasValue(1);
                 assertThat(run.failures().get(0).error()).hasMessage("again");
-                assertThat(run.failures().get(0).error().getSuppressed()).singleElement()
+                assertThat(run.failures().get(0).error().getSuppressed())
+                        .singleElement()
                         .satisfies(x -> assertThat(x).hasMessage("retry event consumer threw"));
-            }
-            finally {
+            } finally {
                 s.shutdownNow();
                 s.awaitTermination(Duration.ofSeconds(2));
             }
@@ -344,7 +372,9 @@ class BodyAndListenerBreakTests {
         assertTimeoutPreemptively(MAX, () -> {
             Scheduler s = Scheduler.builder().threads(2).build();
             try {
-                TimeLimiter limiter = TimeLimiter.of(TimeLimiterConfig.custom().timeoutDuration(Duration.ofSeconds(2)).build());
+                TimeLimiter limiter = TimeLimiter.of(TimeLimiterConfig.custom()
+                        .timeoutDuration(Duration.ofSeconds(2))
+                        .build());
                 limiter.getEventPublisher().onEvent(e -> {
                     throw new IllegalStateException("limiter event consumer threw");
                 });
@@ -354,8 +384,7 @@ class BodyAndListenerBreakTests {
                 Checks.awaitEnd(run, Duration.ofSeconds(5));
                 Checks.assertConsistent(run);
                 assertThat(run.state(b)).isEqualTo(TaskState.SUCCEEDED);
-            }
-            finally {
+            } finally {
                 s.shutdownNow();
                 s.awaitTermination(Duration.ofSeconds(2));
             }

@@ -1,23 +1,7 @@
 package io.hts.engine.adversarial;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.Random;
-import java.util.Set;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.FutureTask;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.graph.Device;
@@ -36,11 +20,26 @@ import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.RunOptions;
 import io.hts.engine.run.Scheduler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * Round 3 of break attempts on two promises: (1) a user's callback's interrupt flag stays its own
@@ -63,11 +62,9 @@ class CallbackAndLostDeviceAttackTests {
         t.start();
         try {
             return f.get(MAX.toSeconds(), TimeUnit.SECONDS);
-        }
-        catch (java.util.concurrent.ExecutionException ex) {
+        } catch (java.util.concurrent.ExecutionException ex) {
             throw ex.getCause() instanceof Exception e ? e : new RuntimeException(ex.getCause());
-        }
-        catch (TimeoutException ex) {
+        } catch (TimeoutException ex) {
             t.interrupt();
             throw new AssertionError("the caller hung", ex);
         }
@@ -79,12 +76,20 @@ class CallbackAndLostDeviceAttackTests {
 
     /** A GPU-first scheduler on {@code b} that counts each task's final events in {@code finals}. */
     private static Scheduler countingFinals(ScriptedBackend b, Map<String, AtomicInteger> finals) {
-        return Scheduler.builder().threads(2).gpuBackend(b).policy(new GpuFirstPolicy()).listener(e -> {
-            if (e.taskName() != null && (e.type() == EventType.TASK_FAILED || e.type() == EventType.TASK_SUCCEEDED
-                    || e.type() == EventType.TASK_CANCELLED)) {
-                finals.computeIfAbsent(e.taskName(), k -> new AtomicInteger()).incrementAndGet();
-            }
-        }).build();
+        return Scheduler.builder()
+                .threads(2)
+                .gpuBackend(b)
+                .policy(new GpuFirstPolicy())
+                .listener(e -> {
+                    if (e.taskName() != null
+                            && (e.type() == EventType.TASK_FAILED
+                                    || e.type() == EventType.TASK_SUCCEEDED
+                                    || e.type() == EventType.TASK_CANCELLED)) {
+                        finals.computeIfAbsent(e.taskName(), k -> new AtomicInteger())
+                                .incrementAndGet();
+                    }
+                })
+                .build();
     }
 
     /** A CPU-first policy whose readyOrder does {@code onReadyOrder} (on the thread that asks). */
@@ -129,12 +134,15 @@ class CallbackAndLostDeviceAttackTests {
     @RepeatedTest(3)
     void aPolicyReadyOrderInterruptingItselfOnTheSubmittingCallerDoesNotLeaveTheCallerInterrupted() throws Exception {
         AtomicInteger onCaller = new AtomicInteger();
-        Scheduler s = Scheduler.builder().threads(2).policy(policy(() -> {
-            if (onCallerThread()) {
-                onCaller.incrementAndGet();
-            }
-            Thread.currentThread().interrupt();
-        })).build();
+        Scheduler s = Scheduler.builder()
+                .threads(2)
+                .policy(policy(() -> {
+                    if (onCallerThread()) {
+                        onCaller.incrementAndGet();
+                    }
+                    Thread.currentThread().interrupt();
+                }))
+                .build();
         try {
             String outcome = onCaller(() -> {
                 for (int i = 0; i < 50; i++) {
@@ -148,8 +156,7 @@ class CallbackAndLostDeviceAttackTests {
             });
             assertThat(onCaller).as("readyOrder ran on the caller").hasPositiveValue();
             assertThat(outcome).isEqualTo("never");
-        }
-        finally {
+        } finally {
             closeQuietly(s);
         }
     }
@@ -157,7 +164,10 @@ class CallbackAndLostDeviceAttackTests {
     /** The same policy clearing a flag the caller set before submit(): the caller's interrupt must survive. */
     @RepeatedTest(3)
     void aPolicyReadyOrderClearingTheCallersOwnInterruptDoesNotLoseIt() throws Exception {
-        Scheduler s = Scheduler.builder().threads(2).policy(policy(Thread::interrupted)).build();
+        Scheduler s = Scheduler.builder()
+                .threads(2)
+                .policy(policy(Thread::interrupted))
+                .build();
         try {
             String outcome = onCaller(() -> {
                 for (int i = 0; i < 50; i++) {
@@ -171,8 +181,7 @@ class CallbackAndLostDeviceAttackTests {
                 return "never";
             });
             assertThat(outcome).isEqualTo("never");
-        }
-        finally {
+        } finally {
             closeQuietly(s);
         }
     }
@@ -190,14 +199,18 @@ class CallbackAndLostDeviceAttackTests {
             CountDownLatch release = new CountDownLatch(1);
             CountDownLatch stalled = new CountDownLatch(runs);
             List<String> seen = new CopyOnWriteArrayList<>();
-            Scheduler s = Scheduler.builder().threads(runs + 1).stallTimeout(Duration.ofMillis(200)).listener(e -> {
-                if (e.type() == EventType.RUN_STALLED) {
-                    seen.add(Thread.currentThread().getName() + " entered interrupted="
-                            + Thread.currentThread().isInterrupted());
-                    Thread.currentThread().interrupt();
-                    stalled.countDown();
-                }
-            }).build();
+            Scheduler s = Scheduler.builder()
+                    .threads(runs + 1)
+                    .stallTimeout(Duration.ofMillis(200))
+                    .listener(e -> {
+                        if (e.type() == EventType.RUN_STALLED) {
+                            seen.add(Thread.currentThread().getName() + " entered interrupted="
+                                    + Thread.currentThread().isInterrupted());
+                            Thread.currentThread().interrupt();
+                            stalled.countDown();
+                        }
+                    })
+                    .build();
             try {
                 List<GraphRun> all = new ArrayList<>();
                 for (int i = 0; i < runs; i++) {
@@ -208,15 +221,18 @@ class CallbackAndLostDeviceAttackTests {
                     });
                     all.add(s.submit(g));
                 }
-                assertThat(stalled.await(20, TimeUnit.SECONDS)).as("every run reported stalled").isTrue();
+                assertThat(stalled.await(20, TimeUnit.SECONDS))
+                        .as("every run reported stalled")
+                        .isTrue();
                 release.countDown();
                 for (GraphRun r : all) {
                     r.await(MAX);
                 }
-                assertThat(seen).as("each RUN_STALLED callback's entry flag").hasSize(runs)
+                assertThat(seen)
+                        .as("each RUN_STALLED callback's entry flag")
+                        .hasSize(runs)
                         .allSatisfy(x -> assertThat(x).endsWith("interrupted=false"));
-            }
-            finally {
+            } finally {
                 release.countDown();
                 closeQuietly(s);
             }
@@ -261,7 +277,10 @@ class CallbackAndLostDeviceAttackTests {
                     }
                 }
             };
-            Scheduler s = Scheduler.builder().threads(2).listener(e -> misbehave.run()).build();
+            Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .listener(e -> misbehave.run())
+                    .build();
             try {
                 Random rnd = new Random(42);
                 String outcome = onCaller(() -> {
@@ -272,18 +291,19 @@ class CallbackAndLostDeviceAttackTests {
                         mode.set(rnd.nextInt(6));
                         outsideMayCome.set(fire);
                         CountDownLatch go = new CountDownLatch(1);
-                        Thread interrupter = new Thread(() -> {
-                            try {
-                                go.await();
-                            }
-                            catch (InterruptedException ex) {
-                                return;
-                            }
-                            LockSupport.parkNanos(delayNanos);
-                            if (fire) {
-                                caller.interrupt();
-                            }
-                        }, "interrupter");
+                        Thread interrupter = new Thread(
+                                () -> {
+                                    try {
+                                        go.await();
+                                    } catch (InterruptedException ex) {
+                                        return;
+                                    }
+                                    LockSupport.parkNanos(delayNanos);
+                                    if (fire) {
+                                        caller.interrupt();
+                                    }
+                                },
+                                "interrupter");
                         interrupter.setDaemon(true);
                         interrupter.start();
                         CountDownLatch started = new CountDownLatch(1);
@@ -320,16 +340,14 @@ class CallbackAndLostDeviceAttackTests {
                         }
                         try {
                             run.await(MAX);
-                        }
-                        catch (GraphRunException expected) {
+                        } catch (GraphRunException expected) {
                             // cancelled
                         }
                     }
                     return "never";
                 });
                 assertThat(outcome).isEqualTo("never");
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -355,8 +373,7 @@ class CallbackAndLostDeviceAttackTests {
                         releaseThreads.add(Thread.currentThread().getName());
                         if (callerFlag) {
                             Thread.interrupted();
-                        }
-                        else {
+                        } else {
                             Thread.currentThread().interrupt();
                         }
                     });
@@ -382,16 +399,14 @@ class CallbackAndLostDeviceAttackTests {
                     }
                     try {
                         run.await(MAX);
-                    }
-                    catch (GraphRunException expected) {
+                    } catch (GraphRunException expected) {
                         // cancelled
                     }
                 }
                 return "never";
             });
             assertThat(outcome).as("releases ran on %s", releaseThreads).isEqualTo("never");
-        }
-        finally {
+        } finally {
             closeQuietly(s);
         }
     }
@@ -416,8 +431,13 @@ class CallbackAndLostDeviceAttackTests {
                         return 1;
                     });
                     GraphRun run = s.submit(g);
-                    run.future().thenRun(() -> stageThreads.add(Thread.currentThread().getName()));
-                    run.future().thenApply(r -> r).thenRun(() -> stageThreads.add(Thread.currentThread().getName()));
+                    run.future()
+                            .thenRun(() ->
+                                    stageThreads.add(Thread.currentThread().getName()));
+                    run.future()
+                            .thenApply(r -> r)
+                            .thenRun(() ->
+                                    stageThreads.add(Thread.currentThread().getName()));
                     staged.countDown();
                     run.await(MAX);
                 }
@@ -425,8 +445,7 @@ class CallbackAndLostDeviceAttackTests {
             });
             assertThat(outcome).isEqualTo("done");
             assertThat(stageThreads).as("threads that ran future() stages").doesNotContain("caller");
-        }
-        finally {
+        } finally {
             closeQuietly(s);
         }
     }
@@ -443,23 +462,27 @@ class CallbackAndLostDeviceAttackTests {
     void aListenerOfAnotherSchedulerOnAWorkerKeepsItsFlagAndNotTheEnginesCancel() {
         assertTimeoutPreemptively(MAX, () -> {
             AtomicReference<String> mode = new AtomicReference<>("self");
-            Scheduler b = Scheduler.builder().threads(1).listener(e -> {
-                if (e.type() != EventType.RUN_SUBMITTED || !Thread.currentThread().getName().startsWith("a-")) {
-                    return;
-                }
-                if (mode.get().equals("self")) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-                inListener.countDown();
-                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (!Thread.currentThread().isInterrupted() && System.nanoTime() < until) {
-                    LockSupport.parkNanos(100_000);
-                }
-                if (mode.get().equals("swallow")) {
-                    Thread.interrupted(); // swallowed
-                }
-            }).build();
+            Scheduler b = Scheduler.builder()
+                    .threads(1)
+                    .listener(e -> {
+                        if (e.type() != EventType.RUN_SUBMITTED
+                                || !Thread.currentThread().getName().startsWith("a-")) {
+                            return;
+                        }
+                        if (mode.get().equals("self")) {
+                            Thread.currentThread().interrupt();
+                            return;
+                        }
+                        inListener.countDown();
+                        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                        while (!Thread.currentThread().isInterrupted() && System.nanoTime() < until) {
+                            LockSupport.parkNanos(100_000);
+                        }
+                        if (mode.get().equals("swallow")) {
+                            Thread.interrupted(); // swallowed
+                        }
+                    })
+                    .build();
             Scheduler a = Scheduler.builder().threads(2).threadNamePrefix("a-").build();
             try {
                 TaskGraph g1 = TaskGraph.named("outer-self");
@@ -469,7 +492,9 @@ class CallbackAndLostDeviceAttackTests {
                     inner.await(MAX);
                     return flag;
                 });
-                assertThat(a.execute(g1).result(t1)).as("B's listener's own flag seen by A's body").isFalse();
+                assertThat(a.execute(g1).result(t1))
+                        .as("B's listener's own flag seen by A's body")
+                        .isFalse();
 
                 for (String m : new String[] {"keep", "swallow"}) { // "keep" is the control: it passes
                     mode.set(m);
@@ -479,7 +504,8 @@ class CallbackAndLostDeviceAttackTests {
                     AtomicReference<String> seen = new AtomicReference<>();
                     g2.task("t").cpu(ctx -> {
                         b.submit(oneCpuTask("inner2"));
-                        seen.set("interrupted=" + Thread.currentThread().isInterrupted() + " cancelled=" + ctx.isCancelled());
+                        seen.set("interrupted=" + Thread.currentThread().isInterrupted() + " cancelled="
+                                + ctx.isCancelled());
                         return 1;
                     });
                     GraphRun run = a.submit(g2);
@@ -487,15 +513,14 @@ class CallbackAndLostDeviceAttackTests {
                     run.cancel();
                     try {
                         run.await(MAX);
-                    }
-                    catch (GraphRunException expected) {
+                    } catch (GraphRunException expected) {
                         // cancelled
                     }
-                    assertThat(seen.get()).as("what A's body saw after B's listener (%s) ran through A's cancel interrupt", m)
+                    assertThat(seen.get())
+                            .as("what A's body saw after B's listener (%s) ran through A's cancel interrupt", m)
                             .isEqualTo("interrupted=true cancelled=true");
                 }
-            }
-            finally {
+            } finally {
                 closeQuietly(a);
                 closeQuietly(b);
             }
@@ -522,30 +547,38 @@ class CallbackAndLostDeviceAttackTests {
     void aTaskWhoseDeviceWasLostIsNotSentBackToItAfterItsCpuRetryFails() {
         assertTimeoutPreemptively(MAX, () -> {
             ScriptedBackend b = alwaysLost();
-            Scheduler s = Scheduler.builder().threads(2).gpuBackend(b).policy(new GpuFirstPolicy()).build();
+            Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .gpuBackend(b)
+                    .policy(new GpuFirstPolicy())
+                    .build();
             try {
                 AtomicInteger cpuRuns = new AtomicInteger();
                 TaskGraph g = TaskGraph.named("lost-then-cpu-fails");
-                Task<String> t = g.task("t").retries(3, Duration.ZERO).bodies(ctx -> {
-                    if (cpuRuns.incrementAndGet() == 1) {
-                        throw new IllegalStateException("test: the CPU body fails once");
-                    }
-                    return "cpu";
-                }, ctx -> "gpu");
+                Task<String> t = g.task("t")
+                        .retries(3, Duration.ZERO)
+                        .bodies(
+                                ctx -> {
+                                    if (cpuRuns.incrementAndGet() == 1) {
+                                        throw new IllegalStateException("test: the CPU body fails once");
+                                    }
+                                    return "cpu";
+                                },
+                                ctx -> "gpu");
                 GraphRun run = s.submit(g);
                 try {
                     run.await(Duration.ofSeconds(10));
-                }
-                catch (GraphRunException ex) {
+                } catch (GraphRunException ex) {
                     // reported below
                 }
-                List<Integer> deviceAttempts = b.dispatched.stream().map(DeviceTask::attempt).toList();
-                assertThat(deviceAttempts).as("attempts dispatched to the device that reported attempt 1 lost")
+                List<Integer> deviceAttempts =
+                        b.dispatched.stream().map(DeviceTask::attempt).toList();
+                assertThat(deviceAttempts)
+                        .as("attempts dispatched to the device that reported attempt 1 lost")
                         .containsExactly(1);
                 assertThat(run.state(t)).isEqualTo(TaskState.SUCCEEDED);
                 assertThat(run.result(t)).isEqualTo("cpu");
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -556,26 +589,34 @@ class CallbackAndLostDeviceAttackTests {
     void aTaskWhoseDeviceWasLostAndWhoseCpuBodyAlwaysFailsIsAskedOfTheDeviceOnce() {
         assertTimeoutPreemptively(MAX, () -> {
             ScriptedBackend b = alwaysLost();
-            Scheduler s = Scheduler.builder().threads(2).gpuBackend(b).policy(new GpuFirstPolicy()).build();
+            Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .gpuBackend(b)
+                    .policy(new GpuFirstPolicy())
+                    .build();
             try {
                 IllegalStateException cpuError = new IllegalStateException("test: the CPU body fails");
                 TaskGraph g = TaskGraph.named("lost-cpu-always-fails");
-                Task<String> t = g.task("t").retries(4, Duration.ZERO).bodies(ctx -> {
-                    throw cpuError;
-                }, ctx -> "gpu");
+                Task<String> t = g.task("t")
+                        .retries(4, Duration.ZERO)
+                        .bodies(
+                                ctx -> {
+                                    throw cpuError;
+                                },
+                                ctx -> "gpu");
                 GraphRun run = s.submit(g);
                 try {
                     run.await(Duration.ofSeconds(10));
-                }
-                catch (GraphRunException ex) {
+                } catch (GraphRunException ex) {
                     // expected
                 }
-                List<Integer> deviceAttempts = b.dispatched.stream().map(DeviceTask::attempt).toList();
+                List<Integer> deviceAttempts =
+                        b.dispatched.stream().map(DeviceTask::attempt).toList();
                 assertThat(run.state(t)).isEqualTo(TaskState.FAILED);
-                assertThat(deviceAttempts).as("attempts dispatched to the device that reported attempt 1 lost")
+                assertThat(deviceAttempts)
+                        .as("attempts dispatched to the device that reported attempt 1 lost")
                         .containsExactly(1);
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -604,22 +645,18 @@ class CallbackAndLostDeviceAttackTests {
                         lostTasks.add(n);
                         t.failDeviceLost(LOST);
                         t.failDeviceLost(new IllegalStateException("second"));
-                    }
-                    else if (n.startsWith("complete-then-lost")) {
+                    } else if (n.startsWith("complete-then-lost")) {
                         t.complete("ok");
                         t.failDeviceLost(LOST);
-                    }
-                    else if (n.startsWith("lost-then-complete")) {
+                    } else if (n.startsWith("lost-then-complete")) {
                         lostTasks.add(n);
                         t.failDeviceLost(LOST);
                         t.complete("late");
-                    }
-                    else if (n.startsWith("fail-then-lost")) {
+                    } else if (n.startsWith("fail-then-lost")) {
                         t.fail(new IllegalStateException("plain"));
                         t.failDeviceLost(LOST);
                     }
-                }
-                catch (Throwable ex) {
+                } catch (Throwable ex) {
                     be.reportErrors.add(ex);
                 }
             });
@@ -628,16 +665,17 @@ class CallbackAndLostDeviceAttackTests {
             try {
                 TaskGraph g = TaskGraph.named("double-reports");
                 Task<String> lt = g.task("lost-twice").retries(2, Duration.ZERO).gpu(ctx -> "gpu");
-                Task<String> ltDual = g.task("lost-twice-dual").retries(2, Duration.ZERO).bodies(ctx -> "cpu",
-                        ctx -> "gpu");
-                Task<String> ctl = g.task("complete-then-lost").retries(2, Duration.ZERO).gpu(ctx -> "gpu");
-                Task<String> ltc = g.task("lost-then-complete").retries(2, Duration.ZERO).gpu(ctx -> "gpu");
+                Task<String> ltDual =
+                        g.task("lost-twice-dual").retries(2, Duration.ZERO).bodies(ctx -> "cpu", ctx -> "gpu");
+                Task<String> ctl =
+                        g.task("complete-then-lost").retries(2, Duration.ZERO).gpu(ctx -> "gpu");
+                Task<String> ltc =
+                        g.task("lost-then-complete").retries(2, Duration.ZERO).gpu(ctx -> "gpu");
                 Task<String> ftl = g.task("fail-then-lost").retries(0).bodies(ctx -> "cpu", ctx -> "gpu");
                 GraphRun run = s.submit(g, RunOptions.failureMode(FailureMode.CONTINUE));
                 try {
                     run.await(Duration.ofSeconds(10));
-                }
-                catch (GraphRunException ex) {
+                } catch (GraphRunException ex) {
                     // expected
                 }
                 assertThat(run.state(lt)).isEqualTo(TaskState.FAILED);
@@ -648,11 +686,14 @@ class CallbackAndLostDeviceAttackTests {
                 assertThat(run.error(ltc)).containsSame(LOST);
                 assertThat(run.state(ftl)).isEqualTo(TaskState.FAILED);
                 assertThat(run.error(ftl).orElseThrow()).hasMessage("plain");
-                assertThat(redispatchedAfterLost).as("dispatched again after a lost report").isEmpty();
-                assertThat(finals).as("final events per task").hasSize(5)
+                assertThat(redispatchedAfterLost)
+                        .as("dispatched again after a lost report")
+                        .isEmpty();
+                assertThat(finals)
+                        .as("final events per task")
+                        .hasSize(5)
                         .allSatisfy((k, v) -> assertThat(v.get()).as(k).isEqualTo(1));
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -675,34 +716,39 @@ class CallbackAndLostDeviceAttackTests {
                 if (t.attempt() == 1) {
                     try {
                         timedOut.await(10, TimeUnit.SECONDS);
-                    }
-                    catch (InterruptedException ex) {
+                    } catch (InterruptedException ex) {
                         Thread.currentThread().interrupt();
                     }
                     t.failDeviceLost(LOST);
                     reportedLost.countDown();
-                }
-                else {
+                } else {
                     t.complete("gpu");
                 }
             });
-            Scheduler s = Scheduler.builder().threads(2).gpuBackend(b).policy(new GpuFirstPolicy()).listener(e -> {
-                if (e.type() == EventType.TASK_TIMED_OUT) {
-                    timedOut.countDown();
-                }
-            }).build();
+            Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .gpuBackend(b)
+                    .policy(new GpuFirstPolicy())
+                    .listener(e -> {
+                        if (e.type() == EventType.TASK_TIMED_OUT) {
+                            timedOut.countDown();
+                        }
+                    })
+                    .build();
             try {
                 TaskGraph g = TaskGraph.named("timeout-then-lost");
-                Task<String> t = g.task("t").timeout(Duration.ofMillis(30)).retries(2, Duration.ofMillis(500))
+                Task<String> t = g.task("t")
+                        .timeout(Duration.ofMillis(30))
+                        .retries(2, Duration.ofMillis(500))
                         .bodies(ctx -> "cpu", ctx -> "gpu");
                 GraphRun run = s.submit(g);
                 assertThat(reportedLost.await(10, TimeUnit.SECONDS)).isTrue();
                 run.await(Duration.ofSeconds(10));
                 assertThat(b.dispatched.stream().map(DeviceTask::attempt).toList())
-                        .as("device attempts; attempt 1 was reported lost before attempt 2 was placed").containsExactly(1);
+                        .as("device attempts; attempt 1 was reported lost before attempt 2 was placed")
+                        .containsExactly(1);
                 assertThat(run.result(t)).isEqualTo("cpu");
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -752,8 +798,7 @@ class CallbackAndLostDeviceAttackTests {
                                 t.failDeviceLost(LOST);
                             }
                         }
-                    }
-                    catch (Throwable ex) {
+                    } catch (Throwable ex) {
                         be.reportErrors.add(ex);
                     }
                 });
@@ -782,22 +827,27 @@ class CallbackAndLostDeviceAttackTests {
                     }
                     try {
                         run.await(Duration.ofSeconds(10));
-                    }
-                    catch (GraphRunException ex) {
+                    } catch (GraphRunException ex) {
                         // fine
                     }
                     String where = "seed " + seed + " mode " + mode + " cancel " + cancel;
                     assertThat(violations).as(where).isEmpty();
                     for (Task<String> t : tasks) {
-                        assertThat(run.state(t).isTerminal()).as(where + " " + t.name()).isTrue();
-                        if (!cancel && mode == FailureMode.CONTINUE && gpuOnly.get(t.name())
-                                && run.state(t) == TaskState.FAILED && lostTasks.contains(t.name())) {
+                        assertThat(run.state(t).isTerminal())
+                                .as(where + " " + t.name())
+                                .isTrue();
+                        if (!cancel
+                                && mode == FailureMode.CONTINUE
+                                && gpuOnly.get(t.name())
+                                && run.state(t) == TaskState.FAILED
+                                && lostTasks.contains(t.name())) {
                             assertThat(run.error(t)).as(where + " " + t.name()).containsSame(LOST);
                         }
                     }
-                    assertThat(finals).as(where).allSatisfy((k, v) -> assertThat(v.get()).as(k).isEqualTo(1));
-                }
-                finally {
+                    assertThat(finals)
+                            .as(where)
+                            .allSatisfy((k, v) -> assertThat(v.get()).as(k).isEqualTo(1));
+                } finally {
                     closeQuietly(s);
                 }
             }

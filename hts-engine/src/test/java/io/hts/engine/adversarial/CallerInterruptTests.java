@@ -1,5 +1,14 @@
 package io.hts.engine.adversarial;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.observe.EventType;
+import io.hts.engine.observe.TaskEvent;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.GraphRunException;
+import io.hts.engine.run.Scheduler;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -9,18 +18,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
-
-import io.hts.engine.graph.Task;
-import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.observe.EventType;
-import io.hts.engine.observe.TaskEvent;
-import io.hts.engine.run.GraphRun;
-import io.hts.engine.run.GraphRunException;
-import io.hts.engine.run.Scheduler;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The callbacks a scheduler runs on a caller's thread (listeners of the events {@code submit}
@@ -36,35 +35,36 @@ class CallerInterruptTests {
     /** Runs {@code action} on a fresh thread named {@code caller} and returns what it returned. */
     private static <T> T onCaller(java.util.concurrent.Callable<T> action) throws Exception {
         CompletableFuture<T> out = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                out.complete(action.call());
-            }
-            catch (Throwable ex) {
-                out.completeExceptionally(ex);
-            }
-        }, "caller");
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        out.complete(action.call());
+                    } catch (Throwable ex) {
+                        out.completeExceptionally(ex);
+                    }
+                },
+                "caller");
         t.setDaemon(true);
         t.start();
         try {
             return out.get(MAX.toSeconds(), TimeUnit.SECONDS);
-        }
-        catch (ExecutionException ex) {
+        } catch (ExecutionException ex) {
             throw ex.getCause() instanceof Exception e ? e : new RuntimeException(ex.getCause());
         }
     }
 
     /** A started thread that interrupts {@code caller} once {@code inside} is counted down. */
     private static Thread interruptOnceInside(CountDownLatch inside, AtomicReference<Thread> caller) {
-        Thread interrupter = new Thread(() -> {
-            try {
-                inside.await();
-                caller.get().interrupt();
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
-        }, "interrupter");
+        Thread interrupter = new Thread(
+                () -> {
+                    try {
+                        inside.await();
+                        caller.get().interrupt();
+                    } catch (InterruptedException ex) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "interrupter");
         interrupter.setDaemon(true);
         interrupter.start();
         return interrupter;
@@ -96,8 +96,7 @@ class CallerInterruptTests {
                         }
                         try {
                             run.await(MAX);
-                        }
-                        catch (InterruptedException ex) {
+                        } catch (InterruptedException ex) {
                             return type + ": await interrupted at run " + i;
                         }
                     }
@@ -137,16 +136,14 @@ class CallerInterruptTests {
                     case "swallows" -> {
                         try {
                             new CountDownLatch(1).await();
-                        }
-                        catch (InterruptedException ex) {
+                        } catch (InterruptedException ex) {
                             // swallowed: the flag is now clear
                         }
                     }
                     default -> {
                         try {
                             new CountDownLatch(1).await();
-                        }
-                        catch (InterruptedException ex) {
+                        } catch (InterruptedException ex) {
                             Thread.currentThread().interrupt();
                         }
                     }
@@ -162,7 +159,8 @@ class CallerInterruptTests {
                     return new Object[] {kept, run.await(MAX).result(t)};
                 });
                 interrupter.join(MAX.toMillis());
-                assertThat(outcome[0]).as("the caller's interrupt survived a listener that %s", listenerKind)
+                assertThat(outcome[0])
+                        .as("the caller's interrupt survived a listener that %s", listenerKind)
                         .isEqualTo(true);
                 assertThat(outcome[1]).isEqualTo(7);
             }
@@ -206,8 +204,12 @@ class CallerInterruptTests {
                 return flag;
             });
             interrupter.join(MAX.toMillis());
-            assertThat(kept).as("the outside interrupt survived the nested callbacks").isTrue();
-            assertThat(s.events().listenerFailures()).as("no listener assertion failed").isZero();
+            assertThat(kept)
+                    .as("the outside interrupt survived the nested callbacks")
+                    .isTrue();
+            assertThat(s.events().listenerFailures())
+                    .as("no listener assertion failed")
+                    .isZero();
         }
     }
 
@@ -228,7 +230,8 @@ class CallerInterruptTests {
                         return 1;
                     });
                     GraphRun run = s.submit(g);
-                    run.whenDone(t).whenComplete((r, ex) -> Thread.currentThread().interrupt());
+                    run.whenDone(t)
+                            .whenComplete((r, ex) -> Thread.currentThread().interrupt());
                     run.future().whenComplete((r, ex) -> Thread.currentThread().interrupt());
                     started.await();
                     run.cancel();
@@ -238,11 +241,9 @@ class CallerInterruptTests {
                     try {
                         run.await(MAX);
                         return "run " + i + " not cancelled";
-                    }
-                    catch (GraphRunException ex) {
+                    } catch (GraphRunException ex) {
                         // cancelled, as asked
-                    }
-                    catch (InterruptedException ex) {
+                    } catch (InterruptedException ex) {
                         return "await interrupted at run " + i;
                     }
                 }

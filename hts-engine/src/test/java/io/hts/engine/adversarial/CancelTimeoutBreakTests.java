@@ -1,16 +1,7 @@
 package io.hts.engine.adversarial;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.SplittableRandom;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
@@ -26,11 +17,18 @@ import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.RunOptions;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.Blocking;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 class CancelTimeoutBreakTests {
 
@@ -63,12 +61,12 @@ class CancelTimeoutBreakTests {
                     Checks.awaitEnd(run, Duration.ofSeconds(5));
                     Checks.assertConsistent(run);
                     if (cancelled.get()) {
-                        assertThat(run.status()).as("cancel() returned true in round " + k + ", states " + run.states())
+                        assertThat(run.status())
+                                .as("cancel() returned true in round " + k + ", states " + run.states())
                                 .isNotEqualTo(RunStatus.SUCCEEDED);
                     }
                 }
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -80,23 +78,28 @@ class CancelTimeoutBreakTests {
             AtomicReference<GraphRun> current = new AtomicReference<>();
             AtomicInteger trues = new AtomicInteger();
             ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
-            Scheduler s = Scheduler.builder().threads(2).listener(e -> {
-                GraphRun r = current.get();
-                if (r != null && r.runId() == e.runId() && "last".equals(e.taskName())
-                        && e.type() == EventType.TASK_SUCCEEDED) {
-                    if (r.cancel()) {
-                        trues.incrementAndGet();
-                        r.future().whenComplete((x, ex) -> {
-                            if (r.status() == RunStatus.SUCCEEDED) {
-                                problems.add("run " + r.runId() + " SUCCEEDED after cancel() returned true");
+            Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .listener(e -> {
+                        GraphRun r = current.get();
+                        if (r != null
+                                && r.runId() == e.runId()
+                                && "last".equals(e.taskName())
+                                && e.type() == EventType.TASK_SUCCEEDED) {
+                            if (r.cancel()) {
+                                trues.incrementAndGet();
+                                r.future().whenComplete((x, ex) -> {
+                                    if (r.status() == RunStatus.SUCCEEDED) {
+                                        problems.add("run " + r.runId() + " SUCCEEDED after cancel() returned true");
+                                    }
+                                });
                             }
-                        });
-                    }
-                }
-                if (r != null && r.runId() == e.runId() && e.type() == EventType.RUN_SUCCEEDED && r.cancel()) {
-                    problems.add("cancel() returned true on RUN_SUCCEEDED of run " + r.runId());
-                }
-            }).build();
+                        }
+                        if (r != null && r.runId() == e.runId() && e.type() == EventType.RUN_SUCCEEDED && r.cancel()) {
+                            problems.add("cancel() returned true on RUN_SUCCEEDED of run " + r.runId());
+                        }
+                    })
+                    .build();
             try {
                 for (int k = 0; k < 300; k++) {
                     TaskGraph g = TaskGraph.named("listener-cancel-" + k);
@@ -113,8 +116,7 @@ class CancelTimeoutBreakTests {
                     Checks.assertConsistent(run);
                 }
                 assertThat(problems).isEmpty();
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -129,8 +131,7 @@ class CancelTimeoutBreakTests {
             Task<Integer> a = g.task("a").cpu(ctx -> {
                 try {
                     s.close();
-                }
-                catch (Throwable ex) {
+                } catch (Throwable ex) {
                     thrown.set(ex);
                 }
                 return 1;
@@ -146,11 +147,14 @@ class CancelTimeoutBreakTests {
     void closeFromInsideAListenerDoesNotDeadlock() {
         assertTimeoutPreemptively(Duration.ofSeconds(15), () -> {
             AtomicReference<Scheduler> ref = new AtomicReference<>();
-            Scheduler s = Scheduler.builder().threads(2).listener(e -> {
-                if (e.type() == EventType.TASK_STARTED) {
-                    ref.get().close();
-                }
-            }).build();
+            Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .listener(e -> {
+                        if (e.type() == EventType.TASK_STARTED) {
+                            ref.get().close();
+                        }
+                    })
+                    .build();
             ref.set(s);
             TaskGraph g = TaskGraph.named("close-listener");
             Task<Integer> a = g.task("a").cpu(ctx -> 1);
@@ -187,14 +191,17 @@ class CancelTimeoutBreakTests {
             try {
                 TaskGraph g = TaskGraph.named("stubborn");
                 AtomicInteger attempts = new AtomicInteger();
-                Task<Integer> t = g.task("t").timeout(Duration.ofMillis(30)).retries(2, Duration.ZERO).cpu(ctx -> {
-                    attempts.incrementAndGet();
-                    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(150);
-                    while (System.nanoTime() < until) {
-                        Thread.onSpinWait();
-                    }
-                    return 1;
-                });
+                Task<Integer> t = g.task("t")
+                        .timeout(Duration.ofMillis(30))
+                        .retries(2, Duration.ZERO)
+                        .cpu(ctx -> {
+                            attempts.incrementAndGet();
+                            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(150);
+                            while (System.nanoTime() < until) {
+                                Thread.onSpinWait();
+                            }
+                            return 1;
+                        });
                 Task<Integer> child = g.task("child").after(t).cpu(ctx -> 2);
                 GraphRun run = s.submit(g);
                 GraphRunException ex = Checks.awaitEnd(run, Duration.ofSeconds(5));
@@ -212,9 +219,10 @@ class CancelTimeoutBreakTests {
                 p.workerTime();
                 p.workers();
                 p.statistics();
-                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(3)).until(() -> run.abandoned().isEmpty());
-            }
-            finally {
+                org.awaitility.Awaitility.await()
+                        .atMost(Duration.ofSeconds(3))
+                        .until(() -> run.abandoned().isEmpty());
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -227,19 +235,22 @@ class CancelTimeoutBreakTests {
             try {
                 TaskGraph g = TaskGraph.named("huge-backoff");
                 CountDownLatch failed = new CountDownLatch(1);
-                Task<Integer> t = g.task("t").retries(5, Duration.ofDays(36_525)).cpu(ctx -> {
-                    failed.countDown();
-                    throw new IllegalStateException("again");
-                });
+                Task<Integer> t = g.task("t")
+                        .retries(5, Duration.ofDays(36_525))
+                        .cpu(ctx -> {
+                            failed.countDown();
+                            throw new IllegalStateException("again");
+                        });
                 GraphRun run = s.submit(g);
                 assertThat(failed.await(5, TimeUnit.SECONDS)).isTrue();
-                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(2)).until(() -> run.state(t) == TaskState.RETRYING);
+                org.awaitility.Awaitility.await()
+                        .atMost(Duration.ofSeconds(2))
+                        .until(() -> run.state(t) == TaskState.RETRYING);
                 assertThat(run.cancel(t)).isTrue();
                 Checks.awaitEnd(run, Duration.ofSeconds(2));
                 Checks.assertConsistent(run);
                 assertThat(run.state(t)).isEqualTo(TaskState.CANCELLED);
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -248,7 +259,11 @@ class CancelTimeoutBreakTests {
     @Test
     void resourcesAreAllBackAfterFailuresCancelsAndTimeouts() {
         assertTimeoutPreemptively(MAX, () -> {
-            Scheduler s = Scheduler.builder().threads(2).resource("io", 3).resource("db", 2).build();
+            Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .resource("io", 3)
+                    .resource("db", 2)
+                    .build();
             try {
                 SplittableRandom random = new SplittableRandom(7);
                 for (int round = 0; round < 20; round++) {
@@ -291,14 +306,17 @@ class CancelTimeoutBreakTests {
                     }
                     Checks.awaitEnd(run, Duration.ofSeconds(10));
                     Checks.assertConsistent(run);
-                    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(3)).until(() -> run.abandoned().isEmpty());
-                    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
-                        assertThat(s.resources().available("io")).isEqualTo(3);
-                        assertThat(s.resources().available("db")).isEqualTo(2);
-                    });
+                    org.awaitility.Awaitility.await()
+                            .atMost(Duration.ofSeconds(3))
+                            .until(() -> run.abandoned().isEmpty());
+                    org.awaitility.Awaitility.await()
+                            .atMost(Duration.ofSeconds(3))
+                            .untilAsserted(() -> {
+                                assertThat(s.resources().available("io")).isEqualTo(3);
+                                assertThat(s.resources().available("db")).isEqualTo(2);
+                            });
                 }
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -332,8 +350,7 @@ class CancelTimeoutBreakTests {
                 assertThat(ex).isNotNull();
                 assertThat(ex.cancelled()).containsExactlyInAnyOrder("a", "b");
                 assertThat(run.error(b).orElseThrow()).isInstanceOf(TaskCancelledException.class);
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -348,13 +365,19 @@ class CancelTimeoutBreakTests {
                 for (int round = 0; round < 40; round++) {
                     TaskGraph g = TaskGraph.named("many-await-" + round);
                     Task<Integer> root = g.task("root").cpu(ctx -> 1);
-                    TaskGroup<Integer> grp = g.group("grp", 20, (i, t) -> t.after(root).cpu(ctx -> {
-                        if (i % 7 == 3) {
-                            Blocking.untilInterrupted(Duration.ofMillis(1));
-                        }
-                        return ctx.input(root) + i;
-                    }));
-                    Task<Integer> sum = g.task("sum").after(grp).cpu(ctx -> ctx.inputs(grp).stream().mapToInt(x -> x).sum());
+                    TaskGroup<Integer> grp = g.group(
+                            "grp",
+                            20,
+                            (i, t) -> t.after(root).cpu(ctx -> {
+                                if (i % 7 == 3) {
+                                    Blocking.untilInterrupted(Duration.ofMillis(1));
+                                }
+                                return ctx.input(root) + i;
+                            }));
+                    Task<Integer> sum = g.task("sum")
+                            .after(grp)
+                            .cpu(ctx ->
+                                    ctx.inputs(grp).stream().mapToInt(x -> x).sum());
                     GraphRun run = s.submit(g);
                     List<Thread> waiters = new ArrayList<>();
                     ConcurrentLinkedQueue<String> outcomes = new ConcurrentLinkedQueue<>();
@@ -363,11 +386,9 @@ class CancelTimeoutBreakTests {
                             try {
                                 run.await(Duration.ofSeconds(10));
                                 outcomes.add("ok");
-                            }
-                            catch (GraphRunException ex) {
+                            } catch (GraphRunException ex) {
                                 outcomes.add("failed:" + ex.status());
-                            }
-                            catch (Exception ex) {
+                            } catch (Exception ex) {
                                 outcomes.add("other:" + ex);
                             }
                         });
@@ -378,11 +399,9 @@ class CancelTimeoutBreakTests {
                     boolean cancelled = false;
                     if (what == 0) {
                         cancelled = run.cancel();
-                    }
-                    else if (what == 1) {
+                    } else if (what == 1) {
                         run.cancel(grp);
-                    }
-                    else if (what == 2) {
+                    } else if (what == 2) {
                         run.cancel(grp.get(random.nextInt(20)));
                     }
                     for (Thread th : waiters) {
@@ -391,14 +410,15 @@ class CancelTimeoutBreakTests {
                     }
                     Checks.assertConsistent(run);
                     assertThat(outcomes).hasSize(16);
-                    assertThat(outcomes.stream().distinct().count()).as(outcomes.toString()).isEqualTo(1);
+                    assertThat(outcomes.stream().distinct().count())
+                            .as(outcomes.toString())
+                            .isEqualTo(1);
                     if (run.status() == RunStatus.SUCCEEDED) {
                         assertThat(run.result(sum)).isEqualTo(20 + 190);
                         assertThat(cancelled).isFalse();
                     }
                 }
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -408,8 +428,13 @@ class CancelTimeoutBreakTests {
     void profilesOfFailedAndCancelledRunsWorkWithAndWithoutProfiling() {
         assertTimeoutPreemptively(MAX, () -> {
             for (boolean profiling : new boolean[] {true, false}) {
-                Scheduler s = Scheduler.builder().threads(2).profiling(profiling).retainedRuns(0)
-                        .retainedProfileBytes(0).eventBufferSize(0).build();
+                Scheduler s = Scheduler.builder()
+                        .threads(2)
+                        .profiling(profiling)
+                        .retainedRuns(0)
+                        .retainedProfileBytes(0)
+                        .eventBufferSize(0)
+                        .build();
                 try {
                     TaskGraph g = TaskGraph.named("profiles-" + profiling);
                     CountDownLatch go = new CountDownLatch(1);
@@ -453,8 +478,7 @@ class CancelTimeoutBreakTests {
                     Checks.awaitEnd(cancelledRun, Duration.ofSeconds(5));
                     cancelledRun.profile().toChromeTrace();
                     cancelledRun.profile().criticalPath();
-                }
-                finally {
+                } finally {
                     closeQuietly(s);
                 }
             }

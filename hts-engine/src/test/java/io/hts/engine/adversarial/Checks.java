@@ -1,8 +1,6 @@
 package io.hts.engine.adversarial;
 
-import java.time.Duration;
-import java.util.Map;
-import java.util.Set;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
@@ -10,14 +8,14 @@ import io.hts.engine.graph.TaskState;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.support.Ended;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
 
 /** Shared checks of the engine's promises. */
 final class Checks {
 
-    private Checks() {
-    }
+    private Checks() {}
 
     /** Awaits the run (bounded); returns the GraphRunException thrown, or null on success. */
     static GraphRunException awaitEnd(GraphRun run, Duration max) {
@@ -29,19 +27,21 @@ final class Checks {
         assertThat(run.isDone()).as("done: %s", run).isTrue();
         Map<String, TaskState> states = run.states();
         for (Map.Entry<String, TaskState> e : states.entrySet()) {
-            assertThat(e.getValue().isTerminal()).as("task %s final, states %s", e.getKey(), states).isTrue();
+            assertThat(e.getValue().isTerminal())
+                    .as("task %s final, states %s", e.getKey(), states)
+                    .isTrue();
         }
         RunStatus st = run.status();
         boolean anyFailed = states.containsValue(TaskState.FAILED);
         boolean anyCancelled = states.containsValue(TaskState.CANCELLED);
         if (anyFailed) {
             assertThat(st).as("status with a FAILED task, states %s", states).isEqualTo(RunStatus.FAILED);
-        }
-        else if (anyCancelled) {
+        } else if (anyCancelled) {
             assertThat(st).as("status with CANCELLED tasks, states %s", states).isIn(RunStatus.CANCELLED);
-        }
-        else {
-            assertThat(st).as("status with all SUCCEEDED, states %s", states).isIn(RunStatus.SUCCEEDED, RunStatus.CANCELLED);
+        } else {
+            assertThat(st)
+                    .as("status with all SUCCEEDED, states %s", states)
+                    .isIn(RunStatus.SUCCEEDED, RunStatus.CANCELLED);
         }
         assertThat(run.pendingTasks()).isZero();
         for (Task<?> t : run.graph().tasks()) {

@@ -1,5 +1,26 @@
 package io.hts.engine.adversarial;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hts.engine.graph.RunStatus;
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskBarrier;
+import io.hts.engine.graph.TaskCancelledException;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.graph.TaskGroup;
+import io.hts.engine.graph.TaskState;
+import io.hts.engine.observe.EventType;
+import io.hts.engine.observe.RunProfile;
+import io.hts.engine.observe.TaskListener;
+import io.hts.engine.policy.ShortestJobFirstPolicy;
+import io.hts.engine.run.Diagnosis;
+import io.hts.engine.run.FailureMode;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.GraphRunException;
+import io.hts.engine.run.RunOptions;
+import io.hts.engine.run.Scheduler;
+import io.hts.engine.support.NotableEventsOnly;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,29 +37,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
-
-import io.hts.engine.graph.RunStatus;
-import io.hts.engine.graph.Task;
-import io.hts.engine.graph.TaskBarrier;
-import io.hts.engine.graph.TaskCancelledException;
-import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.graph.TaskGroup;
-import io.hts.engine.graph.TaskState;
-import io.hts.engine.observe.EventType;
-import io.hts.engine.observe.RunProfile;
-import io.hts.engine.observe.TaskListener;
-import io.hts.engine.support.NotableEventsOnly;
-import io.hts.engine.policy.ShortestJobFirstPolicy;
-import io.hts.engine.run.Diagnosis;
-import io.hts.engine.run.FailureMode;
-import io.hts.engine.run.GraphRun;
-import io.hts.engine.run.GraphRunException;
-import io.hts.engine.run.RunOptions;
-import io.hts.engine.run.Scheduler;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Attacks on "a CPU-only task with one dependency starts on the worker that ran that dependency,
@@ -50,7 +49,10 @@ class ContinuationAttackTests {
     private static final Duration MAX = Duration.ofSeconds(30);
 
     private static Scheduler scheduler(int threads) {
-        return Scheduler.builder().threads(threads).listener(new NotableEventsOnly()).build();
+        return Scheduler.builder()
+                .threads(threads)
+                .listener(new NotableEventsOnly())
+                .build();
     }
 
     /** Every task final, pending zero, a cause for every non-succeeded task, successes only after successes. */
@@ -61,7 +63,8 @@ class ContinuationAttackTests {
         for (int i = 0; i < top.size(); i++) {
             if (states.get(top.name(i)) == TaskState.SUCCEEDED) {
                 for (String d : top.predecessorNames(i)) {
-                    assertThat(states.get(d)).as("dependency %s of succeeded %s", d, top.name(i))
+                    assertThat(states.get(d))
+                            .as("dependency %s of succeeded %s", d, top.name(i))
                             .isEqualTo(TaskState.SUCCEEDED);
                 }
             }
@@ -102,13 +105,18 @@ class ContinuationAttackTests {
                 p.toString();
                 for (Diagnosis.Waiting w : d.waiting()) {
                     if (w.state() == TaskState.CREATED) {
-                        assertThat(w.waitingOn()).as("a CREATED task must name a dependency it waits for; diagnosis:%n%s"
-                                + "%nstates %s", d, run.states()).isNotEmpty();
+                        assertThat(w.waitingOn())
+                                .as(
+                                        "a CREATED task must name a dependency it waits for; diagnosis:%n%s"
+                                                + "%nstates %s",
+                                        d, run.states())
+                                .isNotEmpty();
                     }
                 }
-                assertThat(d.frontier()).as("the queued child is on the frontier; diagnosis:%n%s", d).hasSize(2);
-            }
-            finally {
+                assertThat(d.frontier())
+                        .as("the queued child is on the frontier; diagnosis:%n%s", d)
+                        .hasSize(2);
+            } finally {
                 release.countDown();
             }
             run.await();
@@ -142,13 +150,14 @@ class ContinuationAttackTests {
                             if (w.state() == TaskState.RUNNING) {
                                 int ti = g.find(w.taskName()).orElseThrow().index();
                                 for (String dep : top.predecessorNames(ti)) {
-                                    assertThat(run.state(g.find(dep).orElseThrow())).as("dependency of running %s",
-                                            w.taskName()).isEqualTo(TaskState.SUCCEEDED);
+                                    assertThat(run.state(g.find(dep).orElseThrow()))
+                                            .as("dependency of running %s", w.taskName())
+                                            .isEqualTo(TaskState.SUCCEEDED);
                                 }
                             }
                         }
                         RunProfile p = run.profile();
-                        p.tasks().forEach(x -> { });
+                        p.tasks().forEach(x -> {});
                         p.criticalPath();
                         p.statistics();
                         p.workers();
@@ -169,8 +178,7 @@ class ContinuationAttackTests {
                 fin.toChromeTrace();
                 fin.toDot();
             }
-        }
-        finally {
+        } finally {
             watcher.shutdownNow();
         }
     }
@@ -213,12 +221,10 @@ class ContinuationAttackTests {
                     if (failForGood >= 0 && i > failForGood) {
                         assertThat(run.state(tasks.get(i))).isEqualTo(TaskState.CANCELLED);
                         assertThat(runs.get(i)).as("t%d never ran", i).isZero();
-                    }
-                    else if (i == failForGood) {
+                    } else if (i == failForGood) {
                         assertThat(run.state(tasks.get(i))).isEqualTo(TaskState.FAILED);
                         assertThat(runs.get(i)).isEqualTo(3);
-                    }
-                    else {
+                    } else {
                         assertThat(run.result(tasks.get(i))).isEqualTo(i + 1);
                         int expected = i % 3 == 0 ? 1 + (i % 2) + 1 : 1;
                         assertThat(runs.get(i)).as("attempts of t%d", i).isEqualTo(expected);
@@ -264,8 +270,7 @@ class ContinuationAttackTests {
                                     while (!releaseIgnorer.get()) {
                                         Thread.onSpinWait();
                                     }
-                                }
-                                else {
+                                } else {
                                     new CountDownLatch(1).await(60, TimeUnit.SECONDS);
                                 }
                             }
@@ -280,8 +285,7 @@ class ContinuationAttackTests {
                 GraphRunException ex;
                 try {
                     ex = Checks.awaitEnd(run, MAX);
-                }
-                finally {
+                } finally {
                     releaseIgnorer.set(true);
                 }
                 assertThat(ex).isNotNull();
@@ -289,15 +293,15 @@ class ContinuationAttackTests {
                 for (int c = 0; c < chains; c++) {
                     for (int i = 0; i < len; i++) {
                         Task<Integer> t = all.get(c).get(i);
-                        assertThat(runs.get(c * len + i)).as("%s ran at most once", t).isLessThanOrEqualTo(1);
+                        assertThat(runs.get(c * len + i))
+                                .as("%s ran at most once", t)
+                                .isLessThanOrEqualTo(1);
                         if (c != stuckChain || i < stuckAt) {
                             assertThat(run.result(t)).isEqualTo(i + 1);
-                        }
-                        else if (i == stuckAt) {
+                        } else if (i == stuckAt) {
                             assertThat(run.state(t)).isEqualTo(TaskState.FAILED);
                             assertThat(run.error(t).orElseThrow()).isInstanceOf(TimeoutException.class);
-                        }
-                        else {
+                        } else {
                             assertThat(run.state(t)).isEqualTo(TaskState.CANCELLED);
                             assertThat(runs.get(c * len + i)).isZero();
                         }
@@ -345,11 +349,9 @@ class ContinuationAttackTests {
                             if (r != null) {
                                 if (insideKind == 1) {
                                     r.cancel(tasks.get(insideTarget));
-                                }
-                                else if (insideKind == 2) {
+                                } else if (insideKind == 2) {
                                     r.cancel(tasks.get(k));
-                                }
-                                else {
+                                } else {
                                     r.cancel();
                                 }
                             }
@@ -360,8 +362,10 @@ class ContinuationAttackTests {
                         return (parent == null ? 0 : ctx.input(parent)) + 1;
                     }));
                 }
-                TaskGroup<Integer> group = g.group("grp", 3, (j, gb) -> gb.after(tasks.get(j * 7 % n)).cpu(ctx -> -1));
-                GraphRun run = s.submit(g, RunOptions.failureMode(failFast ? FailureMode.FAIL_FAST : FailureMode.CONTINUE));
+                TaskGroup<Integer> group = g.group(
+                        "grp", 3, (j, gb) -> gb.after(tasks.get(j * 7 % n)).cpu(ctx -> -1));
+                GraphRun run =
+                        s.submit(g, RunOptions.failureMode(failFast ? FailureMode.FAIL_FAST : FailureMode.CONTINUE));
                 self.set(run);
                 int spins = random.nextInt(30_000);
                 int what = random.nextInt(4);
@@ -374,24 +378,26 @@ class ContinuationAttackTests {
                         case 0 -> run.cancel();
                         case 1 -> run.cancel(target);
                         case 2 -> run.cancel(group);
-                        default -> { }
+                        default -> {}
                     }
                 });
                 Checks.awaitEnd(run, MAX);
                 cancel.get(10, TimeUnit.SECONDS);
                 assertEndedWell(run);
                 for (int i = 0; i < n; i++) {
-                    assertThat(runs.get(i)).as("t%d ran at most once, round %d", i, round).isLessThanOrEqualTo(1);
+                    assertThat(runs.get(i))
+                            .as("t%d ran at most once, round %d", i, round)
+                            .isLessThanOrEqualTo(1);
                     TaskState st = run.state(tasks.get(i));
                     if (st == TaskState.SUCCEEDED) {
                         int depth = tree ? 31 - Integer.numberOfLeadingZeros(i + 1) : i;
                         assertThat(run.result(tasks.get(i))).isEqualTo(depth + 1);
-                    }
-                    else if (st == TaskState.CANCELLED) {
+                    } else if (st == TaskState.CANCELLED) {
                         assertThat(run.error(tasks.get(i)).orElseThrow()).isInstanceOf(TaskCancelledException.class);
-                    }
-                    else {
-                        assertThat(i).as("only the failing task fails, round %d", round).isEqualTo(failAt);
+                    } else {
+                        assertThat(i)
+                                .as("only the failing task fails, round %d", round)
+                                .isEqualTo(failAt);
                     }
                     if (runs.get(i) == 0) {
                         assertThat(st).as("t%d never ran, round %d", i, round).isIn(TaskState.CANCELLED);
@@ -404,8 +410,7 @@ class ContinuationAttackTests {
                     assertThat(run.status()).isEqualTo(RunStatus.FAILED);
                 }
             }
-        }
-        finally {
+        } finally {
             cancellers.shutdownNow();
         }
     }
@@ -456,11 +461,12 @@ class ContinuationAttackTests {
                     if (i <= stopAfter) {
                         assertThat(f.join()).isEqualTo(i + 1);
                         assertThat(runs.get(i)).isEqualTo(1);
-                    }
-                    else {
+                    } else {
                         assertThat(f).isCompletedExceptionally();
                         assertThat(run.state(tasks.get(i))).isEqualTo(TaskState.CANCELLED);
-                        assertThat(runs.get(i)).as("t%d never ran, round %d", i, round).isZero();
+                        assertThat(runs.get(i))
+                                .as("t%d never ran, round %d", i, round)
+                                .isZero();
                     }
                 }
             }
@@ -532,7 +538,9 @@ class ContinuationAttackTests {
                 assertEndedWell(run);
                 assertThat(run.state(waits)).isIn(TaskState.CANCELLED, TaskState.FAILED);
                 assertThat(run.state(after)).isEqualTo(TaskState.CANCELLED);
-                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> s.activeRuns().isEmpty());
+                org.awaitility.Awaitility.await()
+                        .atMost(Duration.ofSeconds(10))
+                        .until(() -> s.activeRuns().isEmpty());
             }
         }
     }
@@ -541,7 +549,10 @@ class ContinuationAttackTests {
     @Test
     void resourcesUrgentTasksBarriersAndShortestFirstAlongChains() throws Exception {
         for (int variant = 0; variant < 2; variant++) {
-            var builder = Scheduler.builder().threads(2).listener(new NotableEventsOnly()).resource("io", 1);
+            var builder = Scheduler.builder()
+                    .threads(2)
+                    .listener(new NotableEventsOnly())
+                    .resource("io", 1);
             if (variant == 1) {
                 builder.policy(new ShortestJobFirstPolicy());
             }
@@ -561,8 +572,7 @@ class ContinuationAttackTests {
                             if (i % 10 == 3) {
                                 TaskBarrier bar = g.barrier("bar" + c + "-" + i).after(before);
                                 b.after(bar, before);
-                            }
-                            else {
+                            } else {
                                 b.after(before);
                             }
                             if (i % 7 == 2) {
@@ -581,8 +591,7 @@ class ContinuationAttackTests {
                                 }
                                 try {
                                     return ctx.input(before) + 1;
-                                }
-                                finally {
+                                } finally {
                                     if (io) {
                                         inIo.decrementAndGet();
                                     }
@@ -600,7 +609,9 @@ class ContinuationAttackTests {
                     }
                     assertEndedWell(run);
                 }
-                assertThat(ioOverlap).as("resource io (capacity 1) never held twice").hasValue(0);
+                assertThat(ioOverlap)
+                        .as("resource io (capacity 1) never held twice")
+                        .hasValue(0);
                 assertThat(s.resources().available("io")).isEqualTo(1);
             }
         }
@@ -619,7 +630,8 @@ class ContinuationAttackTests {
                 Map<String, List<EventType>> byTask = new java.util.concurrent.ConcurrentHashMap<>();
                 TaskListener all = e -> {
                     if (e.taskName() != null) {
-                        byTask.computeIfAbsent(e.taskName(), k -> java.util.Collections.synchronizedList(new ArrayList<>()))
+                        byTask.computeIfAbsent(
+                                        e.taskName(), k -> java.util.Collections.synchronizedList(new ArrayList<>()))
                                 .add(e.type());
                     }
                 };
@@ -644,13 +656,22 @@ class ContinuationAttackTests {
                 assertThat(run.result(tasks.get(n - 1))).isEqualTo(n);
                 for (int i = subscribeAt + 2; i < n; i++) {
                     List<EventType> ev = byTask.get("t" + i);
-                    assertThat(ev).as("events of t%d", i).containsExactly(EventType.TASK_READY, EventType.TASK_STARTED,
-                            EventType.TASK_SUCCEEDED);
+                    assertThat(ev)
+                            .as("events of t%d", i)
+                            .containsExactly(EventType.TASK_READY, EventType.TASK_STARTED, EventType.TASK_SUCCEEDED);
                 }
                 for (Map.Entry<String, List<EventType>> e : byTask.entrySet()) {
                     List<EventType> ev = e.getValue();
-                    assertThat(ev.stream().filter(t -> t == EventType.TASK_STARTED).count()).as(e.getKey()).isLessThanOrEqualTo(1);
-                    assertThat(ev.stream().filter(t -> t == EventType.TASK_SUCCEEDED).count()).as(e.getKey()).isEqualTo(1);
+                    assertThat(ev.stream()
+                                    .filter(t -> t == EventType.TASK_STARTED)
+                                    .count())
+                            .as(e.getKey())
+                            .isLessThanOrEqualTo(1);
+                    assertThat(ev.stream()
+                                    .filter(t -> t == EventType.TASK_SUCCEEDED)
+                                    .count())
+                            .as(e.getKey())
+                            .isEqualTo(1);
                 }
             }
         }
@@ -699,8 +720,7 @@ class ContinuationAttackTests {
                 Future<?> closing = outside.submit(() -> {
                     if (kind == 0) {
                         s.close();
-                    }
-                    else if (kind == 1) {
+                    } else if (kind == 1) {
                         s.shutdownNow();
                     }
                 });
@@ -722,8 +742,7 @@ class ContinuationAttackTests {
                 assertThat(s.awaitTermination(Duration.ofSeconds(30))).isTrue();
                 assertThatThrownBy(() -> s.submit(TaskGraph.named("late"))).isInstanceOf(RuntimeException.class);
             }
-        }
-        finally {
+        } finally {
             outside.shutdownNow();
         }
     }

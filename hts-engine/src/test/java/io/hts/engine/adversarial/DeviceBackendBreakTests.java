@@ -1,12 +1,8 @@
 package io.hts.engine.adversarial;
 
-import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.graph.RunStatus;
@@ -19,21 +15,27 @@ import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.Blocking;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatCode;
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 class DeviceBackendBreakTests {
 
     static final Duration MAX = Duration.ofSeconds(15);
 
     static Scheduler scheduler(ScriptedBackend b) {
-        return Scheduler.builder().threads(2).gpuBackend(b).policy(new GpuFirstPolicy()).build();
+        return Scheduler.builder()
+                .threads(2)
+                .gpuBackend(b)
+                .policy(new GpuFirstPolicy())
+                .build();
     }
 
     static void closeQuietly(Scheduler s) throws InterruptedException {
@@ -65,8 +67,7 @@ class DeviceBackendBreakTests {
                     Checks.assertConsistent(run);
                     assertThat(run.result(c)).isEqualTo(2);
                 }
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -92,8 +93,7 @@ class DeviceBackendBreakTests {
                 Checks.assertConsistent(run);
                 assertThat(run.state(a)).isEqualTo(TaskState.FAILED);
                 assertThat(ex.getCause()).hasMessage("device error");
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -112,12 +112,16 @@ class DeviceBackendBreakTests {
                 Checks.awaitEnd(run, Duration.ofSeconds(5));
                 Checks.assertConsistent(run);
                 assertThat(run.state(a)).isEqualTo(TaskState.FAILED);
-                assertThat(run.error(a)).get().asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.THROWABLE)
-                        .isInstanceOf(IllegalStateException.class).hasMessageContaining("without starting it");
+                assertThat(run.error(a))
+                        .get()
+                        .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.THROWABLE)
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("without starting it");
                 assertThat(run.state(c)).isEqualTo(TaskState.CANCELLED);
-                assertThat(b.reportErrors).as("what the engine threw into the backend").isEmpty();
-            }
-            finally {
+                assertThat(b.reportErrors)
+                        .as("what the engine threw into the backend")
+                        .isEmpty();
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -137,8 +141,7 @@ class DeviceBackendBreakTests {
                 assertThat(ex.getCause()).isInstanceOf(TimeoutException.class);
                 Checks.assertConsistent(run);
                 assertThat(run.abandoned()).containsExactly("a");
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -154,8 +157,7 @@ class DeviceBackendBreakTests {
                 dispatched.countDown();
                 try {
                     release.await(5, TimeUnit.SECONDS);
-                }
-                catch (InterruptedException e) {
+                } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
                 started.set(t.start(0));
@@ -177,8 +179,7 @@ class DeviceBackendBreakTests {
                 assertThat(started.get()).isFalse();
                 assertThat(run.status()).isEqualTo(RunStatus.CANCELLED);
                 assertThat(run.state(a)).isEqualTo(TaskState.CANCELLED);
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -211,12 +212,13 @@ class DeviceBackendBreakTests {
                 t.setUncaughtExceptionHandler((th, e) -> thrown.set(e));
                 t.start();
                 t.join(5000);
-                assertThat(thrown.get()).as("a late report must be ignored, not thrown").isNull();
+                assertThat(thrown.get())
+                        .as("a late report must be ignored, not thrown")
+                        .isNull();
                 assertThat(run.status()).isEqualTo(RunStatus.SUCCEEDED);
                 assertThat(run.result(a)).isEqualTo(1);
                 assertThat(run.failures()).isEmpty();
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -233,33 +235,42 @@ class DeviceBackendBreakTests {
                 be.complete(t, 2000);
             });
             AtomicInteger ends = new AtomicInteger();
-            Scheduler s = Scheduler.builder().threads(2).gpuBackend(b).policy(new GpuFirstPolicy())
+            Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .gpuBackend(b)
+                    .policy(new GpuFirstPolicy())
                     .listener(e -> {
-                        if (e.type() == EventType.TASK_SUCCEEDED || e.type() == EventType.TASK_FAILED
+                        if (e.type() == EventType.TASK_SUCCEEDED
+                                || e.type() == EventType.TASK_FAILED
                                 || e.type() == EventType.TASK_CANCELLED) {
                             ends.incrementAndGet();
                         }
-                    }).build();
+                    })
+                    .build();
             try {
                 for (int k = 0; k < 30; k++) {
                     ends.set(0);
                     TaskGraph g = TaskGraph.named("fallback-" + k);
-                    Task<Integer> a = g.task("a").bodies(ctx -> {
-                        cpuRuns.incrementAndGet();
-                        Blocking.untilInterrupted(Duration.ofMillis(2));
-                        return 1;
-                    }, ctx -> 1);
+                    Task<Integer> a = g.task("a")
+                            .bodies(
+                                    ctx -> {
+                                        cpuRuns.incrementAndGet();
+                                        Blocking.untilInterrupted(Duration.ofMillis(2));
+                                        return 1;
+                                    },
+                                    ctx -> 1);
                     Task<Integer> c = g.task("c").after(a).cpu(ctx -> ctx.input(a) + 1);
                     GraphRun run = s.submit(g);
                     Checks.awaitEnd(run, Duration.ofSeconds(5));
                     Checks.assertConsistent(run);
                     assertThat(run.state(a)).isEqualTo(TaskState.SUCCEEDED);
-                    assertThat(run.result(a)).as("the CPU body's result, not the backend's late report").isEqualTo(1);
+                    assertThat(run.result(a))
+                            .as("the CPU body's result, not the backend's late report")
+                            .isEqualTo(1);
                     assertThat(run.result(c)).isEqualTo(2);
                     assertThat(ends.get()).isEqualTo(2);
                 }
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -284,21 +295,25 @@ class DeviceBackendBreakTests {
             try {
                 for (int k = 0; k < 20; k++) {
                     TaskGraph g = TaskGraph.named("fallafter-" + k);
-                    Task<Integer> a = g.task("a").bodies(ctx -> {
-                        cpuRuns.incrementAndGet();
-                        return 1;
-                    }, ctx -> {
-                        gpuRuns.incrementAndGet();
-                        return 1;
-                    });
+                    Task<Integer> a = g.task("a")
+                            .bodies(
+                                    ctx -> {
+                                        cpuRuns.incrementAndGet();
+                                        return 1;
+                                    },
+                                    ctx -> {
+                                        gpuRuns.incrementAndGet();
+                                        return 1;
+                                    });
                     GraphRun run = s.submit(g);
                     Checks.awaitEnd(run, Duration.ofSeconds(5));
                     Checks.assertConsistent(run);
                     assertThat(run.state(a)).isEqualTo(TaskState.SUCCEEDED);
                 }
-                assertThat(cpuRuns.get() + gpuRuns.get()).as("each attempt ran one body").isEqualTo(20);
-            }
-            finally {
+                assertThat(cpuRuns.get() + gpuRuns.get())
+                        .as("each attempt ran one body")
+                        .isEqualTo(20);
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -322,8 +337,7 @@ class DeviceBackendBreakTests {
                 Checks.awaitEnd(run, Duration.ofSeconds(5));
                 Checks.assertConsistent(run);
                 assertThat(run.result(c)).isEqualTo(2);
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -357,8 +371,7 @@ class DeviceBackendBreakTests {
                 Checks.awaitEnd(run, Duration.ofSeconds(5));
                 Checks.assertConsistent(run);
                 assertThat(run.status()).isEqualTo(RunStatus.CANCELLED);
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -367,15 +380,13 @@ class DeviceBackendBreakTests {
     @Test
     void aBackendWhoseCloseThrowsStillLetsTheSchedulerTerminate() {
         assertTimeoutPreemptively(MAX, () -> {
-            ScriptedBackend b = new ScriptedBackend(1, (be, t) -> {
-            });
+            ScriptedBackend b = new ScriptedBackend(1, (be, t) -> {});
             b.closeFailure = new IllegalStateException("close exploded");
             Scheduler s = scheduler(b);
             int before = Thread.activeCount();
             try {
                 s.close();
-            }
-            catch (RuntimeException ex) {
+            } catch (RuntimeException ex) {
                 // acceptable if reported, but the threads must end
             }
             assertThat(s.awaitTermination(Duration.ofSeconds(3))).isTrue();
@@ -406,8 +417,7 @@ class DeviceBackendBreakTests {
                 assertThat(run.state(a)).isEqualTo(TaskState.FAILED);
                 assertThat(ex.getCause()).isInstanceOf(StackOverflowError.class).hasMessage("dispatch overflow");
                 assertThat(run.state(c)).isEqualTo(TaskState.CANCELLED);
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });

@@ -1,7 +1,7 @@
 package io.hts.engine.adversarial;
 
-import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.graph.Device;
@@ -12,10 +12,9 @@ import io.hts.engine.observe.EventType;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A device backend reports an attempt with {@link DeviceTask#failDeviceLost}: the error took its
@@ -25,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class DeviceLostRetryTests {
 
-    private static final IllegalStateException LOST = new IllegalStateException("test: the device's context is poisoned");
+    private static final IllegalStateException LOST =
+            new IllegalStateException("test: the device's context is poisoned");
 
     /** A backend that starts each attempt and reports it failed, lost or not. */
     private static ScriptedBackend failing(boolean lost) {
@@ -35,8 +35,7 @@ class DeviceLostRetryTests {
             }
             if (lost) {
                 t.failDeviceLost(LOST);
-            }
-            else {
+            } else {
                 be.fail(t, LOST);
             }
         });
@@ -56,8 +55,7 @@ class DeviceLostRetryTests {
             assertThat(run.state(t)).isEqualTo(TaskState.FAILED);
             assertThat(run.error(t)).containsSame(LOST);
             assertThat(b.dispatched).as("attempts dispatched to the device").hasSize(dispatched);
-        }
-        finally {
+        } finally {
             DeviceBackendBreakTests.closeQuietly(s);
         }
     }
@@ -73,12 +71,16 @@ class DeviceLostRetryTests {
     void aDualBodiedTaskWhoseDeviceIsLostRetriesOnTheCpuThoughTheDeviceLooksUp() throws Exception {
         ScriptedBackend b = failing(true);
         AtomicInteger placedOnCpu = new AtomicInteger();
-        Scheduler s = Scheduler.builder().threads(2).gpuBackend(b).policy(new io.hts.engine.policy.GpuFirstPolicy())
+        Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(b)
+                .policy(new io.hts.engine.policy.GpuFirstPolicy())
                 .listener(e -> {
                     if (e.type() == EventType.TASK_PLACED && e.device() == Device.CPU) {
                         placedOnCpu.incrementAndGet();
                     }
-                }).build();
+                })
+                .build();
         try {
             TaskGraph g = TaskGraph.named("lost-dual");
             Task<String> t = g.task("t").retries(2, Duration.ZERO).bodies(ctx -> "cpu", ctx -> "gpu");
@@ -86,8 +88,7 @@ class DeviceLostRetryTests {
             assertThat(run.result(t)).isEqualTo("cpu");
             assertThat(b.dispatched).as("attempts dispatched to the device").hasSize(1);
             assertThat(placedOnCpu).as("placements on the CPU, with the reason").hasValue(1);
-        }
-        finally {
+        } finally {
             DeviceBackendBreakTests.closeQuietly(s);
         }
     }

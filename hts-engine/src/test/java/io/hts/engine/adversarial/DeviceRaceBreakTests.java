@@ -1,11 +1,7 @@
 package io.hts.engine.adversarial;
 
-import java.time.Duration;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
@@ -21,10 +17,13 @@ import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.Blocking;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 class DeviceRaceBreakTests {
 
@@ -45,23 +44,23 @@ class DeviceRaceBreakTests {
     void aBulkheadedTaskWhoseDelayedDispatchThrowsDoesNotHangTheRun() {
         assertTimeoutPreemptively(MAX, () -> {
             AtomicInteger dispatches = new AtomicInteger();
-            ScriptedBackend inner = new ScriptedBackend(2, (b, t) -> {
-                try {
-                    Blocking.untilInterrupted(Duration.ofMillis(100));
-                }
-                catch (InterruptedException ex) {
-                    Thread.currentThread().interrupt();
-                }
-                runAndReport(b, t);
-            }) {
-                @Override
-                public void dispatch(DeviceTask task) {
-                    if (dispatches.incrementAndGet() == 2) {
-                        throw new IllegalStateException("device refused the second task");
-                    }
-                    super.dispatch(task);
-                }
-            };
+            ScriptedBackend inner =
+                    new ScriptedBackend(2, (b, t) -> {
+                        try {
+                            Blocking.untilInterrupted(Duration.ofMillis(100));
+                        } catch (InterruptedException ex) {
+                            Thread.currentThread().interrupt();
+                        }
+                        runAndReport(b, t);
+                    }) {
+                        @Override
+                        public void dispatch(DeviceTask task) {
+                            if (dispatches.incrementAndGet() == 2) {
+                                throw new IllegalStateException("device refused the second task");
+                            }
+                            super.dispatch(task);
+                        }
+                    };
             CircuitBreakingBackend gpu = bulkheadOfOne(inner);
             Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build();
             try {
@@ -73,8 +72,7 @@ class DeviceRaceBreakTests {
                 Checks.assertConsistent(run);
                 assertThat(ex).isNotNull();
                 assertThat(ex.getCause()).hasMessage("device refused the second task");
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -109,8 +107,7 @@ class DeviceRaceBreakTests {
                 Checks.assertConsistent(r2);
                 assertThat(ex2).isNull();
                 assertThat(r2.result(y)).isEqualTo(2);
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -120,14 +117,18 @@ class DeviceRaceBreakTests {
     void aRecordExceptionPredicateThatThrowsKeepsTheDevicesReport() {
         assertTimeoutPreemptively(MAX, () -> {
             ScriptedBackend inner = new ScriptedBackend(2, DeviceRaceBreakTests::runAndReport);
-            CircuitBreaker breaker = CircuitBreaker.of("cb", CircuitBreakerConfig.custom()
-                    .recordException(e -> {
-                        throw new IllegalStateException("predicate");
-                    }).build());
+            CircuitBreaker breaker = CircuitBreaker.of(
+                    "cb",
+                    CircuitBreakerConfig.custom()
+                            .recordException(e -> {
+                                throw new IllegalStateException("predicate");
+                            })
+                            .build());
             breaker.getEventPublisher().onEvent(e -> {
                 throw new StackOverflowError("consumer");
             });
-            CircuitBreakingBackend gpu = new CircuitBreakingBackend(inner, breaker, null, CircuitBreakingBackend.WhenOpen.FAIL);
+            CircuitBreakingBackend gpu =
+                    new CircuitBreakingBackend(inner, breaker, null, CircuitBreakingBackend.WhenOpen.FAIL);
             Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build();
             try {
                 for (int k = 0; k < 20; k++) {
@@ -141,8 +142,7 @@ class DeviceRaceBreakTests {
                     Checks.assertConsistent(run);
                     assertThat(run.error(bad).orElseThrow()).isInstanceOf(ArithmeticException.class);
                 }
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -169,13 +169,16 @@ class DeviceRaceBreakTests {
             try {
                 for (int k = 0; k < 300; k++) {
                     TaskGraph g = TaskGraph.named("g" + k);
-                    Task<Integer> t = g.task("t").bodies(ctx -> {
-                        cpuRuns.incrementAndGet();
-                        return 1;
-                    }, ctx -> {
-                        gpuRuns.incrementAndGet();
-                        return 1;
-                    });
+                    Task<Integer> t = g.task("t")
+                            .bodies(
+                                    ctx -> {
+                                        cpuRuns.incrementAndGet();
+                                        return 1;
+                                    },
+                                    ctx -> {
+                                        gpuRuns.incrementAndGet();
+                                        return 1;
+                                    });
                     g.task("d").after(t).cpu(ctx -> ctx.input(t) + 1);
                     GraphRun run = s.submit(g);
                     GraphRunException ex = Checks.awaitEnd(run, Duration.ofSeconds(5));
@@ -184,8 +187,7 @@ class DeviceRaceBreakTests {
                 }
                 assertThat(problems).isEmpty();
                 assertThat(cpuRuns.get() + gpuRuns.get()).isEqualTo(300);
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -209,15 +211,15 @@ class DeviceRaceBreakTests {
                     Checks.assertConsistent(run);
                     if (ex == null) {
                         assertThat(run.result(d)).isEqualTo(43);
-                    }
-                    else {
+                    } else {
                         assertThat(run.state(t)).isEqualTo(TaskState.FAILED);
-                        assertThat(run.error(t).orElseThrow()).as("round %d", k).hasMessageContaining("without starting it");
+                        assertThat(run.error(t).orElseThrow())
+                                .as("round %d", k)
+                                .hasMessageContaining("without starting it");
                     }
                 }
                 assertThat(b.reportErrors).isEmpty();
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -231,9 +233,13 @@ class DeviceRaceBreakTests {
             try {
                 for (int k = 0; k < 50; k++) {
                     TaskGraph g = TaskGraph.named("g" + k);
-                    Task<Integer> t = g.task("t").timeout(Duration.ofSeconds(2))
-                            .retry(RetryConfig.custom().maxAttempts(4).waitDuration(Duration.ofMillis(1))
-                                    .retryOnResult(r -> ((Integer) r) < 3).build())
+                    Task<Integer> t = g.task("t")
+                            .timeout(Duration.ofSeconds(2))
+                            .retry(RetryConfig.custom()
+                                    .maxAttempts(4)
+                                    .waitDuration(Duration.ofMillis(1))
+                                    .retryOnResult(r -> ((Integer) r) < 3)
+                                    .build())
                             .gpu(ctx -> ctx.attempt());
                     Task<Integer> d = g.task("d").after(t).cpu(ctx -> ctx.input(t) * 2);
                     GraphRun run = s.submit(g);
@@ -244,8 +250,7 @@ class DeviceRaceBreakTests {
                     assertThat(run.result(d)).isEqualTo(run.result(t) * 2);
                 }
                 assertThat(b.reportErrors).isEmpty();
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -253,8 +258,15 @@ class DeviceRaceBreakTests {
 
     /** A default breaker and a bulkhead of one concurrent call that queues (WAIT) the rest. */
     private static CircuitBreakingBackend bulkheadOfOne(ScriptedBackend inner) {
-        return new CircuitBreakingBackend(inner, CircuitBreaker.of("cb", CircuitBreakerConfig.ofDefaults()),
-                Bulkhead.of("bh", BulkheadConfig.custom().maxConcurrentCalls(1).maxWaitDuration(Duration.ZERO).build()),
+        return new CircuitBreakingBackend(
+                inner,
+                CircuitBreaker.of("cb", CircuitBreakerConfig.ofDefaults()),
+                Bulkhead.of(
+                        "bh",
+                        BulkheadConfig.custom()
+                                .maxConcurrentCalls(1)
+                                .maxWaitDuration(Duration.ZERO)
+                                .build()),
                 CircuitBreakingBackend.WhenOpen.WAIT);
     }
 
@@ -264,8 +276,7 @@ class DeviceRaceBreakTests {
         Thread other = new Thread(() -> {
             try {
                 bar.await(1, TimeUnit.SECONDS);
-            }
-            catch (Exception ignored) {
+            } catch (Exception ignored) {
                 // run anyway
             }
             rival.run();
@@ -273,15 +284,13 @@ class DeviceRaceBreakTests {
         other.start();
         try {
             bar.await(1, TimeUnit.SECONDS);
-        }
-        catch (Exception ignored) {
+        } catch (Exception ignored) {
             // start anyway
         }
         boolean started = t.start(0);
         try {
             other.join(2000);
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
         return started;

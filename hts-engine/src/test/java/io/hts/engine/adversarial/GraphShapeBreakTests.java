@@ -1,7 +1,7 @@
 package io.hts.engine.adversarial;
 
-import java.time.Duration;
-import java.util.List;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskBarrier;
@@ -11,10 +11,9 @@ import io.hts.engine.graph.TaskState;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.Blocking;
+import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 class GraphShapeBreakTests {
 
@@ -35,11 +34,19 @@ class GraphShapeBreakTests {
                     Blocking.untilInterrupted(Duration.ofMillis(20));
                     return 1;
                 });
-                TaskGroup<Integer> grp = g.group("grp", 3, (i, t) -> t.after(a).after(a).cpu(ctx -> ctx.input(a) + i));
+                TaskGroup<Integer> grp =
+                        g.group("grp", 3, (i, t) -> t.after(a).after(a).cpu(ctx -> ctx.input(a) + i));
                 TaskBarrier bar = g.barrier("bar").after(a, a, grp, grp.get(1));
-                Task<Integer> b = g.task("b").after(a, a).after("a").after(grp).after(grp.get(0), grp.get(2))
-                        .after("grp").after(bar, bar).after("bar")
-                        .cpu(ctx -> ctx.input(a) * 100 + ctx.inputs(grp).stream().mapToInt(x -> x).sum());
+                Task<Integer> b = g.task("b")
+                        .after(a, a)
+                        .after("a")
+                        .after(grp)
+                        .after(grp.get(0), grp.get(2))
+                        .after("grp")
+                        .after(bar, bar)
+                        .after("bar")
+                        .cpu(ctx -> ctx.input(a) * 100
+                                + ctx.inputs(grp).stream().mapToInt(x -> x).sum());
                 b.after(a).after("grp[1]");
                 for (int k = 0; k < 20; k++) {
                     GraphRun run = s.submit(g);
@@ -47,8 +54,7 @@ class GraphShapeBreakTests {
                     Checks.assertConsistent(run);
                     assertThat(run.result(b)).isEqualTo(100 + 1 + 2 + 3);
                 }
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -63,10 +69,14 @@ class GraphShapeBreakTests {
                 Task<Integer> x = g.task("x").cpu(ctx -> -1);
                 TaskGroup<Integer> grp = g.group("grp", 4, (i, t) -> t.cpu(ctx -> i * 10));
                 Task<Integer> y = g.task("y").cpu(ctx -> -2);
-                Task<List<Integer>> c = g.task("c").after(y, grp.get(3), x, grp.get(1)).after(grp.get(0))
-                        .after(grp.get(2)).cpu(ctx -> ctx.inputs(grp));
+                Task<List<Integer>> c = g.task("c")
+                        .after(y, grp.get(3), x, grp.get(1))
+                        .after(grp.get(0))
+                        .after(grp.get(2))
+                        .cpu(ctx -> ctx.inputs(grp));
                 TaskGroup<Integer> empty = g.group("empty", 0, (i, t) -> t.cpu(ctx -> i));
-                Task<Integer> e = g.task("e").after(empty).cpu(ctx -> ctx.inputs(empty).size());
+                Task<Integer> e =
+                        g.task("e").after(empty).cpu(ctx -> ctx.inputs(empty).size());
                 GraphRun run = s.submit(g);
                 assertThat(Checks.awaitEnd(run, Duration.ofSeconds(5))).isNull();
                 assertThat(run.result(c)).containsExactly(0, 10, 20, 30);
@@ -74,8 +84,7 @@ class GraphShapeBreakTests {
                 assertThat(run.results(empty)).isEmpty();
                 assertThat(run.whenDone(empty).get()).isEmpty();
                 assertThat(run.whenDone(grp).get()).containsExactly(0, 10, 20, 30);
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -95,8 +104,7 @@ class GraphShapeBreakTests {
                 assertThat(run.state(b2.task())).isEqualTo(TaskState.SUCCEEDED);
                 run.cancel(b1.task());
                 assertThat(run.status().isDone()).isTrue();
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });

@@ -1,12 +1,8 @@
 package io.hts.engine.adversarial;
 
-import java.time.Duration;
-import java.util.Set;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
@@ -17,11 +13,14 @@ import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.Blocking;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 class InterruptCloseBreakTests {
 
@@ -35,11 +34,14 @@ class InterruptCloseBreakTests {
     /** An outer body that runs a nested graph then sleeps; a listener interrupts its own thread at one event of the nested run. */
     private void listenerInterruptAroundNestedWait(EventType at, int threads) throws Exception {
         AtomicBoolean armed = new AtomicBoolean(true);
-        Scheduler s = Scheduler.builder().threads(threads).listener(ev -> {
-            if (ev.type() == at && ev.graphName().equals("inner") && armed.get()) {
-                Thread.currentThread().interrupt();
-            }
-        }).build();
+        Scheduler s = Scheduler.builder()
+                .threads(threads)
+                .listener(ev -> {
+                    if (ev.type() == at && ev.graphName().equals("inner") && armed.get()) {
+                        Thread.currentThread().interrupt();
+                    }
+                })
+                .build();
         try {
             TaskGraph inner = TaskGraph.named("inner");
             inner.task("i").cpu(ctx -> 7);
@@ -55,11 +57,13 @@ class InterruptCloseBreakTests {
             GraphRun run = s.submit(outer);
             GraphRunException ex = Checks.awaitEnd(run, Duration.ofSeconds(10));
             Checks.assertConsistent(run);
-            assertThat(ex).as("outer body failed after a listener at %s interrupted its thread (%s): %s", at, seen.get(),
-                    ex == null ? "" : String.valueOf(ex.getCause())).isNull();
+            assertThat(ex)
+                    .as(
+                            "outer body failed after a listener at %s interrupted its thread (%s): %s",
+                            at, seen.get(), ex == null ? "" : String.valueOf(ex.getCause()))
+                    .isNull();
             assertThat(run.state(o)).isEqualTo(TaskState.SUCCEEDED);
-        }
-        finally {
+        } finally {
             closeQuietly(s);
         }
     }
@@ -82,11 +86,14 @@ class InterruptCloseBreakTests {
     @Test
     void aListenerInterruptingOnATaskCancelledTheBodyCausedFailsNoBody() {
         assertTimeoutPreemptively(MAX, () -> {
-            Scheduler s = Scheduler.builder().threads(2).listener(ev -> {
-                if (ev.type() == EventType.TASK_CANCELLED) {
-                    Thread.currentThread().interrupt();
-                }
-            }).build();
+            Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .listener(ev -> {
+                        if (ev.type() == EventType.TASK_CANCELLED) {
+                            Thread.currentThread().interrupt();
+                        }
+                    })
+                    .build();
             try {
                 TaskGraph g = TaskGraph.named("g");
                 CountDownLatch never = new CountDownLatch(1);
@@ -112,9 +119,10 @@ class InterruptCloseBreakTests {
                 });
                 GraphRunException ex = Checks.awaitEnd(run, Duration.ofSeconds(10));
                 Checks.assertConsistent(run);
-                assertThat(run.state(canceller)).as("canceller: %s", run.error(canceller)).isEqualTo(TaskState.SUCCEEDED);
-            }
-            finally {
+                assertThat(run.state(canceller))
+                        .as("canceller: %s", run.error(canceller))
+                        .isEqualTo(TaskState.SUCCEEDED);
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -124,14 +132,17 @@ class InterruptCloseBreakTests {
     void aCancelFromATaskStartedListenerMakesTheBodyBeginInterrupted() {
         assertTimeoutPreemptively(MAX, () -> {
             AtomicReference<GraphRun> current = new AtomicReference<>();
-            Scheduler s = Scheduler.builder().threads(2).listener(ev -> {
-                if (ev.type() == EventType.TASK_STARTED) {
-                    GraphRun r = current.get();
-                    if (r != null && r.runId() == ev.runId()) {
-                        r.cancel();
-                    }
-                }
-            }).build();
+            Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .listener(ev -> {
+                        if (ev.type() == EventType.TASK_STARTED) {
+                            GraphRun r = current.get();
+                            if (r != null && r.runId() == ev.runId()) {
+                                r.cancel();
+                            }
+                        }
+                    })
+                    .build();
             try {
                 for (int k = 0; k < 200; k++) {
                     TaskGraph g = TaskGraph.named("g" + k);
@@ -142,7 +153,8 @@ class InterruptCloseBreakTests {
                         return 0;
                     });
                     Task<Integer> b = g.task("b").after("a").cpu(ctx -> {
-                        saw.set("interrupted=" + Thread.currentThread().isInterrupted() + " cancelled=" + ctx.isCancelled());
+                        saw.set("interrupted=" + Thread.currentThread().isInterrupted() + " cancelled="
+                                + ctx.isCancelled());
                         return 1;
                     });
                     GraphRun run = s.submit(g);
@@ -153,8 +165,7 @@ class InterruptCloseBreakTests {
                     Checks.assertConsistent(run);
                     current.set(null);
                 }
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -168,27 +179,29 @@ class InterruptCloseBreakTests {
                 for (int k = 0; k < 20; k++) {
                     TaskGraph g = TaskGraph.named("t" + k);
                     CountDownLatch interrupted = new CountDownLatch(1);
-                    Task<Integer> t = g.task("sleeper").timeout(Duration.ofMillis(20)).cpu(ctx -> {
-                        try {
-                            Blocking.untilInterrupted(Duration.ofSeconds(10));
-                        }
-                        catch (InterruptedException ex) {
-                            interrupted.countDown();
-                            throw ex;
-                        }
-                        return 1;
-                    });
+                    Task<Integer> t = g.task("sleeper")
+                            .timeout(Duration.ofMillis(20))
+                            .cpu(ctx -> {
+                                try {
+                                    Blocking.untilInterrupted(Duration.ofSeconds(10));
+                                } catch (InterruptedException ex) {
+                                    interrupted.countDown();
+                                    throw ex;
+                                }
+                                return 1;
+                            });
                     long t0 = System.nanoTime();
                     GraphRun run = s.submit(g);
                     GraphRunException ex = Checks.awaitEnd(run, Duration.ofSeconds(5));
                     assertThat(ex).isNotNull();
-                    assertThat(interrupted.await(2, TimeUnit.SECONDS)).as("interrupt reached the body").isTrue();
+                    assertThat(interrupted.await(2, TimeUnit.SECONDS))
+                            .as("interrupt reached the body")
+                            .isTrue();
                     assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(3));
                     Checks.assertConsistent(run);
                     assertThat(run.state(t)).isEqualTo(TaskState.FAILED);
                 }
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -201,11 +214,14 @@ class InterruptCloseBreakTests {
         assertTimeoutPreemptively(Duration.ofSeconds(15), () -> {
             AtomicReference<Scheduler> self = new AtomicReference<>();
             AtomicInteger closes = new AtomicInteger();
-            Scheduler s = Scheduler.builder().threads(2).listener(ev -> {
-                if (ev.type() == EventType.TASK_CANCELLED && closes.getAndIncrement() == 0) {
-                    self.get().close(); // "stop everything once anything is cancelled"
-                }
-            }).build();
+            Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .listener(ev -> {
+                        if (ev.type() == EventType.TASK_CANCELLED && closes.getAndIncrement() == 0) {
+                            self.get().close(); // "stop everything once anything is cancelled"
+                        }
+                    })
+                    .build();
             self.set(s);
             TaskGraph g = TaskGraph.named("g");
             CountDownLatch started = new CountDownLatch(1);
@@ -223,9 +239,13 @@ class InterruptCloseBreakTests {
             canceller.setDaemon(true);
             canceller.start();
             canceller.join(5000);
-            assertThat(canceller.isAlive()).as("run.cancel() from a user thread did not return: a TASK_CANCELLED listener"
-                    + " on that thread called close(), which waits for the run this thread is cancelling;"
-                    + " stack: %s", java.util.Arrays.toString(canceller.getStackTrace())).isFalse();
+            assertThat(canceller.isAlive())
+                    .as(
+                            "run.cancel() from a user thread did not return: a TASK_CANCELLED listener"
+                                    + " on that thread called close(), which waits for the run this thread is cancelling;"
+                                    + " stack: %s",
+                            java.util.Arrays.toString(canceller.getStackTrace()))
+                    .isFalse();
             Checks.awaitEnd(run, Duration.ofSeconds(5));
             assertThat(s.awaitTermination(Duration.ofSeconds(5))).isTrue();
         });
@@ -251,7 +271,9 @@ class InterruptCloseBreakTests {
             boolean stuck = canceller.isAlive();
             release.countDown();
             canceller.join(3000);
-            assertThat(stuck).as("run.cancel(b) blocked while a whenDone(b) callback on its thread called close()").isFalse();
+            assertThat(stuck)
+                    .as("run.cancel(b) blocked while a whenDone(b) callback on its thread called close()")
+                    .isFalse();
             Checks.awaitEnd(run, Duration.ofSeconds(5));
             assertThat(s.awaitTermination(Duration.ofSeconds(5))).isTrue();
         });
@@ -262,36 +284,48 @@ class InterruptCloseBreakTests {
         AtomicReference<Scheduler> self = new AtomicReference<>();
         AtomicReference<Throwable> closeErr = new AtomicReference<>();
         AtomicReference<String> thread = new AtomicReference<>();
-        Scheduler s = Scheduler.builder().threads(2).threadNamePrefix("brk2-").listener(ev -> {
-            if (ev.type() == at) {
-                thread.set(Thread.currentThread().getName());
-                try {
-                    self.get().close();
-                }
-                catch (Throwable t) {
-                    closeErr.set(t);
-                }
-            }
-        }).build();
+        Scheduler s = Scheduler.builder()
+                .threads(2)
+                .threadNamePrefix("brk2-")
+                .listener(ev -> {
+                    if (ev.type() == at) {
+                        thread.set(Thread.currentThread().getName());
+                        try {
+                            self.get().close();
+                        } catch (Throwable t) {
+                            closeErr.set(t);
+                        }
+                    }
+                })
+                .build();
         self.set(s);
         TaskGraph g = TaskGraph.named("g");
         AtomicInteger attempts = new AtomicInteger();
-        Task<Integer> t = g.task("t").timeout(Duration.ofMillis(30)).retries(2, Duration.ofMillis(10)).cpu(ctx -> {
-            if (attempts.incrementAndGet() == 1) {
-                Blocking.untilInterrupted(Duration.ofSeconds(5));
-            }
-            return 1;
-        });
+        Task<Integer> t = g.task("t")
+                .timeout(Duration.ofMillis(30))
+                .retries(2, Duration.ofMillis(10))
+                .cpu(ctx -> {
+                    if (attempts.incrementAndGet() == 1) {
+                        Blocking.untilInterrupted(Duration.ofSeconds(5));
+                    }
+                    return 1;
+                });
         g.task("after").after(t).cpu(ctx -> 2);
         GraphRun run = s.submit(g);
         Checks.awaitEnd(run, Duration.ofSeconds(10));
         Checks.assertConsistent(run);
         assertThat(closeErr.get()).isNull();
-        assertThat(s.awaitTermination(Duration.ofSeconds(10))).as("terminated after close() from %s on %s", at, thread.get()).isTrue();
+        assertThat(s.awaitTermination(Duration.ofSeconds(10)))
+                .as("terminated after close() from %s on %s", at, thread.get())
+                .isTrue();
         assertThat(run.status()).as("states %s", run.states()).isEqualTo(RunStatus.SUCCEEDED);
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(Checks.threads().stream()
-                .filter(th -> !before.contains(th) && th.getName().startsWith("brk2-") && th.isAlive()).toList())
-                .as("threads left").isEmpty());
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(Checks.threads().stream()
+                                .filter(th ->
+                                        !before.contains(th) && th.getName().startsWith("brk2-") && th.isAlive())
+                                .toList())
+                        .as("threads left")
+                        .isEmpty());
     }
 
     @Test
@@ -318,8 +352,7 @@ class InterruptCloseBreakTests {
                 self.get().shutdown();
                 try {
                     nested.set(ctx.execute(inner).result(inner.tasks().get(0)));
-                }
-                catch (Throwable ex) {
+                } catch (Throwable ex) {
                     nested.set(ex);
                 }
                 self.get().shutdownNow();

@@ -1,16 +1,7 @@
 package io.hts.engine.adversarial;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Pattern;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
@@ -28,11 +19,18 @@ import io.hts.engine.run.RunOptions;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.CapturedErr;
 import io.hts.engine.support.Ended;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Adversarial checks of two promises of docs/engine.md "Observability": a run that does not
@@ -46,12 +44,10 @@ class ObservabilityAttackTests {
     @RegisterExtension
     final CapturedErr err = new CapturedErr();
 
-
     /** How many FailedRunLog lines are about this run. */
     private int lines(GraphRun run) {
         return err.count("HTS run " + run.runId() + " of graph '" + run.graph().name() + "'");
     }
-
 
     /** blocker (waits for the latch) -> a -> b, and an independent group of 3 members. */
     private static TaskGraph blocking(String name, CountDownLatch started, CountDownLatch release) {
@@ -76,7 +72,8 @@ class ObservabilityAttackTests {
             t.setDaemon(true);
             return t;
         });
-        try (Scheduler s = Scheduler.builder().threads(2).failedRunsLoggedPerMinute(10_000).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(2).failedRunsLoggedPerMinute(10_000).build()) {
             for (int k = 0; k < 30; k++) {
                 CountDownLatch started = new CountDownLatch(1);
                 CountDownLatch release = new CountDownLatch(1);
@@ -106,25 +103,30 @@ class ObservabilityAttackTests {
                 release.countDown();
                 Ended.run(run);
                 assertThat(run.status()).isNotEqualTo(RunStatus.SUCCEEDED);
-                assertThat(lines(run)).as("lines about run %s in:%n%s", run.runId(), err.text()).isEqualTo(1);
+                assertThat(lines(run))
+                        .as("lines about run %s in:%n%s", run.runId(), err.text())
+                        .isEqualTo(1);
             }
-        }
-        finally {
+        } finally {
             cancellers.shutdownNow();
         }
     }
 
     @Test
     void aTimeOutRacingARunCancelIsLoggedOnce() throws Exception {
-        try (Scheduler s = Scheduler.builder().threads(2).failedRunsLoggedPerMinute(10_000).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(2).failedRunsLoggedPerMinute(10_000).build()) {
             for (int k = 0; k < 30; k++) {
                 CountDownLatch started = new CountDownLatch(1);
                 TaskGraph g = TaskGraph.named("to-" + k);
-                Task<Integer> slow = g.task("slow").timeout(Duration.ofMillis(5)).retries(1, Duration.ZERO).cpu(ctx -> {
-                    started.countDown();
-                    new CountDownLatch(1).await(200, TimeUnit.MILLISECONDS);
-                    return 1;
-                });
+                Task<Integer> slow = g.task("slow")
+                        .timeout(Duration.ofMillis(5))
+                        .retries(1, Duration.ZERO)
+                        .cpu(ctx -> {
+                            started.countDown();
+                            new CountDownLatch(1).await(200, TimeUnit.MILLISECONDS);
+                            return 1;
+                        });
                 g.task("after").after(slow).cpu(ctx -> 2);
                 GraphRun run = s.submit(g);
                 assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
@@ -132,7 +134,9 @@ class ObservabilityAttackTests {
                     run.cancel();
                 }
                 Ended.run(run);
-                assertThat(lines(run)).as("lines about run %s in:%n%s", run.runId(), err.text()).isEqualTo(1);
+                assertThat(lines(run))
+                        .as("lines about run %s in:%n%s", run.runId(), err.text())
+                        .isEqualTo(1);
             }
         }
     }
@@ -192,13 +196,16 @@ class ObservabilityAttackTests {
     @Test
     void listenersThatThrowRuntimeExceptionsAndErrorsDoNotStopOrDoubleTheLog() {
         AtomicInteger calls = new AtomicInteger();
-        try (Scheduler s = Scheduler.builder().threads(2).listener(e -> {
-            calls.incrementAndGet();
-            if (e.type() == EventType.RUN_FAILED || e.type() == EventType.RUN_CANCELLED) {
-                throw new OutOfMemoryError("listener pretends to be out of memory");
-            }
-            throw new IllegalStateException("listener broken on " + e.type());
-        }).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .listener(e -> {
+                    calls.incrementAndGet();
+                    if (e.type() == EventType.RUN_FAILED || e.type() == EventType.RUN_CANCELLED) {
+                        throw new OutOfMemoryError("listener pretends to be out of memory");
+                    }
+                    throw new IllegalStateException("listener broken on " + e.type());
+                })
+                .build()) {
             TaskGraph g = TaskGraph.named("lis");
             Task<Integer> boom = g.task("boom").cpu(ctx -> {
                 throw new IllegalStateException("body failure");
@@ -254,7 +261,8 @@ class ObservabilityAttackTests {
             t.setDaemon(true);
             return t;
         });
-        try (Scheduler s = Scheduler.builder().threads(2).failedRunsLoggedPerMinute(5).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(2).failedRunsLoggedPerMinute(5).build()) {
             List<Future<GraphRun>> runs = new ArrayList<>();
             CountDownLatch go = new CountDownLatch(1);
             for (int k = 0; k < 40; k++) {
@@ -273,8 +281,7 @@ class ObservabilityAttackTests {
                 assertThat(f.get(30, TimeUnit.SECONDS).status()).isEqualTo(RunStatus.FAILED);
             }
             assertThat(err.count("' failed after ")).as(err.text()).isEqualTo(5);
-        }
-        finally {
+        } finally {
             submitters.shutdownNow();
         }
     }
@@ -290,7 +297,8 @@ class ObservabilityAttackTests {
             Ended.run(run);
             assertThat(run.status()).isEqualTo(RunStatus.FAILED);
             assertThat(lines(run)).as(err.text()).isEqualTo(1);
-            assertThat(err.text()).contains("java.lang.AssertionError: invariant broken 42")
+            assertThat(err.text())
+                    .contains("java.lang.AssertionError: invariant broken 42")
                     .contains("at io.hts.engine.adversarial.ObservabilityAttackTests");
         }
     }
@@ -330,7 +338,9 @@ class ObservabilityAttackTests {
         assertThat(cancelled).isNotEmpty();
         for (GraphRun r : runs) {
             if (r.status() != RunStatus.SUCCEEDED) {
-                assertThat(lines(r)).as("run %s %s in:%n%s", r.runId(), r.status(), err.text()).isEqualTo(1);
+                assertThat(lines(r))
+                        .as("run %s %s in:%n%s", r.runId(), r.status(), err.text())
+                        .isEqualTo(1);
             }
         }
     }
@@ -362,19 +372,24 @@ class ObservabilityAttackTests {
             busy.forEach(Ended::run);
             assertThat(run.status()).isEqualTo(RunStatus.CANCELLED);
             assertThat(lines(run)).as(err.text()).isEqualTo(1);
-            assertThat(err.text()).contains("INFO io.hts.engine.run.FailedRunLog - HTS run " + run.runId()
-                    + " of graph 'never-started' was cancelled");
+            assertThat(err.text())
+                    .contains("INFO io.hts.engine.run.FailedRunLog - HTS run " + run.runId()
+                            + " of graph 'never-started' was cancelled");
             RunProfile p = run.profile();
             assertThat(p.tasks()).hasSize(2).allSatisfy(t -> {
                 assertThat(t.state()).isEqualTo(TaskState.CANCELLED);
-                assertThat(t.cause()).as("cause of %s", t.taskName()).isNotNull().contains("cancelled");
+                assertThat(t.cause())
+                        .as("cause of %s", t.taskName())
+                        .isNotNull()
+                        .contains("cancelled");
             });
         }
     }
 
     @Test
     void continueModeNamesEveryFailureAndTheFirstCauseIsTheFirstToFail() throws Exception {
-        try (Scheduler s = Scheduler.builder().threads(2).failureMode(FailureMode.CONTINUE).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(2).failureMode(FailureMode.CONTINUE).build()) {
             CountDownLatch firstFailed = new CountDownLatch(1);
             TaskGraph g = TaskGraph.named("two-fail");
             s.addListener(e -> {
@@ -394,7 +409,8 @@ class ObservabilityAttackTests {
             assertThat(lines(run)).as(err.text()).isEqualTo(1);
             String out = err.text();
             assertThat(out).contains("2 failed (").contains("early failure").contains("late failure");
-            assertThat(out.substring(out.indexOf("first cause:"))).startsWith("first cause:")
+            assertThat(out.substring(out.indexOf("first cause:")))
+                    .startsWith("first cause:")
                     .contains("java.lang.IllegalStateException: early failure");
         }
     }
@@ -420,13 +436,21 @@ class ObservabilityAttackTests {
     private static void everyTaskHasItsStateAndCause(RunProfile p, TaskGraph g, GraphRun run) {
         assertThat(p.tasks()).hasSize(g.size());
         for (TaskTiming t : p.tasks()) {
-            assertThat(t.state()).as("state of %s", t.taskName()).isEqualTo(run.states().get(t.taskName()));
-            assertThat(t.state().isTerminal()).as("final state of %s", t.taskName()).isTrue();
+            assertThat(t.state())
+                    .as("state of %s", t.taskName())
+                    .isEqualTo(run.states().get(t.taskName()));
+            assertThat(t.state().isTerminal())
+                    .as("final state of %s", t.taskName())
+                    .isTrue();
             if (t.state() == TaskState.FAILED || t.state() == TaskState.CANCELLED) {
-                assertThat(t.cause()).as("cause of %s (%s)", t.taskName(), t.state()).isNotNull().isNotBlank();
-            }
-            else {
-                assertThat(t.cause()).as("cause of %s (%s)", t.taskName(), t.state()).isNull();
+                assertThat(t.cause())
+                        .as("cause of %s (%s)", t.taskName(), t.state())
+                        .isNotNull()
+                        .isNotBlank();
+            } else {
+                assertThat(t.cause())
+                        .as("cause of %s (%s)", t.taskName(), t.state())
+                        .isNull();
             }
         }
     }
@@ -439,9 +463,17 @@ class ObservabilityAttackTests {
             Ended.run(run);
             RunProfile p = run.profile();
             everyTaskHasItsStateAndCause(p, g, run);
-            assertThat(p.tasks().stream().filter(t -> t.taskName().equals("boom")).findFirst().orElseThrow().cause())
+            assertThat(p.tasks().stream()
+                            .filter(t -> t.taskName().equals("boom"))
+                            .findFirst()
+                            .orElseThrow()
+                            .cause())
                     .contains("profiling off failure");
-            assertThat(p.tasks().stream().filter(t -> t.taskName().equals("grandchild")).findFirst().orElseThrow().cause())
+            assertThat(p.tasks().stream()
+                            .filter(t -> t.taskName().equals("grandchild"))
+                            .findFirst()
+                            .orElseThrow()
+                            .cause())
                     .contains("boom");
         }
     }
@@ -455,15 +487,18 @@ class ObservabilityAttackTests {
             RunProfile kept = s.profiler().run(run.runId()).orElseThrow();
             everyTaskHasItsStateAndCause(kept, g, run);
             for (int i = 0; i < g.size(); i++) {
-                assertThat(kept.tasks().get(i).cause()).isEqualTo(run.profile().tasks().get(i).cause());
-                assertThat(kept.tasks().get(i).state()).isEqualTo(run.profile().tasks().get(i).state());
+                assertThat(kept.tasks().get(i).cause())
+                        .isEqualTo(run.profile().tasks().get(i).cause());
+                assertThat(kept.tasks().get(i).state())
+                        .isEqualTo(run.profile().tasks().get(i).state());
             }
         }
     }
 
     @Test
     void cancelledTasksGroupMembersAndTimedOutTasksCarryTheirCause() throws Exception {
-        try (Scheduler s = Scheduler.builder().threads(2).failureMode(FailureMode.CONTINUE).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(2).failureMode(FailureMode.CONTINUE).build()) {
             CountDownLatch started = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             TaskGraph g = TaskGraph.named("mixed");
@@ -474,7 +509,8 @@ class ObservabilityAttackTests {
             });
             Task<Integer> single = g.task("single").after(gate).cpu(ctx -> 1);
             g.task("afterSingle").after(single).cpu(ctx -> 1);
-            TaskGroup<Integer> shards = g.group("shard", 4, (i, t) -> t.after(gate).cpu(ctx -> i));
+            TaskGroup<Integer> shards =
+                    g.group("shard", 4, (i, t) -> t.after(gate).cpu(ctx -> i));
             g.task("afterShards").after(shards).cpu(ctx -> 1);
             g.task("sleepy").timeout(Duration.ofMillis(20)).cpu(ctx -> {
                 new CountDownLatch(1).await(2, TimeUnit.SECONDS);
@@ -490,25 +526,37 @@ class ObservabilityAttackTests {
             everyTaskHasItsStateAndCause(run.profile(), g, run);
             everyTaskHasItsStateAndCause(s.profiler().run(run.runId()).orElseThrow(), g, run);
             RunProfile p = run.profile();
-            assertThat(p.tasks().stream().filter(t -> t.taskName().equals("sleepy")).findFirst().orElseThrow().state())
+            assertThat(p.tasks().stream()
+                            .filter(t -> t.taskName().equals("sleepy"))
+                            .findFirst()
+                            .orElseThrow()
+                            .state())
                     .isEqualTo(TaskState.FAILED);
-            assertThat(p.tasks().stream().filter(t -> t.taskName().equals("afterSingle")).findFirst().orElseThrow().cause())
+            assertThat(p.tasks().stream()
+                            .filter(t -> t.taskName().equals("afterSingle"))
+                            .findFirst()
+                            .orElseThrow()
+                            .cause())
                     .contains("single");
         }
     }
 
     @Test
     void causesAreRecordedWhenManyRunsAreCancelledAtRandomMoments() throws Exception {
-        try (Scheduler s = Scheduler.builder().threads(2).failedRunsLoggedPerMinute(0).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(2).failedRunsLoggedPerMinute(0).build()) {
             for (int k = 0; k < 100; k++) {
                 TaskGraph g = TaskGraph.named("race-" + k);
                 Task<Integer> root = g.task("root").cpu(ctx -> 1);
-                TaskGroup<Integer> mid = g.group("mid", 8, (i, t) -> t.after(root).cpu(ctx -> {
-                    if (i == 5) {
-                        throw new IllegalStateException("mid 5");
-                    }
-                    return i;
-                }));
+                TaskGroup<Integer> mid = g.group(
+                        "mid",
+                        8,
+                        (i, t) -> t.after(root).cpu(ctx -> {
+                            if (i == 5) {
+                                throw new IllegalStateException("mid 5");
+                            }
+                            return i;
+                        }));
                 g.task("end").after(mid).cpu(ctx -> 0);
                 GraphRun run = s.submit(g);
                 if (k % 2 == 0) {
@@ -556,8 +604,7 @@ class ObservabilityAttackTests {
                     s.activeRun(e.runId()).ifPresent(r -> {
                         try {
                             everyTaskHasItsStateAndCause(r.profile(), g, r);
-                        }
-                        catch (AssertionError ex) {
+                        } catch (AssertionError ex) {
                             synchronized (problems) {
                                 problems.add(ex);
                             }
@@ -576,8 +623,7 @@ class ObservabilityAttackTests {
     private static void awaitLatch(CountDownLatch latch) {
         try {
             assertThat(latch.await(10, TimeUnit.SECONDS)).isTrue();
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new AssertionError(ex);
         }

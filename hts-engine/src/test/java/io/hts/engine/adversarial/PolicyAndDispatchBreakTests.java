@@ -1,12 +1,7 @@
 package io.hts.engine.adversarial;
 
-import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.graph.Device;
@@ -22,10 +17,14 @@ import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.Blocking;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 class PolicyAndDispatchBreakTests {
 
@@ -78,8 +77,11 @@ class PolicyAndDispatchBreakTests {
     @Test
     void aPolicyThatThrowsAnErrorSendsTheTaskToTheCpu() {
         assertTimeoutPreemptively(MAX, () -> {
-            Scheduler s = Scheduler.builder().threads(2).gpuBackend(wellBehaved())
-                    .policy(throwingPolicy(() -> new AssertionError("policy assertion"), false)).build();
+            Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .gpuBackend(wellBehaved())
+                    .policy(throwingPolicy(() -> new AssertionError("policy assertion"), false))
+                    .build();
             try {
                 TaskGraph g = TaskGraph.named("policy-error");
                 Task<Integer> root = g.task("root").cpu(ctx -> 1);
@@ -89,8 +91,7 @@ class PolicyAndDispatchBreakTests {
                 Checks.assertConsistent(run);
                 assertThat(run.result(dual)).isEqualTo(2);
                 assertThat(s.policyFailures()).isPositive();
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -99,8 +100,10 @@ class PolicyAndDispatchBreakTests {
     @Test
     void aPolicyWhoseReadyOrderThrowsDoesNotHangTheRun() {
         assertTimeoutPreemptively(MAX, () -> {
-            Scheduler s = Scheduler.builder().threads(2)
-                    .policy(throwingPolicy(() -> new IllegalStateException("readyOrder exploded"), true)).build();
+            Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .policy(throwingPolicy(() -> new IllegalStateException("readyOrder exploded"), true))
+                    .build();
             try {
                 TaskGraph g = TaskGraph.named("readyorder");
                 Task<Integer> root = g.task("root").cpu(ctx -> 1);
@@ -108,15 +111,15 @@ class PolicyAndDispatchBreakTests {
                 GraphRun run;
                 try {
                     run = s.submit(g);
-                }
-                catch (RuntimeException ex) {
-                    assertThat(s.activeRuns()).as("a refused submission leaves no active run").isEmpty();
+                } catch (RuntimeException ex) {
+                    assertThat(s.activeRuns())
+                            .as("a refused submission leaves no active run")
+                            .isEmpty();
                     return;
                 }
                 Checks.awaitEnd(run, Duration.ofSeconds(5));
                 Checks.assertConsistent(run);
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -139,8 +142,7 @@ class PolicyAndDispatchBreakTests {
                 assertThat(ex).isNotNull();
                 Checks.assertConsistent(run);
                 assertThat(run.state(gpu)).isEqualTo(TaskState.FAILED);
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -164,10 +166,11 @@ class PolicyAndDispatchBreakTests {
                 assertThat(ex).isNotNull();
                 assertThat(ex.getCause()).isInstanceOf(AssertionError.class).hasMessage("dispatch assertion");
                 assertThat(s.activeRuns()).isEmpty();
-            }
-            finally {
+            } finally {
                 s.shutdown();
-                assertThat(s.awaitTermination(Duration.ofSeconds(3))).as("terminated after shutdown()").isTrue();
+                assertThat(s.awaitTermination(Duration.ofSeconds(3)))
+                        .as("terminated after shutdown()")
+                        .isTrue();
             }
         });
     }
@@ -186,8 +189,7 @@ class PolicyAndDispatchBreakTests {
                 assertThat(run.cancel()).isTrue();
                 Checks.awaitEnd(run, Duration.ofSeconds(3));
                 Checks.assertConsistent(run);
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -207,13 +209,13 @@ class PolicyAndDispatchBreakTests {
                 t.enqueued(out);
                 boolean predsOk = true;
                 for (DeviceTask p : t.awaitOnDevice()) {
-                    predsOk &= done.computeIfAbsent(p, k -> new CompletableFuture<>()).join();
+                    predsOk &= done.computeIfAbsent(p, k -> new CompletableFuture<>())
+                            .join();
                 }
                 if (t.taskName().equals("a")) {
                     try {
                         Blocking.untilInterrupted(Duration.ofMillis(20));
-                    }
-                    catch (InterruptedException e) {
+                    } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
                     be.fail(t, new IllegalStateException("kernel fault"));
@@ -222,13 +224,16 @@ class PolicyAndDispatchBreakTests {
                 }
                 if (predsOk) {
                     be.report(t, out);
-                }
-                else {
+                } else {
                     be.fail(t, new IllegalStateException("predecessor failed on the device"));
                 }
                 mine.complete(predsOk);
             });
-            Scheduler s = Scheduler.builder().threads(2).gpuBackend(b).policy(new GpuFirstPolicy()).build();
+            Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .gpuBackend(b)
+                    .policy(new GpuFirstPolicy())
+                    .build();
             try {
                 for (int k = 0; k < 20; k++) {
                     TaskGraph g = TaskGraph.named("enq-ok-" + k);
@@ -245,8 +250,7 @@ class PolicyAndDispatchBreakTests {
                     assertThat(ex.getCause()).hasMessage("kernel fault");
                     assertThat(run.failures()).hasSize(1);
                 }
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });

@@ -1,10 +1,7 @@
 package io.hts.engine.adversarial;
 
-import java.time.Duration;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hts.engine.graph.Releasable;
 import io.hts.engine.graph.Task;
@@ -13,10 +10,12 @@ import io.hts.engine.run.FailureMode;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.RunOptions;
 import io.hts.engine.run.Scheduler;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 class ReleasableBreakTests {
 
@@ -56,7 +55,10 @@ class ReleasableBreakTests {
     }
 
     static Scheduler scheduler() {
-        return Scheduler.builder().threads(2).gpuBackend(PolicyAndDispatchBreakTests.wellBehaved()).build();
+        return Scheduler.builder()
+                .threads(2)
+                .gpuBackend(PolicyAndDispatchBreakTests.wellBehaved())
+                .build();
     }
 
     static void closeQuietly(Scheduler s) throws InterruptedException {
@@ -73,7 +75,9 @@ class ReleasableBreakTests {
                     ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
                     TaskGraph g = TaskGraph.named("retrying-consumer-" + k);
                     Task<Buffer> produce = g.task("produce").gpu(ctx -> new Buffer(violations, false));
-                    Task<Integer> consume = g.task("consume").after(produce).retries(2, Duration.ofMillis(30))
+                    Task<Integer> consume = g.task("consume")
+                            .after(produce)
+                            .retries(2, Duration.ofMillis(30))
                             .cpu(ctx -> {
                                 int v = ctx.input(produce).read("consume#" + ctx.attempt(), 5);
                                 if (ctx.attempt() < 3) {
@@ -86,8 +90,7 @@ class ReleasableBreakTests {
                     assertThat(violations).isEmpty();
                     assertThat(run.result(produce).releases).hasValue(1);
                 }
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -118,8 +121,7 @@ class ReleasableBreakTests {
                     assertThat(violations).as(mode.toString()).isEmpty();
                     assertThat(run.result(produce).releases).hasValue(1);
                 }
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -145,21 +147,19 @@ class ReleasableBreakTests {
                     Buffer buffer = run.whenDone(produce).get(5, TimeUnit.SECONDS);
                     if (variant == 0) {
                         run.cancel();
-                    }
-                    else if (variant == 1) {
+                    } else if (variant == 1) {
                         run.cancel(consume);
-                    }
-                    else {
+                    } else {
                         run.cancel(produce);
                     }
                     Checks.awaitEnd(run, Duration.ofSeconds(5));
                     Checks.assertConsistent(run);
                     assertThat(violations).as("variant " + variant).isEmpty();
-                    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(2))
+                    org.awaitility.Awaitility.await()
+                            .atMost(Duration.ofSeconds(2))
                             .untilAsserted(() -> assertThat(buffer.releases).hasValue(1));
                 }
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -174,8 +174,11 @@ class ReleasableBreakTests {
                     ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
                     TaskGraph g = TaskGraph.named("timedout-consumer-" + k);
                     Task<Buffer> produce = g.task("produce").gpu(ctx -> new Buffer(violations, false));
-                    Task<Integer> consume = g.task("consume").after(produce).timeout(Duration.ofMillis(50))
-                            .retries(1, Duration.ZERO).cpu(ctx -> {
+                    Task<Integer> consume = g.task("consume")
+                            .after(produce)
+                            .timeout(Duration.ofMillis(50))
+                            .retries(1, Duration.ZERO)
+                            .cpu(ctx -> {
                                 Buffer b = ctx.input(produce);
                                 // attempt 1 ignores its interrupt and reads on for 400 ms; attempt 2 is quick
                                 return b.read("consume#" + ctx.attempt(), ctx.attempt() == 1 ? 400 : 1);
@@ -184,12 +187,12 @@ class ReleasableBreakTests {
                     GraphRun run = s.submit(g);
                     assertThat(Checks.awaitEnd(run, Duration.ofSeconds(5))).isNull();
                     Buffer buffer = run.result(produce);
-                    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(3))
+                    org.awaitility.Awaitility.await()
+                            .atMost(Duration.ofSeconds(3))
                             .untilAsserted(() -> assertThat(buffer.releases).hasValue(1));
                     assertThat(violations).isEmpty();
                 }
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -205,8 +208,10 @@ class ReleasableBreakTests {
                     TaskGraph g = TaskGraph.named("throwing-release-" + k);
                     Task<Buffer> bad = g.task("bad").gpu(ctx -> new Buffer(violations, true));
                     Task<Buffer> good = g.task("good").gpu(ctx -> new Buffer(violations, false));
-                    Task<Integer> c1 = g.task("c1").after(bad, good).cpu(ctx -> ctx.input(bad).read("c1", 1)
-                            + ctx.input(good).read("c1", 1));
+                    Task<Integer> c1 = g.task("c1")
+                            .after(bad, good)
+                            .cpu(ctx -> ctx.input(bad).read("c1", 1)
+                                    + ctx.input(good).read("c1", 1));
                     Task<Integer> c2 = g.task("c2").after(c1).cpu(ctx -> ctx.input(c1) + 1);
                     GraphRun run = s.submit(g);
                     assertThat(Checks.awaitEnd(run, Duration.ofSeconds(5))).isNull();
@@ -215,8 +220,7 @@ class ReleasableBreakTests {
                     assertThat(run.result(good).releases).hasValue(1);
                     assertThat(run.result(bad).releases).hasValue(1);
                 }
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -237,8 +241,7 @@ class ReleasableBreakTests {
                 assertThat(Checks.awaitEnd(run, Duration.ofSeconds(5))).isNull();
                 Checks.assertConsistent(run);
                 assertThat(run.result(c2)).isEqualTo(2);
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -270,10 +273,10 @@ class ReleasableBreakTests {
                 Checks.awaitEnd(run, Duration.ofSeconds(5));
                 Checks.assertConsistent(run);
                 assertThat(made).hasSize(1);
-                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(2))
+                org.awaitility.Awaitility.await()
+                        .atMost(Duration.ofSeconds(2))
                         .untilAsserted(() -> assertThat(made.peek().releases).hasValue(1));
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });

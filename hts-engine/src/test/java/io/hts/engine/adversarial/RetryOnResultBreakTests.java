@@ -1,11 +1,8 @@
 package io.hts.engine.adversarial;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.github.resilience4j.core.IntervalBiFunction;
 import io.github.resilience4j.retry.RetryConfig;
@@ -21,11 +18,13 @@ import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.Blocking;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 class RetryOnResultBreakTests {
 
@@ -55,8 +54,7 @@ class RetryOnResultBreakTests {
                 }
                 Thread.onSpinWait();
                 return value;
-            }
-            finally {
+            } finally {
                 reading = false;
             }
         }
@@ -76,8 +74,11 @@ class RetryOnResultBreakTests {
     }
 
     static RetryConfig onResult(int maxAttempts, long waitMs, java.util.function.Predicate<Object> p) {
-        return RetryConfig.custom().maxAttempts(maxAttempts).waitDuration(Duration.ofMillis(waitMs))
-                .retryOnResult(p).build();
+        return RetryConfig.custom()
+                .maxAttempts(maxAttempts)
+                .waitDuration(Duration.ofMillis(waitMs))
+                .retryOnResult(p)
+                .build();
     }
 
     @Test
@@ -89,13 +90,15 @@ class RetryOnResultBreakTests {
                     ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
                     ConcurrentLinkedQueue<Buf> all = new ConcurrentLinkedQueue<>();
                     TaskGraph g = TaskGraph.named("g" + round);
-                    TaskGroup<Buf> grp = g.group("m", 6, (i, t) -> t
-                            .retry(onResult(4, 1, r -> ((Buf) r).value < 3))
-                            .cpu(ctx -> {
-                                Buf b = new Buf(ctx.attempt() + (ctx.groupIndex() % 2), problems);
-                                all.add(b);
-                                return b;
-                            }));
+                    TaskGroup<Buf> grp = g.group(
+                            "m",
+                            6,
+                            (i, t) -> t.retry(onResult(4, 1, r -> ((Buf) r).value < 3))
+                                    .cpu(ctx -> {
+                                        Buf b = new Buf(ctx.attempt() + (ctx.groupIndex() % 2), problems);
+                                        all.add(b);
+                                        return b;
+                                    }));
                     Task<Integer> sum = g.task("sum").after(grp).cpu(ctx -> {
                         int x = 0;
                         for (Buf b : ctx.inputs(grp)) {
@@ -111,14 +114,15 @@ class RetryOnResultBreakTests {
                     for (Buf b : all) {
                         boolean isFinal = finals.stream().anyMatch(f -> f == b);
                         if (!isFinal) {
-                            assertThat(b.releases.get()).as("rejected %s released once", b).isEqualTo(1);
+                            assertThat(b.releases.get())
+                                    .as("rejected %s released once", b)
+                                    .isEqualTo(1);
                         }
                     }
                     assertThat(finals).allSatisfy(b -> assertThat(b.value).isGreaterThanOrEqualTo(3));
                     assertThat(problems).isEmpty();
                 }
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -144,9 +148,9 @@ class RetryOnResultBreakTests {
                 assertThat(all).hasSize(3);
                 Buf last = run.result(t);
                 assertThat(last.releases.get()).isZero();
-                assertThat(all.stream().filter(b -> b != last).mapToInt(b -> b.releases.get())).containsOnly(1);
-            }
-            finally {
+                assertThat(all.stream().filter(b -> b != last).mapToInt(b -> b.releases.get()))
+                        .containsOnly(1);
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -156,18 +160,23 @@ class RetryOnResultBreakTests {
     void aTaskCancelDuringTheResultBackoffEndsAtOnceWithoutAnotherAttempt() {
         assertTimeoutPreemptively(MAX, () -> {
             AtomicInteger retrying = new AtomicInteger();
-            Scheduler s = Scheduler.builder().threads(2).listener(ev -> {
-                if (ev.type() == EventType.TASK_RETRYING) {
-                    retrying.incrementAndGet();
-                }
-            }).build();
+            Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .listener(ev -> {
+                        if (ev.type() == EventType.TASK_RETRYING) {
+                            retrying.incrementAndGet();
+                        }
+                    })
+                    .build();
             try {
                 TaskGraph g = TaskGraph.named("g");
                 AtomicInteger attempts = new AtomicInteger();
-                Task<Integer> t = g.task("t").retry(onResult(5, 5_000, r -> true)).cpu(ctx -> {
-                    attempts.incrementAndGet();
-                    return 1;
-                });
+                Task<Integer> t = g.task("t")
+                        .retry(onResult(5, 5_000, r -> true))
+                        .cpu(ctx -> {
+                            attempts.incrementAndGet();
+                            return 1;
+                        });
                 Task<Integer> d = g.task("d").after(t).cpu(ctx -> 2);
                 Task<Integer> other = g.task("other").cpu(ctx -> 3);
                 GraphRun run = s.submit(g);
@@ -179,10 +188,10 @@ class RetryOnResultBreakTests {
                 assertThat(run.state(t)).isEqualTo(TaskState.CANCELLED);
                 assertThat(run.state(d)).isEqualTo(TaskState.CANCELLED);
                 assertThat(run.state(other)).isEqualTo(TaskState.SUCCEEDED);
-                await().during(Duration.ofMillis(100)).atMost(Duration.ofSeconds(1))
+                await().during(Duration.ofMillis(100))
+                        .atMost(Duration.ofSeconds(1))
                         .until(() -> attempts.get() == 1); // no attempt follows the cancel
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -192,14 +201,18 @@ class RetryOnResultBreakTests {
     void aFailFastFailureElsewhereEndsATaskInItsResultBackoffWithThatCause() {
         assertTimeoutPreemptively(MAX, () -> {
             CountDownLatch inBackoff = new CountDownLatch(1);
-            Scheduler s = Scheduler.builder().threads(2).listener(e -> {
-                if (e.type() == EventType.TASK_RETRYING) {
-                    inBackoff.countDown();
-                }
-            }).build();
+            Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .listener(e -> {
+                        if (e.type() == EventType.TASK_RETRYING) {
+                            inBackoff.countDown();
+                        }
+                    })
+                    .build();
             try {
                 TaskGraph g = TaskGraph.named("g");
-                Task<Integer> t = g.task("t").retry(onResult(5, 5_000, r -> true)).cpu(ctx -> 1);
+                Task<Integer> t =
+                        g.task("t").retry(onResult(5, 5_000, r -> true)).cpu(ctx -> 1);
                 Task<Integer> bad = g.task("bad").cpu(ctx -> {
                     inBackoff.await(5, TimeUnit.SECONDS); // fails while t waits out its backoff
                     throw new IllegalStateException("boom");
@@ -209,10 +222,10 @@ class RetryOnResultBreakTests {
                 Checks.assertConsistent(run);
                 assertThat(ex).isNotNull();
                 assertThat(run.state(t)).isEqualTo(TaskState.CANCELLED);
-                assertThat(run.error(t).orElseThrow()).isInstanceOf(TaskCancelledException.class)
+                assertThat(run.error(t).orElseThrow())
+                        .isInstanceOf(TaskCancelledException.class)
                         .hasRootCauseMessage("boom");
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -233,26 +246,28 @@ class RetryOnResultBreakTests {
                             }
                             return answer;
                         };
-                        RetryConfig cfg = RetryConfig.custom().maxAttempts(3).intervalBiFunction(f)
-                                .retryOnResult(r -> ((Integer) r) < 100).build();
+                        RetryConfig cfg = RetryConfig.custom()
+                                .maxAttempts(3)
+                                .intervalBiFunction(f)
+                                .retryOnResult(r -> ((Integer) r) < 100)
+                                .build();
                         Task<Integer> t = g.task("t").retry(cfg).cpu(ctx -> attempts.incrementAndGet());
                         Task<Integer> d = g.task("d").after(t).cpu(ctx -> ctx.input(t) * 10);
                         GraphRun run = s.submit(g);
                         GraphRunException ex = Checks.awaitEnd(run, Duration.ofSeconds(5));
                         Checks.assertConsistent(run);
-                        String what = "answer " + answer + " throw " + throwIt + " states " + run.states() + " ex " + ex;
+                        String what =
+                                "answer " + answer + " throw " + throwIt + " states " + run.states() + " ex " + ex;
                         if (!throwIt && answer == 0) {
                             assertThat(run.state(t)).as(what).isEqualTo(TaskState.SUCCEEDED);
                             assertThat(attempts.get()).as(what).isEqualTo(3);
-                        }
-                        else {
+                        } else {
                             assertThat(run.state(t)).as(what).isEqualTo(TaskState.SUCCEEDED);
                             assertThat(run.result(d)).as(what).isEqualTo(run.result(t) * 10);
                         }
                     }
                 }
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -266,10 +281,14 @@ class RetryOnResultBreakTests {
                 for (int round = 0; round < 10; round++) {
                     TaskGraph g = TaskGraph.named("g" + round);
                     AtomicInteger attempts = new AtomicInteger();
-                    Task<Integer> t = g.task("t").timeout(Duration.ofMillis(50))
-                            .retry(RetryConfig.custom().maxAttempts(4).waitDuration(Duration.ofMillis(1))
+                    Task<Integer> t = g.task("t")
+                            .timeout(Duration.ofMillis(50))
+                            .retry(RetryConfig.custom()
+                                    .maxAttempts(4)
+                                    .waitDuration(Duration.ofMillis(1))
                                     .retryOnResult(r -> ((Integer) r) < 2)
-                                    .retryExceptions(Exception.class).build())
+                                    .retryExceptions(Exception.class)
+                                    .build())
                             .cpu(ctx -> {
                                 int a = attempts.incrementAndGet();
                                 if (a == 1) {
@@ -285,13 +304,13 @@ class RetryOnResultBreakTests {
                     Checks.assertConsistent(run);
                     if (ex == null) {
                         assertThat(run.result(t)).isEqualTo(5);
-                    }
-                    else {
-                        assertThat(run.state(t)).as("states %s %s", run.states(), ex).isEqualTo(TaskState.FAILED);
+                    } else {
+                        assertThat(run.state(t))
+                                .as("states %s %s", run.states(), ex)
+                                .isEqualTo(TaskState.FAILED);
                     }
                 }
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });
@@ -307,14 +326,17 @@ class RetryOnResultBreakTests {
                     TaskGraph g = TaskGraph.named("g" + round);
                     CountDownLatch go = new CountDownLatch(2);
                     ConcurrentLinkedQueue<Buf> all = new ConcurrentLinkedQueue<>();
-                    Task<Buf> t = g.task("t").retry(onResult(3, 0, r -> ((Buf) r).value == 0)).cpu(ctx -> {
-                        go.countDown();
-                        go.await(1, TimeUnit.SECONDS);
-                        Buf b = new Buf(ctx.attempt() > 1 ? 1 : 0, problems);
-                        all.add(b);
-                        return b;
-                    });
-                    Task<Integer> d = g.task("d").after(t).cpu(ctx -> ctx.input(t).read());
+                    Task<Buf> t = g.task("t")
+                            .retry(onResult(3, 0, r -> ((Buf) r).value == 0))
+                            .cpu(ctx -> {
+                                go.countDown();
+                                go.await(1, TimeUnit.SECONDS);
+                                Buf b = new Buf(ctx.attempt() > 1 ? 1 : 0, problems);
+                                all.add(b);
+                                return b;
+                            });
+                    Task<Integer> d =
+                            g.task("d").after(t).cpu(ctx -> ctx.input(t).read());
                     g.task("bad").cpu(ctx -> {
                         go.countDown();
                         go.await(1, TimeUnit.SECONDS);
@@ -325,12 +347,13 @@ class RetryOnResultBreakTests {
                     Checks.assertConsistent(run);
                     assertThat(run.status()).isEqualTo(RunStatus.FAILED);
                     for (Buf b : all) {
-                        assertThat(b.releases.get()).as("round %d %s states %s", round, b, run.states()).isLessThanOrEqualTo(1);
+                        assertThat(b.releases.get())
+                                .as("round %d %s states %s", round, b, run.states())
+                                .isLessThanOrEqualTo(1);
                     }
                 }
                 assertThat(problems).isEmpty();
-            }
-            finally {
+            } finally {
                 closeQuietly(s);
             }
         });

@@ -1,23 +1,6 @@
 package io.hts.engine.adversarial;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.SplittableRandom;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.IntFunction;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.RunResults;
@@ -48,12 +31,28 @@ import io.hts.engine.run.Scheduler;
 import io.hts.engine.run.SchedulerBuilder;
 import io.hts.engine.support.Blocking;
 import io.hts.engine.support.Ended;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Attacks on root seeding: a graph of more than 64 roots is made ready by seeders that split the
@@ -121,7 +120,10 @@ class RootSeedingAttackTests {
     }
 
     static Scheduler scheduler(int threads) {
-        return Scheduler.builder().threads(threads).threadNamePrefix("seed-atk-").build();
+        return Scheduler.builder()
+                .threads(threads)
+                .threadNamePrefix("seed-atk-")
+                .build();
     }
 
     /** Awaits a run (bounded); on a time-out cancels it and fails with its diagnosis. */
@@ -138,7 +140,9 @@ class RootSeedingAttackTests {
         s.shutdown();
         if (!s.awaitTermination(Duration.ofSeconds(10))) {
             s.shutdownNow();
-            assertThat(s.awaitTermination(Duration.ofSeconds(10))).as("scheduler terminated after shutdownNow").isTrue();
+            assertThat(s.awaitTermination(Duration.ofSeconds(10)))
+                    .as("scheduler terminated after shutdownNow")
+                    .isTrue();
             throw new AssertionError("scheduler did not terminate after shutdown(); active runs were cancelled");
         }
     }
@@ -156,17 +160,17 @@ class RootSeedingAttackTests {
         boolean anyFailed = false;
         boolean anyCancelled = false;
         for (Map.Entry<String, TaskState> e : states.entrySet()) {
-            assertThat(e.getValue().isTerminal()).as("task %s is final (%s)", e.getKey(), e.getValue()).isTrue();
+            assertThat(e.getValue().isTerminal())
+                    .as("task %s is final (%s)", e.getKey(), e.getValue())
+                    .isTrue();
             anyFailed |= e.getValue() == TaskState.FAILED;
             anyCancelled |= e.getValue() == TaskState.CANCELLED;
         }
         if (anyFailed) {
             assertThat(run.status()).isEqualTo(RunStatus.FAILED);
-        }
-        else if (anyCancelled) {
+        } else if (anyCancelled) {
             assertThat(run.status()).isEqualTo(RunStatus.CANCELLED);
-        }
-        else {
+        } else {
             assertThat(run.status()).isIn(RunStatus.SUCCEEDED, RunStatus.CANCELLED);
         }
         for (int i = 0; i < r.size(); i++) {
@@ -177,13 +181,11 @@ class RootSeedingAttackTests {
             if (s == TaskState.SUCCEEDED) {
                 if (maxRuns == 1) {
                     assertThat(n).as("a SUCCEEDED root %d ran exactly once", i).isEqualTo(1);
-                }
-                else {
+                } else {
                     assertThat(n).as("a SUCCEEDED root %d ran", i).isPositive();
                 }
                 assertThat(run.result(t)).isEqualTo(i);
-            }
-            else {
+            } else {
                 assertThat(run.error(t)).as("cause of root %d (%s)", i, s).isPresent();
             }
         }
@@ -198,7 +200,8 @@ class RootSeedingAttackTests {
         }
         for (int i = 0; i < r.size() && p.hasTimings(); i++) {
             if (r.ran.get(i) == 0) {
-                assertThat(p.timing(r.roots.get(i).index()).startNanos()).as("profile: root %d never started", i)
+                assertThat(p.timing(r.roots.get(i).index()).startNanos())
+                        .as("profile: root %d never started", i)
                         .isEqualTo(-1L);
             }
         }
@@ -217,8 +220,10 @@ class RootSeedingAttackTests {
     // ================================================================== counts and shapes
 
     @ParameterizedTest(name = "{0} roots on {1} workers")
-    @CsvSource({"65, 1", "65, 2", "65, 3", "66, 1", "71, 2", "72, 1", "72, 3", "73, 2", "79, 1", "80, 2", "81, 3",
-            "127, 2", "128, 1", "129, 3", "136, 2", "137, 1", "200, 2", "513, 3", "1025, 2"})
+    @CsvSource({
+        "65, 1", "65, 2", "65, 3", "66, 1", "71, 2", "72, 1", "72, 3", "73, 2", "79, 1", "80, 2", "81, 3", "127, 2",
+        "128, 1", "129, 3", "136, 2", "137, 1", "200, 2", "513, 3", "1025, 2"
+    })
     void everyRootRunsOnceAroundTheLeafAndThreshold(int n, int workers) throws Exception {
         Roots r = new Roots("around-" + n, n);
         Task<Long> sink = r.sink();
@@ -228,7 +233,9 @@ class RootSeedingAttackTests {
                 assertThat(awaitEnd(run)).isNull();
                 assertThat(run.result(sink)).isEqualTo(r.expectedSum());
                 for (int i = 0; i < n; i++) {
-                    assertThat(r.ran.get(i)).as("root %d after round %d", i, round).isEqualTo(round);
+                    assertThat(r.ran.get(i))
+                            .as("root %d after round %d", i, round)
+                            .isEqualTo(round);
                 }
             }
         }
@@ -285,7 +292,8 @@ class RootSeedingAttackTests {
             assertThat(run.result(sink)).isEqualTo((long) n * (n - 1) / 2 + n);
             for (int i = 0; i < n; i++) {
                 if (ranRoot.get(i) != 1 || ranNext.get(i) != 1) {
-                    throw new AssertionError("task pair " + i + " ran " + ranRoot.get(i) + "/" + ranNext.get(i) + " times");
+                    throw new AssertionError(
+                            "task pair " + i + " ran " + ranRoot.get(i) + "/" + ranNext.get(i) + " times");
                 }
             }
             assertThat(run.pendingTasks()).isZero();
@@ -341,10 +349,13 @@ class RootSeedingAttackTests {
         int n = 30_000;
         AtomicIntegerArray ran = new AtomicIntegerArray(n);
         TaskGraph g = TaskGraph.named("group-roots");
-        TaskGroup<Integer> grp = g.group("m", n, (i, t) -> t.cpu(ctx -> {
-            ran.incrementAndGet(ctx.groupIndex());
-            return ctx.groupIndex();
-        }));
+        TaskGroup<Integer> grp = g.group(
+                "m",
+                n,
+                (i, t) -> t.cpu(ctx -> {
+                    ran.incrementAndGet(ctx.groupIndex());
+                    return ctx.groupIndex();
+                }));
         Task<Long> sum = g.task("sum").after(grp).cpu(ctx -> {
             long x = 0;
             for (int v : ctx.inputs(grp)) {
@@ -379,10 +390,13 @@ class RootSeedingAttackTests {
                 AtomicIntegerArray ran = new AtomicIntegerArray(2 * n);
                 List<Task<Integer>> roots = new ArrayList<>();
                 List<Task<Integer>> nexts = new ArrayList<>();
-                TaskGroup<Integer> grp = g.group("grp", n / 2, (i, t) -> t.cpu(ctx -> {
-                    ran.incrementAndGet(ctx.groupIndex());
-                    return ctx.groupIndex();
-                }));
+                TaskGroup<Integer> grp = g.group(
+                        "grp",
+                        n / 2,
+                        (i, t) -> t.cpu(ctx -> {
+                            ran.incrementAndGet(ctx.groupIndex());
+                            return ctx.groupIndex();
+                        }));
                 roots.addAll(grp.members());
                 for (int i = n / 2; i < n; i++) {
                     int index = i;
@@ -417,14 +431,19 @@ class RootSeedingAttackTests {
                 }
                 Map<String, TaskState> states = run.states();
                 for (Map.Entry<String, TaskState> e : states.entrySet()) {
-                    assertThat(e.getValue()).as("%s, round %d", e.getKey(), round)
+                    assertThat(e.getValue())
+                            .as("%s, round %d", e.getKey(), round)
                             .isIn(TaskState.SUCCEEDED, TaskState.CANCELLED);
                 }
                 for (int i = 0; i < n; i++) {
                     TaskState st = run.state(roots.get(i));
-                    assertThat(ran.get(i)).as("root %d ran at most once, round %d", i, round).isLessThanOrEqualTo(1);
+                    assertThat(ran.get(i))
+                            .as("root %d ran at most once, round %d", i, round)
+                            .isLessThanOrEqualTo(1);
                     if (st == TaskState.SUCCEEDED) {
-                        assertThat(ran.get(i)).as("SUCCEEDED root %d ran, round %d", i, round).isEqualTo(1);
+                        assertThat(ran.get(i))
+                                .as("SUCCEEDED root %d ran, round %d", i, round)
+                                .isEqualTo(1);
                         assertThat(run.result(roots.get(i))).isEqualTo(i);
                     }
                 }
@@ -437,24 +456,29 @@ class RootSeedingAttackTests {
                         assertThat(ran.get(n + i)).isEqualTo(1);
                     }
                     if (run.state(roots.get(i)) == TaskState.CANCELLED) {
-                        assertThat(st).as("successor of a cancelled root, round %d", round).isEqualTo(TaskState.CANCELLED);
+                        assertThat(st)
+                                .as("successor of a cancelled root, round %d", round)
+                                .isEqualTo(TaskState.CANCELLED);
                     }
                 }
                 if (kind == 1) {
                     if (run.state(target) == TaskState.CANCELLED) {
                         assertThat(run.state(sink)).isEqualTo(TaskState.CANCELLED);
                         assertThat(run.status()).isEqualTo(RunStatus.CANCELLED);
-                        long cancelledRoots = roots.stream().filter(t -> run.state(t) == TaskState.CANCELLED).count();
-                        assertThat(cancelledRoots).as("cancelling one root cancels no other root, round %d", round)
+                        long cancelledRoots = roots.stream()
+                                .filter(t -> run.state(t) == TaskState.CANCELLED)
+                                .count();
+                        assertThat(cancelledRoots)
+                                .as("cancelling one root cancels no other root, round %d", round)
                                 .isEqualTo(1);
-                    }
-                    else {
+                    } else {
                         assertThat(run.status()).isEqualTo(RunStatus.SUCCEEDED);
                     }
                 }
                 if (kind == 2) {
                     for (int i = n / 2; i < n; i++) {
-                        assertThat(run.state(roots.get(i))).as("a root outside the cancelled group, round %d", round)
+                        assertThat(run.state(roots.get(i)))
+                                .as("a root outside the cancelled group, round %d", round)
                                 .isEqualTo(TaskState.SUCCEEDED);
                     }
                 }
@@ -468,8 +492,7 @@ class RootSeedingAttackTests {
                 }
                 assertThat(run.pendingTasks()).isZero();
             }
-        }
-        finally {
+        } finally {
             cancellers.shutdownNow();
         }
     }
@@ -515,11 +538,9 @@ class RootSeedingAttackTests {
                 Set<Integer> failing = ConcurrentHashMap.newKeySet();
                 if (round == 0) {
                     failing.add(0); // the root the first seeder runs at once
-                }
-                else if (round == 1) {
+                } else if (round == 1) {
                     failing.add(n - 1); // the last root seeded
-                }
-                else {
+                } else {
                     for (int k = 0; k < 1 + random.nextInt(5); k++) {
                         failing.add(random.nextInt(n));
                     }
@@ -538,7 +559,8 @@ class RootSeedingAttackTests {
                     }));
                 }
                 Task<Integer> sink = g.task("sink").after(roots).cpu(ctx -> 0);
-                GraphRun run = s.submit(g, RunOptions.failureMode(failFast ? FailureMode.FAIL_FAST : FailureMode.CONTINUE));
+                GraphRun run =
+                        s.submit(g, RunOptions.failureMode(failFast ? FailureMode.FAIL_FAST : FailureMode.CONTINUE));
                 GraphRunException ex = awaitEnd(run);
                 assertThat(ex).isNotNull();
                 assertThat(ex.status()).isEqualTo(RunStatus.FAILED);
@@ -555,9 +577,12 @@ class RootSeedingAttackTests {
                             assertThat(ran.get(i)).isEqualTo(1);
                         }
                         case CANCELLED -> {
-                            assertThat(failFast).as("a root cancelled without fail-fast: %d", i).isTrue();
+                            assertThat(failFast)
+                                    .as("a root cancelled without fail-fast: %d", i)
+                                    .isTrue();
                             assertThat(failing.contains(i) && ran.get(i) == 1)
-                                    .as("a failing root that ran is FAILED, not CANCELLED: %d", i).isFalse();
+                                    .as("a failing root that ran is FAILED, not CANCELLED: %d", i)
+                                    .isFalse();
                         }
                         default -> throw new AssertionError("root " + i + " ended " + st);
                     }
@@ -604,7 +629,8 @@ class RootSeedingAttackTests {
             for (int i = 0; i < n; i++) {
                 assertThat(attempts.get(i)).as("attempts of %d", i).isEqualTo(i % 3 == 0 ? 2 : 1);
                 assertThat(run.result(roots.get(i))).isEqualTo(i);
-                assertThat(p.timing(roots.get(i).index()).attempts()).as("profile attempts of %d", i)
+                assertThat(p.timing(roots.get(i).index()).attempts())
+                        .as("profile attempts of %d", i)
                         .isEqualTo(i % 3 == 0 ? 2 : 1);
             }
         }
@@ -633,12 +659,12 @@ class RootSeedingAttackTests {
             assertThat(ex).isNotNull();
             for (int i = 0; i < n; i++) {
                 assertThat(ran.get(i)).isEqualTo(1);
-                assertThat(run.state(roots.get(i))).as("root %d", i)
+                assertThat(run.state(roots.get(i)))
+                        .as("root %d", i)
                         .isEqualTo(i % 50 == 7 ? TaskState.FAILED : TaskState.SUCCEEDED);
             }
             assertThat(run.failures()).hasSize(n / 50);
-        }
-        finally {
+        } finally {
             never.countDown();
         }
     }
@@ -650,7 +676,11 @@ class RootSeedingAttackTests {
         int n = 3_000;
         SplittableRandom random = new SplittableRandom(5);
         ExecutorService cancellers = Executors.newSingleThreadExecutor();
-        try (Scheduler s = Scheduler.builder().threads(2).resource("io", 3).resource("lic", 1).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .resource("io", 3)
+                .resource("lic", 1)
+                .build()) {
             for (int round = 0; round < 12; round++) {
                 AtomicInteger inIo = new AtomicInteger();
                 AtomicInteger maxIo = new AtomicInteger();
@@ -703,17 +733,21 @@ class RootSeedingAttackTests {
                     assertThat(ran.get(i)).isLessThanOrEqualTo(1);
                     if (st == TaskState.SUCCEEDED) {
                         assertThat(ran.get(i)).isEqualTo(1);
-                    }
-                    else {
+                    } else {
                         assertThat(st).isEqualTo(TaskState.CANCELLED);
                     }
                 }
-                assertThat(s.resources().available("io")).as("io given back, round %d", round).isEqualTo(3);
-                assertThat(s.resources().available("lic")).as("licence given back, round %d", round).isEqualTo(1);
-                assertThat(s.resources().waiting()).as("nobody waits for resources, round %d", round).isZero();
+                assertThat(s.resources().available("io"))
+                        .as("io given back, round %d", round)
+                        .isEqualTo(3);
+                assertThat(s.resources().available("lic"))
+                        .as("licence given back, round %d", round)
+                        .isEqualTo(1);
+                assertThat(s.resources().waiting())
+                        .as("nobody waits for resources, round %d", round)
+                        .isZero();
             }
-        }
-        finally {
+        } finally {
             cancellers.shutdownNow();
         }
     }
@@ -782,7 +816,9 @@ class RootSeedingAttackTests {
             default -> new StackOverflowError("policy " + k);
         };
         AtomicInteger calls = new AtomicInteger();
-        try (Scheduler s = Scheduler.builder().threads(2).policy(throwingPolicy(() -> make.apply(calls.incrementAndGet())))
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .policy(throwingPolicy(() -> make.apply(calls.incrementAndGet())))
                 .build()) {
             Roots r = new Roots("policy-throws", 5_000, (i, t) -> i % 4 == 0 ? t.priority(2) : t);
             Task<Long> sink = r.sink();
@@ -836,13 +872,16 @@ class RootSeedingAttackTests {
         List<Task<Integer>> roots = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             int index = i;
-            roots.add(g.task("r" + i).bodies(ctx -> {
-                cpuRuns.incrementAndGet(index);
-                return index;
-            }, ctx -> {
-                gpuRuns.incrementAndGet(index);
-                return index;
-            }));
+            roots.add(g.task("r" + i)
+                    .bodies(
+                            ctx -> {
+                                cpuRuns.incrementAndGet(index);
+                                return index;
+                            },
+                            ctx -> {
+                                gpuRuns.incrementAndGet(index);
+                                return index;
+                            }));
         }
         Task<Long> sink = g.task("sink").after(roots).cpu(ctx -> {
             long sum = 0;
@@ -852,21 +891,26 @@ class RootSeedingAttackTests {
             return sum;
         });
         ScriptedBackend be = backend(inline);
-        Scheduler s = Scheduler.builder().threads(2).gpuBackend(be).policy(oddPolicy()).build();
+        Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(be)
+                .policy(oddPolicy())
+                .build();
         try {
             GraphRun run = s.submit(g);
             assertThat(awaitEnd(run)).isNull();
             assertThat(run.result(sink)).isEqualTo((long) n * (n - 1) / 2);
             int onGpu = 0;
             for (int i = 0; i < n; i++) {
-                assertThat(cpuRuns.get(i) + gpuRuns.get(i)).as("runs of root %d", i).isEqualTo(1);
+                assertThat(cpuRuns.get(i) + gpuRuns.get(i))
+                        .as("runs of root %d", i)
+                        .isEqualTo(1);
                 onGpu += gpuRuns.get(i);
             }
             assertThat(onGpu).as("the policy sent some to the GPU").isPositive();
             assertThat(s.policyFailures()).isPositive();
             assertThat(be.reportErrors).isEmpty();
-        }
-        finally {
+        } finally {
             closeBounded(s);
         }
     }
@@ -896,7 +940,8 @@ class RootSeedingAttackTests {
                 for (int i = 0; i < n; i++) {
                     ran.set(i, 0);
                 }
-                GraphRun run = s.submit(g, RunOptions.failureMode(failFast ? FailureMode.FAIL_FAST : FailureMode.CONTINUE));
+                GraphRun run =
+                        s.submit(g, RunOptions.failureMode(failFast ? FailureMode.FAIL_FAST : FailureMode.CONTINUE));
                 GraphRunException ex = awaitEnd(run);
                 assertThat(ex).isNotNull();
                 assertThat(ex.status()).isEqualTo(RunStatus.FAILED);
@@ -906,12 +951,12 @@ class RootSeedingAttackTests {
                     assertThat(ran.get(i)).as("root %d", i).isLessThanOrEqualTo(1);
                     if (st == TaskState.SUCCEEDED) {
                         assertThat(ran.get(i)).isEqualTo(1);
-                    }
-                    else if (st == TaskState.FAILED) {
+                    } else if (st == TaskState.FAILED) {
                         assertThat(i % 1000).isEqualTo(500);
-                    }
-                    else {
-                        assertThat(failFast).as("root %d cancelled without fail-fast", i).isTrue();
+                    } else {
+                        assertThat(failFast)
+                                .as("root %d cancelled without fail-fast", i)
+                                .isTrue();
                         assertThat(st).isEqualTo(TaskState.CANCELLED);
                     }
                 }
@@ -921,8 +966,7 @@ class RootSeedingAttackTests {
                 assertThat(run.pendingTasks()).isZero();
             }
             assertThat(be.reportErrors).isEmpty();
-        }
-        finally {
+        } finally {
             closeBounded(s);
         }
     }
@@ -967,10 +1011,17 @@ class RootSeedingAttackTests {
                 for (Map.Entry<String, int[]> e : byTask.entrySet()) {
                     int[] c = e.getValue();
                     synchronized (c) {
-                        assertThat(c[EventType.TASK_READY.ordinal()]).as("READY of %s", e.getKey()).isEqualTo(1);
-                        assertThat(c[EventType.TASK_STARTED.ordinal()]).as("STARTED of %s", e.getKey()).isEqualTo(1);
-                        assertThat(c[EventType.TASK_SUCCEEDED.ordinal()]).as("SUCCEEDED of %s", e.getKey()).isEqualTo(1);
-                        assertThat(c[EventType.TASK_CANCELLED.ordinal()] + c[EventType.TASK_FAILED.ordinal()]).isZero();
+                        assertThat(c[EventType.TASK_READY.ordinal()])
+                                .as("READY of %s", e.getKey())
+                                .isEqualTo(1);
+                        assertThat(c[EventType.TASK_STARTED.ordinal()])
+                                .as("STARTED of %s", e.getKey())
+                                .isEqualTo(1);
+                        assertThat(c[EventType.TASK_SUCCEEDED.ordinal()])
+                                .as("SUCCEEDED of %s", e.getKey())
+                                .isEqualTo(1);
+                        assertThat(c[EventType.TASK_CANCELLED.ordinal()] + c[EventType.TASK_FAILED.ordinal()])
+                                .isZero();
                     }
                 }
             }
@@ -1017,7 +1068,9 @@ class RootSeedingAttackTests {
                 assertThat(run.result(sink)).isEqualTo(r.expectedSum());
                 assertThat(run.state(probe)).isEqualTo(TaskState.SUCCEEDED);
             }
-            assertThat(interruptedBodies).as("bodies that saw a listener's interrupt").hasValue(0);
+            assertThat(interruptedBodies)
+                    .as("bodies that saw a listener's interrupt")
+                    .hasValue(0);
             assertThat(calls.get()).isPositive();
         }
     }
@@ -1035,8 +1088,7 @@ class RootSeedingAttackTests {
                     if (published.await(5, TimeUnit.SECONDS)) {
                         current.get().cancel();
                     }
-                }
-                catch (InterruptedException ex) {
+                } catch (InterruptedException ex) {
                     Thread.currentThread().interrupt();
                 }
             }
@@ -1066,7 +1118,9 @@ class RootSeedingAttackTests {
         }
         Set<String> cancelledByListener = ConcurrentHashMap.newKeySet();
         TaskListener l = e -> {
-            if (e.type() != EventType.TASK_READY || e.taskName() == null || !e.taskName().startsWith("r")) {
+            if (e.type() != EventType.TASK_READY
+                    || e.taskName() == null
+                    || !e.taskName().startsWith("r")) {
                 return;
             }
             int i = Integer.parseInt(e.taskName().substring(1));
@@ -1075,8 +1129,7 @@ class RootSeedingAttackTests {
                 if (!published.await(5, TimeUnit.SECONDS)) {
                     return;
                 }
-            }
-            catch (InterruptedException ex) {
+            } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
                 return;
             }
@@ -1097,9 +1150,10 @@ class RootSeedingAttackTests {
             for (int i = 0; i < n; i++) {
                 TaskState st = run.state(r.roots.get(i));
                 if (cancelledByListener.contains("r" + i)) {
-                    assertThat(st).as("root %d cancelled by the listener", i).isIn(TaskState.CANCELLED, TaskState.SUCCEEDED);
-                }
-                else {
+                    assertThat(st)
+                            .as("root %d cancelled by the listener", i)
+                            .isIn(TaskState.CANCELLED, TaskState.SUCCEEDED);
+                } else {
                     assertThat(st).as("root %d not cancelled by anyone", i).isEqualTo(TaskState.SUCCEEDED);
                 }
             }
@@ -1118,8 +1172,12 @@ class RootSeedingAttackTests {
         AtomicInteger nestedDone = new AtomicInteger();
         AtomicInteger nestedFailed = new AtomicInteger();
         TaskListener l = e -> {
-            if (e.type() != EventType.TASK_READY || !"outer".equals(e.graphName()) || e.taskName() == null
-                    || !(e.taskName().equals("r3") || e.taskName().equals("r700") || e.taskName().equals("r1999"))) {
+            if (e.type() != EventType.TASK_READY
+                    || !"outer".equals(e.graphName())
+                    || e.taskName() == null
+                    || !(e.taskName().equals("r3")
+                            || e.taskName().equals("r700")
+                            || e.taskName().equals("r1999"))) {
                 return;
             }
             try {
@@ -1132,8 +1190,7 @@ class RootSeedingAttackTests {
                 if (nested.result(sink) == inner.expectedSum()) {
                     nestedDone.incrementAndGet();
                 }
-            }
-            catch (Throwable ex) {
+            } catch (Throwable ex) {
                 nestedFailed.incrementAndGet();
             }
         };
@@ -1202,14 +1259,17 @@ class RootSeedingAttackTests {
 
     static TaskGraph nestedLevel(int depth, int width, AtomicInteger leaves) {
         TaskGraph g = TaskGraph.named("level-" + depth);
-        g.group("n", width, (i, t) -> t.cpu(ctx -> {
-            if (depth == 1) {
-                leaves.incrementAndGet();
-                return 1;
-            }
-            ctx.execute(nestedLevel(depth - 1, width, leaves));
-            return 1;
-        }));
+        g.group(
+                "n",
+                width,
+                (i, t) -> t.cpu(ctx -> {
+                    if (depth == 1) {
+                        leaves.incrementAndGet();
+                        return 1;
+                    }
+                    ctx.execute(nestedLevel(depth - 1, width, leaves));
+                    return 1;
+                }));
         return g;
     }
 
@@ -1232,19 +1292,23 @@ class RootSeedingAttackTests {
                 g.task("after").after(host).cpu(ctx -> 2);
                 GraphRun run = s.submit(g);
                 assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-                Future<?> c = later(cancellers, random.nextInt(200_000), round % 2 == 0 ? run::cancel : () -> run.cancel(host));
+                Future<?> c = later(
+                        cancellers, random.nextInt(200_000), round % 2 == 0 ? run::cancel : () -> run.cancel(host));
                 GraphRunException ex = awaitEnd(run);
                 c.get(10, TimeUnit.SECONDS);
                 if (ex != null) {
                     assertThat(ex.status()).isIn(RunStatus.CANCELLED, RunStatus.FAILED);
                 }
                 for (int i = 0; i < inner.size(); i++) {
-                    assertThat(inner.ran.get(i)).as("inner root %d, round %d", i, round).isLessThanOrEqualTo(1);
+                    assertThat(inner.ran.get(i))
+                            .as("inner root %d, round %d", i, round)
+                            .isLessThanOrEqualTo(1);
                 }
-                assertThat(s.activeRuns()).as("the nested run ended with its host, round %d", round).isEmpty();
+                assertThat(s.activeRuns())
+                        .as("the nested run ended with its host, round %d", round)
+                        .isEmpty();
             }
-        }
-        finally {
+        } finally {
             cancellers.shutdownNow();
         }
     }
@@ -1285,8 +1349,7 @@ class RootSeedingAttackTests {
             for (int i = 0; i < n; i++) {
                 assertThat(r.ran.get(i)).as("root %d", i).isEqualTo(submitters * runsEach);
             }
-        }
-        finally {
+        } finally {
             pool.shutdownNow();
         }
     }
@@ -1334,7 +1397,9 @@ class RootSeedingAttackTests {
                     GraphRunException ex = awaitEnd(run);
                     AtomicIntegerArray ran = ranByRun[wave * 4 + k];
                     if (!cancelled.get(k)) {
-                        assertThat(ex).as("an uncancelled run next to cancelled ones").isNull();
+                        assertThat(ex)
+                                .as("an uncancelled run next to cancelled ones")
+                                .isNull();
                         assertThat(run.state(sink)).isEqualTo(TaskState.SUCCEEDED);
                     }
                     for (int i = 0; i < n; i++) {
@@ -1342,8 +1407,7 @@ class RootSeedingAttackTests {
                         assertThat(ran.get(i)).isLessThanOrEqualTo(1);
                         if (st == TaskState.SUCCEEDED) {
                             assertThat(ran.get(i)).isEqualTo(1);
-                        }
-                        else {
+                        } else {
                             assertThat(st).isEqualTo(TaskState.CANCELLED);
                         }
                     }
@@ -1352,8 +1416,7 @@ class RootSeedingAttackTests {
                     f.get(10, TimeUnit.SECONDS);
                 }
             }
-        }
-        finally {
+        } finally {
             cancellers.shutdownNow();
         }
     }
@@ -1367,7 +1430,10 @@ class RootSeedingAttackTests {
         ExecutorService closers = Executors.newSingleThreadExecutor();
         try {
             for (int round = 0; round < 10; round++) {
-                Scheduler s = Scheduler.builder().threads(2).threadNamePrefix("seed-sd-").build();
+                Scheduler s = Scheduler.builder()
+                        .threads(2)
+                        .threadNamePrefix("seed-sd-")
+                        .build();
                 Roots r = new Roots("sd-" + round, 30_000);
                 Task<Long> sink = r.sink();
                 GraphRun run = s.submit(r.graph);
@@ -1385,11 +1451,12 @@ class RootSeedingAttackTests {
                     assertThat(run.result(sink)).isEqualTo(r.expectedSum());
                 }
                 assertRootsConsistent(run, r, 1);
-                assertThat(s.awaitTermination(Duration.ofSeconds(10))).as("terminated, round %d", round).isTrue();
+                assertThat(s.awaitTermination(Duration.ofSeconds(10)))
+                        .as("terminated, round %d", round)
+                        .isTrue();
                 assertThat(s.isTerminated()).isTrue();
             }
-        }
-        finally {
+        } finally {
             closers.shutdownNow();
         }
     }
@@ -1405,8 +1472,7 @@ class RootSeedingAttackTests {
                     if (published.await(5, TimeUnit.SECONDS)) {
                         self.get().close(); // on a worker: shuts down, returns at once
                     }
-                }
-                catch (InterruptedException ex) {
+                } catch (InterruptedException ex) {
                     Thread.currentThread().interrupt();
                 }
             }
@@ -1422,8 +1488,7 @@ class RootSeedingAttackTests {
             assertThat(run.result(sink)).isEqualTo(r.expectedSum());
             assertRootsConsistent(run, r, 1);
             assertThat(s.awaitTermination(Duration.ofSeconds(10))).isTrue();
-        }
-        finally {
+        } finally {
             s.shutdownNow();
         }
     }
@@ -1451,8 +1516,7 @@ class RootSeedingAttackTests {
             assertThat(awaitEnd(run)).isNull();
             assertThat(innerSum.get()).isEqualTo(5_000L * 4_999 / 2);
             assertThat(s.awaitTermination(Duration.ofSeconds(10))).isTrue();
-        }
-        finally {
+        } finally {
             s.shutdownNow();
         }
     }
@@ -1471,7 +1535,9 @@ class RootSeedingAttackTests {
                 while (!run.isDone() && looks < 20) {
                     looks++;
                     Diagnosis d = run.diagnose();
-                    int total = d.counts().values().stream().mapToInt(Integer::intValue).sum();
+                    int total = d.counts().values().stream()
+                            .mapToInt(Integer::intValue)
+                            .sum();
                     assertThat(total).isEqualTo(n + 1);
                     Map<String, TaskState> states = run.states();
                     assertThat(states).hasSize(n + 1);
@@ -1514,14 +1580,17 @@ class RootSeedingAttackTests {
             try {
                 d = run.diagnose();
                 states = run.states();
-            }
-            finally {
+            } finally {
                 release.countDown();
             }
             assertThat(awaitEnd(first)).isNull();
             assertThat(awaitEnd(run)).isNull();
-            assertThat(d.frontier()).as("frontier of a run whose %d roots wait for a worker: %s", n, d).hasSize(n);
-            assertThat(states.values()).as("states of roots that wait for a worker").containsOnly(TaskState.READY);
+            assertThat(d.frontier())
+                    .as("frontier of a run whose %d roots wait for a worker: %s", n, d)
+                    .hasSize(n);
+            assertThat(states.values())
+                    .as("states of roots that wait for a worker")
+                    .containsOnly(TaskState.READY);
         }
     }
 
@@ -1567,8 +1636,7 @@ class RootSeedingAttackTests {
                     ran.incrementAndGet(index);
                     return index;
                 }));
-            }
-            else {
+            } else {
                 after.add(g.task("a" + i).cpu(ctx -> {
                     ran.incrementAndGet(index);
                     return index;
@@ -1603,9 +1671,12 @@ class RootSeedingAttackTests {
         TaskGraph g = TaskGraph.named("chain-" + depth);
         for (int i = 0; i < width; i++) {
             if (i == width / 2) {
-                g.task("deeper").cpu(ctx -> depth > 1 ? ctx.execute(chainLevel(depth - 1, width, trivial)).status() : null);
-            }
-            else {
+                g.task("deeper")
+                        .cpu(ctx -> depth > 1
+                                ? ctx.execute(chainLevel(depth - 1, width, trivial))
+                                        .status()
+                                : null);
+            } else {
                 g.task("t" + i).cpu(ctx -> trivial.incrementAndGet());
             }
         }
@@ -1619,15 +1690,19 @@ class RootSeedingAttackTests {
                 Roots inner = new Roots("inner-timed-" + round, 40_000, (i, t) -> t);
                 inner.sink();
                 TaskGraph g = TaskGraph.named("timed-host-" + round);
-                Task<Integer> host = g.task("host").timeout(Duration.ofMillis(2 + round)).cpu(ctx -> {
-                    ctx.execute(inner.graph);
-                    return 1;
-                });
+                Task<Integer> host = g.task("host")
+                        .timeout(Duration.ofMillis(2 + round))
+                        .cpu(ctx -> {
+                            ctx.execute(inner.graph);
+                            return 1;
+                        });
                 Task<Integer> next = g.task("next").after(host).cpu(ctx -> 2);
                 GraphRun run = s.submit(g);
                 GraphRunException ex = awaitEnd(run);
                 for (int i = 0; i < inner.size(); i++) {
-                    assertThat(inner.ran.get(i)).as("inner root %d, round %d", i, round).isLessThanOrEqualTo(1);
+                    assertThat(inner.ran.get(i))
+                            .as("inner root %d, round %d", i, round)
+                            .isLessThanOrEqualTo(1);
                 }
                 if (ex != null) {
                     assertThat(run.state(host)).isEqualTo(TaskState.FAILED);
@@ -1655,16 +1730,21 @@ class RootSeedingAttackTests {
                 s.setPolicy(round % 2 == 0 ? new ShortestJobFirstPolicy() : new io.hts.engine.policy.DefaultPolicy());
                 GraphRun run = s.submit(r.graph);
                 int k = round;
-                Future<?> f = later(switcher, random.nextInt(200_000), () -> s.setPolicy(k % 3 == 0
-                        ? throwingPolicy(() -> new IllegalStateException("switched in"))
-                        : k % 2 == 0 ? new io.hts.engine.policy.DefaultPolicy() : new ShortestJobFirstPolicy()));
+                Future<?> f = later(
+                        switcher,
+                        random.nextInt(200_000),
+                        () -> s.setPolicy(
+                                k % 3 == 0
+                                        ? throwingPolicy(() -> new IllegalStateException("switched in"))
+                                        : k % 2 == 0
+                                                ? new io.hts.engine.policy.DefaultPolicy()
+                                                : new ShortestJobFirstPolicy()));
                 assertThat(awaitEnd(run)).isNull();
                 f.get(10, TimeUnit.SECONDS);
                 assertThat(run.result(sink)).isEqualTo(r.expectedSum());
                 assertRootsConsistent(run, r, 1);
             }
-        }
-        finally {
+        } finally {
             switcher.shutdownNow();
         }
     }
@@ -1774,23 +1854,30 @@ class RootSeedingAttackTests {
         List<Task<Integer>> roots = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             int index = i;
-            roots.add(g.task("r" + i).bodies(ctx -> {
-                ran.incrementAndGet(index);
-                return index;
-            }, ctx -> {
-                ran.incrementAndGet(index);
-                return index;
-            }));
+            roots.add(g.task("r" + i)
+                    .bodies(
+                            ctx -> {
+                                ran.incrementAndGet(index);
+                                return index;
+                            },
+                            ctx -> {
+                                ran.incrementAndGet(index);
+                                return index;
+                            }));
         }
-        Scheduler s = Scheduler.builder().threads(2).gpuBackend(statusMisbehavingOnce(n / 2, returnNull)).build();
+        Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(statusMisbehavingOnce(n / 2, returnNull))
+                .build();
         try {
             GraphRun run;
             try {
                 run = s.submit(g);
-            }
-            catch (Throwable thrown) {
-                throw new AssertionError("submit threw " + thrown + "; active runs left behind: " + s.activeRuns().size()
-                        + " " + s.activeRuns(), thrown);
+            } catch (Throwable thrown) {
+                throw new AssertionError(
+                        "submit threw " + thrown + "; active runs left behind: "
+                                + s.activeRuns().size() + " " + s.activeRuns(),
+                        thrown);
             }
             GraphRunException ex = awaitEnd(run, Duration.ofSeconds(5));
             for (int i = 0; i < n; i++) {
@@ -1800,8 +1887,7 @@ class RootSeedingAttackTests {
                     assertThat(ran.get(i)).isEqualTo(1);
                 }
             }
-        }
-        finally {
+        } finally {
             s.shutdownNow();
             s.awaitTermination(Duration.ofSeconds(5));
         }

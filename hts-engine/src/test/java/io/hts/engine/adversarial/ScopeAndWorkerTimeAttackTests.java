@@ -1,5 +1,21 @@
 package io.hts.engine.adversarial;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.graph.TaskState;
+import io.hts.engine.observe.EventDetail;
+import io.hts.engine.observe.RunProfile;
+import io.hts.engine.observe.TaskEvent;
+import io.hts.engine.observe.TaskListener;
+import io.hts.engine.observe.TaskScope;
+import io.hts.engine.observe.WorkerTime;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.Scheduler;
+import io.hts.engine.support.Ended;
+import io.hts.engine.support.FakeGpuBackend;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -18,29 +34,10 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
-
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
-import io.hts.engine.graph.Task;
-import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.graph.TaskState;
-import io.hts.engine.observe.EventDetail;
-import io.hts.engine.observe.EventType;
-import io.hts.engine.observe.RunProfile;
-import io.hts.engine.observe.TaskEvent;
-import io.hts.engine.observe.TaskListener;
-import io.hts.engine.observe.TaskScope;
-import io.hts.engine.observe.WorkerTime;
-import io.hts.engine.run.GraphRun;
-import io.hts.engine.run.GraphRunException;
-import io.hts.engine.run.Scheduler;
-import io.hts.engine.support.FakeGpuBackend;
-import io.hts.engine.support.Ended;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Round 4 attacks on docs/engine.md "Observability" and docs/observability.md: task scopes, worker
@@ -76,8 +73,8 @@ class ScopeAndWorkerTimeAttackTests {
             return () -> {
                 closes.incrementAndGet();
                 if (Thread.currentThread() != t) {
-                    problems.add(label + " closed " + key + " on " + Thread.currentThread().getName() + " not "
-                            + t.getName());
+                    problems.add(label + " closed " + key + " on "
+                            + Thread.currentThread().getName() + " not " + t.getName());
                     return;
                 }
                 String top = stack.get().peek();
@@ -89,15 +86,19 @@ class ScopeAndWorkerTimeAttackTests {
         }
     }
 
-
     // ------------------------------------------------------------------ 1. scopes
 
     @Test
     void scopesSurroundEveryAttemptOfRetriedTasksOnCpuAndGpu() {
         Recorder a = new Recorder("a");
         Recorder b = new Recorder("b");
-        try (Scheduler s = Scheduler.builder().threads(2).taskScope(a).taskScope(b).logContext(true)
-                .gpuBackend(new FakeGpuBackend(2)).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .taskScope(a)
+                .taskScope(b)
+                .logContext(true)
+                .gpuBackend(new FakeGpuBackend(2))
+                .build()) {
             TaskGraph g = TaskGraph.named("retried");
             AtomicInteger cpuTries = new AtomicInteger();
             AtomicInteger gpuTries = new AtomicInteger();
@@ -147,15 +148,15 @@ class ScopeAndWorkerTimeAttackTests {
             }
             closed.countDown();
         };
-        try (Scheduler s = Scheduler.builder().threads(2).taskScope(a).taskScope(watcher).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(2).taskScope(a).taskScope(watcher).build()) {
             TaskGraph g = TaskGraph.named("stubborn");
             g.task("stubborn").timeout(Duration.ofMillis(30)).cpu(ctx -> {
                 long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
                 while (release.getCount() > 0 && System.nanoTime() < until) {
                     try {
                         release.await(20, TimeUnit.SECONDS);
-                    }
-                    catch (InterruptedException ignored) {
+                    } catch (InterruptedException ignored) {
                         // ignores interrupts
                     }
                 }
@@ -164,12 +165,16 @@ class ScopeAndWorkerTimeAttackTests {
             });
             GraphRun run = Ended.run(s.submit(g));
             assertThat(run.status().toString()).isEqualTo("FAILED");
-            assertThat(closed.getCount()).as("scope closed while the abandoned body still runs").isEqualTo(1);
+            assertThat(closed.getCount())
+                    .as("scope closed while the abandoned body still runs")
+                    .isEqualTo(1);
             release.countDown();
             assertThat(closed.await(20, TimeUnit.SECONDS)).isTrue();
             assertThat(closedBeforeReturn).isFalse();
             // the watcher (added last) closes first; the first scope closes right after it, on the body's thread
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> a.opens.get() == a.closes.get());
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> a.opens.get() == a.closes.get());
             assertThat(a.problems).isEmpty();
         }
     }
@@ -179,15 +184,20 @@ class ScopeAndWorkerTimeAttackTests {
         Recorder a = new Recorder("a");
         Recorder b = new Recorder("b");
         Random random = new Random(42);
-        try (Scheduler s = Scheduler.builder().threads(2).taskScope(a).taskScope(b).gpuBackend(new FakeGpuBackend(2))
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .taskScope(a)
+                .taskScope(b)
+                .gpuBackend(new FakeGpuBackend(2))
                 .build()) {
             for (int round = 0; round < 150; round++) {
                 TaskGraph g = TaskGraph.named("cancelled" + round);
                 List<Task<Integer>> layer = new ArrayList<>();
                 for (int i = 0; i < 8; i++) {
                     int k = i;
-                    Task<Integer> t = (i % 3 == 0 ? g.task("t" + i).gpu(ctx -> spin(50_000 * k)) : g.task("t" + i)
-                            .retries(1).cpu(ctx -> {
+                    Task<Integer> t = (i % 3 == 0
+                            ? g.task("t" + i).gpu(ctx -> spin(50_000 * k))
+                            : g.task("t" + i).retries(1).cpu(ctx -> {
                                 spin(50_000 * k);
                                 if (k == 5 && ctx.attempt() == 0) {
                                     throw new IllegalStateException("once");
@@ -207,7 +217,8 @@ class ScopeAndWorkerTimeAttackTests {
                 run.cancel();
                 Ended.run(run);
             }
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(20))
                     .until(() -> a.opens.get() == a.closes.get() && b.opens.get() == b.closes.get());
             assertThat(a.problems).isEmpty();
             assertThat(b.problems).isEmpty();
@@ -231,7 +242,8 @@ class ScopeAndWorkerTimeAttackTests {
             seen.add("open " + graph + "/" + task);
             return () -> seen.add("close " + graph + "/" + task);
         };
-        try (Scheduler s = Scheduler.builder().threads(1).taskScope(a).taskScope(names).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(1).taskScope(a).taskScope(names).build()) {
             TaskGraph inner = TaskGraph.named("inner");
             inner.task("i1").cpu(ctx -> 1);
             TaskGraph outer = TaskGraph.named("outer");
@@ -256,9 +268,15 @@ class ScopeAndWorkerTimeAttackTests {
             throw new AssertionError("scope close");
         };
         TaskScope returnsNull = (runId, graph, task) -> null;
-        try (Scheduler s = Scheduler.builder().threads(2).taskScope(throwsOnOpen).taskScope(good)
-                .taskScope(throwsOnClose).taskScope(returnsNull).gpuBackend(new FakeGpuBackend(1))
-                .failureMode(io.hts.engine.run.FailureMode.CONTINUE).build()) { // fail-fast could cancel the others
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .taskScope(throwsOnOpen)
+                .taskScope(good)
+                .taskScope(throwsOnClose)
+                .taskScope(returnsNull)
+                .gpuBackend(new FakeGpuBackend(1))
+                .failureMode(io.hts.engine.run.FailureMode.CONTINUE)
+                .build()) { // fail-fast could cancel the others
             TaskGraph g = TaskGraph.named("errors");
             Task<Integer> ok = g.task("ok").cpu(ctx -> 1);
             Task<Integer> gpuOk = g.task("gpuOk").gpu(ctx -> 3);
@@ -277,20 +295,30 @@ class ScopeAndWorkerTimeAttackTests {
 
     private static void assertAddsUp(RunProfile p, String what) {
         WorkerTime w = p.workerTime();
-        long sum = w.work().toNanos() + w.schedulerDelay().toNanos() + w.shapeIdle().toNanos();
-        assertThat(w.work().isNegative() || w.schedulerDelay().isNegative() || w.shapeIdle().isNegative())
-                .as(what + ": negative part " + w).isFalse();
+        long sum = w.work().toNanos()
+                + w.schedulerDelay().toNanos()
+                + w.shapeIdle().toNanos();
+        assertThat(w.work().isNegative()
+                        || w.schedulerDelay().isNegative()
+                        || w.shapeIdle().isNegative())
+                .as(what + ": negative part " + w)
+                .isFalse();
         assertThat(p.idealGap().isNegative()).as(what + ": idealGap").isFalse();
-        assertThat(w.capacity().toNanos()).as(what + ": capacity == workers x makespan")
+        assertThat(w.capacity().toNanos())
+                .as(what + ": capacity == workers x makespan")
                 .isEqualTo(p.parallelism() * p.makespan().toNanos());
-        assertThat(sum).as(what + ": work + schedulerDelay + shapeIdle == capacity; " + w)
+        assertThat(sum)
+                .as(what + ": work + schedulerDelay + shapeIdle == capacity; " + w)
                 .isEqualTo(w.capacity().toNanos());
     }
 
     @Test
     void workerTimeAddsUpForFailedCancelledRetriedTimedOutGpuAndUnprofiledRuns() throws Exception {
         for (boolean profiling : new boolean[] {true, false}) {
-            try (Scheduler s = Scheduler.builder().threads(2).profiling(profiling).gpuBackend(new FakeGpuBackend(2))
+            try (Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .profiling(profiling)
+                    .gpuBackend(new FakeGpuBackend(2))
                     .build()) {
                 TaskGraph g = TaskGraph.named("mixed");
                 AtomicInteger tries = new AtomicInteger();
@@ -352,7 +380,8 @@ class ScopeAndWorkerTimeAttackTests {
      */
     @Test
     void workerTimeAddsUpWhenAWaitingBodyHelpsRunItsOwnRunsTasks() throws Exception {
-        try (Scheduler s = Scheduler.builder().threads(1).gpuBackend(new FakeGpuBackend(2)).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(1).gpuBackend(new FakeGpuBackend(2)).build()) {
             CountDownLatch aStarted = new CountDownLatch(1);
             CountDownLatch bDone = new CountDownLatch(1);
             TaskGraph nested = TaskGraph.named("nested");
@@ -378,7 +407,8 @@ class ScopeAndWorkerTimeAttackTests {
     // ------------------------------------------------------------------ 4. messages
 
     private static final Pattern ISO = Pattern.compile("PT[0-9.]+[HMS]|PT-");
-    private static final Pattern ONE_PLURAL = Pattern.compile("(^|[^0-9.])1 (tasks|edges|attempts|runs|retries|events)\\b");
+    private static final Pattern ONE_PLURAL =
+            Pattern.compile("(^|[^0-9.])1 (tasks|edges|attempts|runs|retries|events)\\b");
 
     @Test
     void eventDetailsReadLikeAPersonWroteThem() {
@@ -399,7 +429,11 @@ class ScopeAndWorkerTimeAttackTests {
                 return true;
             }
         };
-        try (Scheduler s = Scheduler.builder().threads(2).listener(l).eventDetail(EventDetail.ALL).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .listener(l)
+                .eventDetail(EventDetail.ALL)
+                .build()) {
             TaskGraph one = TaskGraph.named("one");
             one.task("only").cpu(ctx -> 1);
             s.execute(one);
@@ -408,7 +442,9 @@ class ScopeAndWorkerTimeAttackTests {
             two.task("t2").after(t1).cpu(ctx -> 2);
             s.execute(two);
         }
-        List<String> bad = texts.stream().filter(t -> ISO.matcher(t).find() || ONE_PLURAL.matcher(t).find()).toList();
+        List<String> bad = texts.stream()
+                .filter(t -> ISO.matcher(t).find() || ONE_PLURAL.matcher(t).find())
+                .toList();
         assertThat(bad).as("all texts: " + texts).isEmpty();
     }
 
@@ -457,7 +493,9 @@ class ScopeAndWorkerTimeAttackTests {
             run.await(Duration.ofSeconds(20));
             assertThat(t).isInstanceOf(TimeoutException.class);
             assertThat(t.getMessage()).doesNotContainPattern(ISO.pattern()).doesNotContainPattern(ONE_PLURAL.pattern());
-            assertThat(diagnosis).as(diagnosis).doesNotContainPattern(ONE_PLURAL.pattern())
+            assertThat(diagnosis)
+                    .as(diagnosis)
+                    .doesNotContainPattern(ONE_PLURAL.pattern())
                     .doesNotContainPattern(ISO.pattern());
         }
     }
@@ -468,7 +506,9 @@ class ScopeAndWorkerTimeAttackTests {
             TaskGraph one = TaskGraph.named("one");
             one.task("only").cpu(ctx -> 1);
             String text = s.execute(one).profile().toString();
-            assertThat(text).contains("1 task,").doesNotContainPattern(ISO.pattern())
+            assertThat(text)
+                    .contains("1 task,")
+                    .doesNotContainPattern(ISO.pattern())
                     .doesNotContainPattern(ONE_PLURAL.pattern());
         }
     }
@@ -498,7 +538,9 @@ class ScopeAndWorkerTimeAttackTests {
         StringBuilder appended = new StringBuilder();
         p.writeChromeTrace(appended);
         assertThat(bytes.toByteArray()).as(what + " stream vs string").isEqualTo(text.getBytes(StandardCharsets.UTF_8));
-        assertThat(single.toByteArray()).as(what + " byte-wise stream").isEqualTo(text.getBytes(StandardCharsets.UTF_8));
+        assertThat(single.toByteArray())
+                .as(what + " byte-wise stream")
+                .isEqualTo(text.getBytes(StandardCharsets.UTF_8));
         assertThat(appended.toString()).as(what + " appendable").isEqualTo(text);
         JsonNode node = JSON.readTree(text);
         assertThat(node).as(what).isNotNull();
@@ -506,8 +548,15 @@ class ScopeAndWorkerTimeAttackTests {
 
     @Test
     void chromeTraceStreamEqualsTheStringAndIsJsonForHostileNames() throws Exception {
-        String[] names = {"q\"uote", "back\\slash", "ctl\u0001\u001f\t\n\r", "uni\u00e9\u4e2d\ud83d\ude00", "\u2028ls\u2029",
-            "</script>", "lone\ud800surrogate"};
+        String[] names = {
+            "q\"uote",
+            "back\\slash",
+            "ctl\u0001\u001f\t\n\r",
+            "uni\u00e9\u4e2d\ud83d\ude00",
+            "\u2028ls\u2029",
+            "</script>",
+            "lone\ud800surrogate"
+        };
         try (Scheduler s = Scheduler.builder().threads(2).build()) {
             TaskGraph g = TaskGraph.named("g\"\\\u0002\ud83d\ude00");
             Task<Integer> prev = null;
@@ -515,8 +564,7 @@ class ScopeAndWorkerTimeAttackTests {
                 try {
                     var b = g.task(n);
                     prev = prev == null ? b.cpu(ctx -> 1) : b.after(prev).cpu(ctx -> 1);
-                }
-                catch (IllegalArgumentException refused) {
+                } catch (IllegalArgumentException refused) {
                     // a name the graph refuses
                 }
             }

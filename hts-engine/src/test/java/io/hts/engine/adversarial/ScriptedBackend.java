@@ -1,11 +1,5 @@
 package io.hts.engine.adversarial;
 
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
-
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.graph.Device;
@@ -14,6 +8,11 @@ import io.hts.engine.graph.GpuTaskContext;
 import io.hts.engine.graph.TaskContext;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 
 /** A device backend whose behaviour per task is a script; runs scripts on its own thread(s). */
 class ScriptedBackend implements DeviceBackend {
@@ -78,8 +77,7 @@ class ScriptedBackend implements DeviceBackend {
         executor.shutdownNow();
         try {
             executor.awaitTermination(2, TimeUnit.SECONDS);
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
         RuntimeException f = closeFailure;
@@ -92,20 +90,17 @@ class ScriptedBackend implements DeviceBackend {
     static Object runBody(ScriptedBackend b, DeviceTask task) {
         try {
             return task.gpuBody().run(new Ctx(task.context()));
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             return new Failure(ex);
         }
     }
 
-    record Failure(Throwable error) {
-    }
+    record Failure(Throwable error) {}
 
     void complete(DeviceTask task, Object result) {
         try {
             task.complete(result);
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             reportErrors.add(ex);
         }
     }
@@ -113,8 +108,7 @@ class ScriptedBackend implements DeviceBackend {
     void fail(DeviceTask task, Throwable error) {
         try {
             task.fail(error);
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             reportErrors.add(ex);
         }
     }
@@ -122,8 +116,7 @@ class ScriptedBackend implements DeviceBackend {
     void report(DeviceTask task, Object outcome) {
         if (outcome instanceof Failure f) {
             fail(task, f.error());
-        }
-        else {
+        } else {
             complete(task, outcome);
         }
     }

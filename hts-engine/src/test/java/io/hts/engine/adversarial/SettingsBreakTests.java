@@ -1,7 +1,8 @@
 package io.hts.engine.adversarial;
 
-import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.RetryConfig;
@@ -14,11 +15,9 @@ import io.hts.engine.graph.TaskState;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 class SettingsBreakTests {
 
@@ -27,9 +26,13 @@ class SettingsBreakTests {
     @Test
     void resourceAmountsThatOverflowWhenMergedAreRejected() {
         TaskGraph g = TaskGraph.named("overflow");
-        assertThatThrownBy(() -> g.task("t").resource("io", Long.MAX_VALUE).resource("io", Long.MAX_VALUE)
-                .cpu(ctx -> 1))
-                .isInstanceOf(GraphValidationException.class).hasMessageContaining("'t'").hasMessageContaining("io");
+        assertThatThrownBy(() -> g.task("t")
+                        .resource("io", Long.MAX_VALUE)
+                        .resource("io", Long.MAX_VALUE)
+                        .cpu(ctx -> 1))
+                .isInstanceOf(GraphValidationException.class)
+                .hasMessageContaining("'t'")
+                .hasMessageContaining("io");
     }
 
     @Test
@@ -42,15 +45,13 @@ class SettingsBreakTests {
                 GraphRun run;
                 try {
                     run = s.submit(g);
-                }
-                catch (GraphValidationException ex) {
+                } catch (GraphValidationException ex) {
                     assertThat(ex.getMessage()).contains("big").contains("io");
                     return;
                 }
                 Checks.awaitEnd(run, Duration.ofSeconds(3));
                 Checks.assertConsistent(run);
-            }
-            finally {
+            } finally {
                 s.shutdownNow();
                 s.awaitTermination(Duration.ofSeconds(3));
             }
@@ -67,15 +68,13 @@ class SettingsBreakTests {
                 GraphRun run;
                 try {
                     run = s.submit(g);
-                }
-                catch (GraphValidationException ex) {
+                } catch (GraphValidationException ex) {
                     assertThat(ex.getMessage()).contains("'t'").contains("io");
                     return;
                 }
                 Checks.awaitEnd(run, Duration.ofSeconds(3));
                 Checks.assertConsistent(run);
-            }
-            finally {
+            } finally {
                 s.shutdownNow();
                 s.awaitTermination(Duration.ofSeconds(3));
             }
@@ -88,12 +87,14 @@ class SettingsBreakTests {
             Scheduler s = Scheduler.builder().threads(2).build();
             try {
                 TaskGraph g = TaskGraph.named("limiter");
-                TimeLimiter zero = TimeLimiter.of(TimeLimiterConfig.custom().timeoutDuration(Duration.ZERO).build());
+                TimeLimiter zero = TimeLimiter.of(TimeLimiterConfig.custom()
+                        .timeoutDuration(Duration.ZERO)
+                        .build());
                 g.task("zero").timeout(zero).cpu(ctx -> 1);
-                assertThatThrownBy(() -> s.submit(g)).isInstanceOf(GraphValidationException.class)
+                assertThatThrownBy(() -> s.submit(g))
+                        .isInstanceOf(GraphValidationException.class)
                         .hasMessageContaining("zero");
-            }
-            finally {
+            } finally {
                 s.shutdownNow();
                 s.awaitTermination(Duration.ofSeconds(3));
             }
@@ -107,21 +108,20 @@ class SettingsBreakTests {
             try {
                 TaskGraph g = TaskGraph.named("limiter2");
                 TimeLimiter huge = TimeLimiter.of(TimeLimiterConfig.custom()
-                        .timeoutDuration(Duration.ofSeconds(Long.MAX_VALUE)).build());
+                        .timeoutDuration(Duration.ofSeconds(Long.MAX_VALUE))
+                        .build());
                 g.task("huge").timeout(huge).cpu(ctx -> 1);
                 GraphRun run;
                 try {
                     run = s.submit(g);
-                }
-                catch (GraphValidationException ex) {
+                } catch (GraphValidationException ex) {
                     assertThat(ex.getMessage()).contains("huge");
                     return;
                 }
                 Checks.awaitEnd(run, Duration.ofSeconds(3));
                 Checks.assertConsistent(run);
                 assertThat(run.state(g.find("huge").orElseThrow())).isEqualTo(TaskState.SUCCEEDED);
-            }
-            finally {
+            } finally {
                 s.shutdownNow();
                 s.awaitTermination(Duration.ofSeconds(3));
             }
@@ -145,8 +145,7 @@ class SettingsBreakTests {
                 assertThat(ex).isNotNull();
                 Checks.assertConsistent(run);
                 assertThat(run.state(t)).isEqualTo(TaskState.FAILED);
-            }
-            finally {
+            } finally {
                 s.shutdownNow();
                 s.awaitTermination(Duration.ofSeconds(3));
             }
@@ -169,12 +168,16 @@ class SettingsBreakTests {
                 assertThat(ex).isNotNull();
                 Checks.assertConsistent(run);
                 assertThat(run.state(t)).isEqualTo(TaskState.FAILED);
-                assertThat(calls).as("a backoff that answers a negative wait does not retry").hasValue(1);
-                assertThat(run.failures().get(0).error().getSuppressed()).singleElement()
-                        .satisfies(x -> assertThat(x).hasMessageContaining("task 't'")
-                                .hasMessageContaining("-1000 ms").hasMessageContaining("accepted is a wait of 0 ms or more"));
-            }
-            finally {
+                assertThat(calls)
+                        .as("a backoff that answers a negative wait does not retry")
+                        .hasValue(1);
+                assertThat(run.failures().get(0).error().getSuppressed())
+                        .singleElement()
+                        .satisfies(x -> assertThat(x)
+                                .hasMessageContaining("task 't'")
+                                .hasMessageContaining("-1000 ms")
+                                .hasMessageContaining("accepted is a wait of 0 ms or more"));
+            } finally {
                 s.shutdownNow();
                 s.awaitTermination(Duration.ofSeconds(3));
             }
@@ -187,10 +190,13 @@ class SettingsBreakTests {
             Scheduler s = Scheduler.builder().threads(2).build();
             try {
                 TaskGraph g = TaskGraph.named("predicate");
-                RetryConfig cfg = RetryConfig.custom().maxAttempts(3).waitDuration(Duration.ofMillis(1))
+                RetryConfig cfg = RetryConfig.custom()
+                        .maxAttempts(3)
+                        .waitDuration(Duration.ofMillis(1))
                         .retryOnException(e -> {
                             throw new IllegalStateException("predicate exploded");
-                        }).build();
+                        })
+                        .build();
                 Task<Integer> t = g.task("t").retry(cfg).cpu(ctx -> {
                     throw new IllegalArgumentException("body failed");
                 });
@@ -199,8 +205,7 @@ class SettingsBreakTests {
                 assertThat(ex).isNotNull();
                 Checks.assertConsistent(run);
                 assertThat(run.state(t)).isEqualTo(TaskState.FAILED);
-            }
-            finally {
+            } finally {
                 s.shutdownNow();
                 s.awaitTermination(Duration.ofSeconds(3));
             }
@@ -213,16 +218,18 @@ class SettingsBreakTests {
             Scheduler s = Scheduler.builder().threads(2).build();
             try {
                 TaskGraph g = TaskGraph.named("onresult");
-                RetryConfig cfg = RetryConfig.<Object>custom().maxAttempts(3).waitDuration(Duration.ofMillis(1))
+                RetryConfig cfg = RetryConfig.<Object>custom()
+                        .maxAttempts(3)
+                        .waitDuration(Duration.ofMillis(1))
                         .retryOnResult(r -> {
                             throw new IllegalStateException("result predicate exploded");
-                        }).build();
+                        })
+                        .build();
                 Task<Integer> t = g.task("t").retry(cfg).cpu(ctx -> 5);
                 GraphRun run = s.submit(g);
                 Checks.awaitEnd(run, Duration.ofSeconds(5));
                 Checks.assertConsistent(run);
-            }
-            finally {
+            } finally {
                 s.shutdownNow();
                 s.awaitTermination(Duration.ofSeconds(3));
             }
@@ -231,7 +238,9 @@ class SettingsBreakTests {
 
     @Test
     void badSchedulerSettingsNameTheSettingAndTheRange() {
-        assertThatThrownBy(() -> Scheduler.builder().threads(0)).hasMessageContaining("thread").hasMessageContaining("1");
+        assertThatThrownBy(() -> Scheduler.builder().threads(0))
+                .hasMessageContaining("thread")
+                .hasMessageContaining("1");
         assertThatThrownBy(() -> Scheduler.builder().threads(-5)).hasMessageContaining("-5");
         assertThatThrownBy(() -> Scheduler.builder().threads(65535)).hasMessageContaining("65535");
         assertThatThrownBy(() -> Scheduler.builder().spinsBeforePark(-1)).hasMessageContaining("-1");
@@ -240,24 +249,31 @@ class SettingsBreakTests {
 
     @Test
     void aBlankSchedulerResourceNameIsRejected() {
-        assertThatThrownBy(() -> Scheduler.builder().resource(" ", 1)).as("blank resource name")
+        assertThatThrownBy(() -> Scheduler.builder().resource(" ", 1))
+                .as("blank resource name")
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void aBlankTaskResourceNameIsRejectedNamingTheTask() {
         TaskGraph g = TaskGraph.named("bad");
-        assertThatThrownBy(() -> g.task("a").resource("", 1)).as("blank resource name").hasMessageContaining("'a'");
+        assertThatThrownBy(() -> g.task("a").resource("", 1))
+                .as("blank resource name")
+                .hasMessageContaining("'a'");
     }
 
     @Test
     void badTaskSettingsNameTheTaskAndTheRange() {
         TaskGraph g = TaskGraph.named("bad");
-        assertThatThrownBy(() -> g.task("a").timeout(Duration.ZERO)).hasMessageContaining("'a'").hasMessageContaining("1 ms");
+        assertThatThrownBy(() -> g.task("a").timeout(Duration.ZERO))
+                .hasMessageContaining("'a'")
+                .hasMessageContaining("1 ms");
         assertThatThrownBy(() -> g.task("a").timeout(Duration.ofNanos(999_999))).hasMessageContaining("'a'");
         assertThatThrownBy(() -> g.task("a").timeout(Duration.ofDays(36_526))).hasMessageContaining("'a'");
         assertThatThrownBy(() -> g.task("a").timeout(Duration.ofSeconds(-1))).hasMessageContaining("'a'");
-        assertThatThrownBy(() -> g.task("a").retries(-1)).hasMessageContaining("'a'").hasMessageContaining("-1");
+        assertThatThrownBy(() -> g.task("a").retries(-1))
+                .hasMessageContaining("'a'")
+                .hasMessageContaining("-1");
         assertThatThrownBy(() -> g.task("a").retries(Integer.MAX_VALUE)).hasMessageContaining("'a'");
         assertThatThrownBy(() -> g.task("a").retries(1, Duration.ofMillis(-1))).hasMessageContaining("'a'");
         assertThatThrownBy(() -> g.task("a").cost(Duration.ofMillis(-1))).hasMessageContaining("'a'");

@@ -1,14 +1,15 @@
 package io.hts.engine.example;
 
-import java.time.Duration;
-import java.util.stream.LongStream;
-
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskGroup;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
+import java.time.Duration;
+import java.util.stream.LongStream;
 
+// The example as the README and TaskGraph's Javadoc show it (ReadmeExampleTests compares them): not reformatted.
+// spotless:off
 public class FeaturesExample {
 
     public static void main(String[] args) {
@@ -33,3 +34,4 @@ public class FeaturesExample {
         }
     }
 }
+// spotless:on

@@ -1,18 +1,17 @@
 package io.hts.engine.example;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.FakeGpuBackend;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** docs/policies.md shows {@link QueueAwarePolicy} as written, and it places tasks as the page says. */
 class PoliciesDocTests {
@@ -22,7 +21,9 @@ class PoliciesDocTests {
         String page = Files.readString(Path.of("..", "docs", "policies.md"));
         String source = Files.readString(Path.of("src/test/java/io/hts/engine/example/QueueAwarePolicy.java"));
         String body = source.substring(source.indexOf("public final class QueueAwarePolicy"));
-        assertThat(page).as("docs/policies.md shows QueueAwarePolicy as written").contains(body.strip());
+        assertThat(page)
+                .as("docs/policies.md shows QueueAwarePolicy as written")
+                .contains(body.strip());
     }
 
     /**
@@ -32,7 +33,11 @@ class PoliciesDocTests {
     @Test
     void itSendsTasksToTheGpuOnlyWhileAStreamIsFree() throws Exception {
         FakeGpuBackend gpu = new FakeGpuBackend(2);
-        try (Scheduler s = Scheduler.builder().threads(2).policy(new QueueAwarePolicy(0)).gpuBackend(gpu).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .policy(new QueueAwarePolicy(0))
+                .gpuBackend(gpu)
+                .build()) {
             TaskGraph idle = TaskGraph.named("idle");
             Task<String> first = idle.task("first").bodies(ctx -> "cpu", ctx -> "gpu");
             assertThat(s.execute(idle).result(first)).isEqualTo("gpu");
@@ -51,9 +56,10 @@ class PoliciesDocTests {
                 assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
                 TaskGraph meanwhile = TaskGraph.named("meanwhile");
                 Task<String> second = meanwhile.task("second").bodies(ctx -> "cpu", ctx -> "gpu");
-                assertThat(s.execute(meanwhile).result(second)).as("both streams held").isEqualTo("cpu");
-            }
-            finally {
+                assertThat(s.execute(meanwhile).result(second))
+                        .as("both streams held")
+                        .isEqualTo("cpu");
+            } finally {
                 release.countDown();
             }
             held.await();

@@ -24,7 +24,9 @@ public final class QueueAwarePolicy implements SchedulingPolicy {
     @Override
     public Device selectDevice(TaskInfo task, SystemStatus status) {
         DeviceStatus gpu = status.status(Device.GPU);
-        boolean gpuHasRoom = gpu != null && gpu.usable() && gpu.hasIdleCapacity()
+        boolean gpuHasRoom = gpu != null
+                && gpu.usable()
+                && gpu.hasIdleCapacity()
                 && (gpu.freeMemoryBytes() < 0 || gpu.freeMemoryBytes() >= minFreeGpuBytes);
         return gpuHasRoom ? Device.GPU : Device.CPU; // never queue behind a busy GPU while CPU workers wait
     }

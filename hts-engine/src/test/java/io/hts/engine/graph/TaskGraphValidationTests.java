@@ -1,5 +1,9 @@
 package io.hts.engine.graph;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -7,12 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 class TaskGraphValidationTests {
 
@@ -26,8 +25,9 @@ class TaskGraphValidationTests {
         GraphValidationException ex = catchThrowableOfType(GraphValidationException.class, g::compile);
         assertThat(ex.problem()).isEqualTo(GraphValidationException.Problem.CYCLE);
         assertThat(ex.tasks()).containsExactlyInAnyOrder("a", "b", "c");
-        assertThat(ex.getMessage()).contains("graph 'cyclic' has a cycle").containsAnyOf("a -> b -> c -> a",
-                "b -> c -> a -> b", "c -> a -> b -> c");
+        assertThat(ex.getMessage())
+                .contains("graph 'cyclic' has a cycle")
+                .containsAnyOf("a -> b -> c -> a", "b -> c -> a -> b", "c -> a -> b -> c");
     }
 
     @Test
@@ -46,21 +46,26 @@ class TaskGraphValidationTests {
         TaskGraph g = TaskGraph.named("g");
         Task<Integer> a = g.task("a").cpu(ctx -> 1);
         a.after(a);
-        assertThatThrownBy(g::compile).isInstanceOfSatisfying(GraphValidationException.class, ex -> {
-            assertThat(ex.problem()).isEqualTo(GraphValidationException.Problem.SELF_DEPENDENCY);
-            assertThat(ex.tasks()).containsExactly("a");
-        }).hasMessageContaining("task 'a' depends on itself");
+        assertThatThrownBy(g::compile)
+                .isInstanceOfSatisfying(GraphValidationException.class, ex -> {
+                    assertThat(ex.problem()).isEqualTo(GraphValidationException.Problem.SELF_DEPENDENCY);
+                    assertThat(ex.tasks()).containsExactly("a");
+                })
+                .hasMessageContaining("task 'a' depends on itself");
     }
 
     @Test
     void duplicateNamesAreRejectedAtOnceAndTheGraphKeepsWhatItHad() {
         TaskGraph g = TaskGraph.named("g");
         Task<Integer> a = g.task("a").cpu(ctx -> 1);
-        assertThatThrownBy(() -> g.task("a").cpu(ctx -> 2)).isInstanceOfSatisfying(GraphValidationException.class,
-                ex -> assertThat(ex.problem()).isEqualTo(GraphValidationException.Problem.DUPLICATE_NAME))
+        assertThatThrownBy(() -> g.task("a").cpu(ctx -> 2))
+                .isInstanceOfSatisfying(
+                        GraphValidationException.class,
+                        ex -> assertThat(ex.problem()).isEqualTo(GraphValidationException.Problem.DUPLICATE_NAME))
                 .hasMessageContaining("graph 'g' already has task 'a'");
         assertThatThrownBy(() -> g.group("a", 2, (i, t) -> t.cpu(ctx -> i)))
-                .isInstanceOf(GraphValidationException.class).hasMessageContaining("task 'a'");
+                .isInstanceOf(GraphValidationException.class)
+                .hasMessageContaining("task 'a'");
         assertThat(g.tasks()).containsExactly(a);
         assertThat(g.compile().size()).isOne();
     }
@@ -74,9 +79,11 @@ class TaskGraphValidationTests {
                 .isInstanceOfSatisfying(GraphValidationException.class, ex -> {
                     assertThat(ex.problem()).isEqualTo(GraphValidationException.Problem.FOREIGN_DEPENDENCY);
                     assertThat(ex.tasks()).containsExactly("merge");
-                }).hasMessageContaining("task 'merge' of graph 'mine' depends on task 'load' of graph 'other'");
+                })
+                .hasMessageContaining("task 'merge' of graph 'mine' depends on task 'load' of graph 'other'");
         Task<Integer> mine = g.task("x").cpu(ctx -> 3);
-        assertThatThrownBy(() -> mine.after(foreign)).isInstanceOf(GraphValidationException.class)
+        assertThatThrownBy(() -> mine.after(foreign))
+                .isInstanceOf(GraphValidationException.class)
                 .hasMessageContaining("task 'x'");
     }
 
@@ -84,10 +91,13 @@ class TaskGraphValidationTests {
     void anUnknownDependencyNameIsReportedAndTheGraphStaysOpenToBeFixed() {
         TaskGraph g = TaskGraph.named("g");
         g.task("merge").after("load").cpu(ctx -> 1);
-        assertThatThrownBy(g::compile).isInstanceOfSatisfying(GraphValidationException.class, ex -> {
-            assertThat(ex.problem()).isEqualTo(GraphValidationException.Problem.UNKNOWN_DEPENDENCY);
-            assertThat(ex.tasks()).containsExactly("merge");
-        }).hasMessageContaining("task 'merge' depends on 'load', which is not a task, group or barrier of graph 'g'");
+        assertThatThrownBy(g::compile)
+                .isInstanceOfSatisfying(GraphValidationException.class, ex -> {
+                    assertThat(ex.problem()).isEqualTo(GraphValidationException.Problem.UNKNOWN_DEPENDENCY);
+                    assertThat(ex.tasks()).containsExactly("merge");
+                })
+                .hasMessageContaining(
+                        "task 'merge' depends on 'load', which is not a task, group or barrier of graph 'g'");
         assertThat(g.isFrozen()).isFalse();
         g.task("load").cpu(ctx -> 0);
         CompiledGraph c = g.compile();
@@ -98,12 +108,16 @@ class TaskGraphValidationTests {
     @Test
     void aTaskWithoutABodyIsRejectedNamingIt() {
         TaskGraph g = TaskGraph.named("g");
-        assertThatThrownBy(() -> g.task("empty").cpu(null)).isInstanceOfSatisfying(GraphValidationException.class,
-                ex -> assertThat(ex.problem()).isEqualTo(GraphValidationException.Problem.MISSING_BODY))
+        assertThatThrownBy(() -> g.task("empty").cpu(null))
+                .isInstanceOfSatisfying(
+                        GraphValidationException.class,
+                        ex -> assertThat(ex.problem()).isEqualTo(GraphValidationException.Problem.MISSING_BODY))
                 .hasMessageContaining("task 'empty' of graph 'g' has no body");
-        assertThatThrownBy(() -> g.task("half").bodies(ctx -> 1, null)).isInstanceOf(GraphValidationException.class)
+        assertThatThrownBy(() -> g.task("half").bodies(ctx -> 1, null))
+                .isInstanceOf(GraphValidationException.class)
                 .hasMessageContaining("task 'half'");
-        assertThatThrownBy(() -> g.group("grp", 2, (i, t) -> null)).isInstanceOf(GraphValidationException.class)
+        assertThatThrownBy(() -> g.group("grp", 2, (i, t) -> null))
+                .isInstanceOf(GraphValidationException.class)
                 .hasMessageContaining("grp[0]");
         assertThat(g.size()).as("a failed group leaves nothing behind").isZero();
     }
@@ -111,35 +125,51 @@ class TaskGraphValidationTests {
     @Test
     void invalidSettingsAreRejectedNamingTheTaskAndWhatIsAccepted() {
         TaskGraph g = TaskGraph.named("g");
-        assertThatThrownBy(() -> g.task("r").retries(-1)).isInstanceOfSatisfying(GraphValidationException.class,
-                ex -> assertThat(ex.problem()).isEqualTo(GraphValidationException.Problem.INVALID_SETTING))
-                .hasMessageContaining("task 'r'").hasMessageContaining("retries must be between 0 and 2147483646, was -1");
-        assertThatThrownBy(() -> g.task("r").retries(Integer.MAX_VALUE)).isInstanceOf(GraphValidationException.class)
-                .hasMessageContaining("task 'r'").hasMessageContaining("between 0 and 2147483646, was 2147483647");
+        assertThatThrownBy(() -> g.task("r").retries(-1))
+                .isInstanceOfSatisfying(
+                        GraphValidationException.class,
+                        ex -> assertThat(ex.problem()).isEqualTo(GraphValidationException.Problem.INVALID_SETTING))
+                .hasMessageContaining("task 'r'")
+                .hasMessageContaining("retries must be between 0 and 2147483646, was -1");
+        assertThatThrownBy(() -> g.task("r").retries(Integer.MAX_VALUE))
+                .isInstanceOf(GraphValidationException.class)
+                .hasMessageContaining("task 'r'")
+                .hasMessageContaining("between 0 and 2147483646, was 2147483647");
         assertThatThrownBy(() -> g.task("t").timeout(Duration.ofSeconds(-1)))
-                .isInstanceOf(GraphValidationException.class).hasMessageContaining("task 't'")
+                .isInstanceOf(GraphValidationException.class)
+                .hasMessageContaining("task 't'")
                 .hasMessageContaining("timeout must be between 1 ms and 36525 days");
         assertThatThrownBy(() -> g.task("t").timeout(Duration.ofNanos(500)))
-                .isInstanceOf(GraphValidationException.class).hasMessageContaining("between 1 ms and");
+                .isInstanceOf(GraphValidationException.class)
+                .hasMessageContaining("between 1 ms and");
         assertThatThrownBy(() -> g.task("t").timeout(Duration.ofSeconds(Long.MAX_VALUE)))
-                .isInstanceOf(GraphValidationException.class).hasMessageContaining("task 't'")
+                .isInstanceOf(GraphValidationException.class)
+                .hasMessageContaining("task 't'")
                 .hasMessageContaining("timeout must be between 1 ms and 36525 days (100 years)");
         assertThatThrownBy(() -> g.task("c").cost(Duration.ofDays(400 * 365L)))
-                .isInstanceOf(GraphValidationException.class).hasMessageContaining("task 'c'")
+                .isInstanceOf(GraphValidationException.class)
+                .hasMessageContaining("task 'c'")
                 .hasMessageContaining("estimated cost must be between 0 and");
-        assertThatThrownBy(() -> g.task("p").priority(-3)).isInstanceOf(GraphValidationException.class)
-                .hasMessageContaining("task 'p'").hasMessageContaining("was -3");
+        assertThatThrownBy(() -> g.task("p").priority(-3))
+                .isInstanceOf(GraphValidationException.class)
+                .hasMessageContaining("task 'p'")
+                .hasMessageContaining("was -3");
         assertThatThrownBy(() -> g.task("b").retries(2, Duration.ofMillis(-5)))
-                .isInstanceOf(GraphValidationException.class).hasMessageContaining("backoff");
+                .isInstanceOf(GraphValidationException.class)
+                .hasMessageContaining("backoff");
         assertThatThrownBy(() -> g.task("b").retries(2, Duration.ofSeconds(Long.MAX_VALUE)))
-                .isInstanceOf(GraphValidationException.class).hasMessageContaining("task 'b'")
+                .isInstanceOf(GraphValidationException.class)
+                .hasMessageContaining("task 'b'")
                 .hasMessageContaining("retry backoff must be between 0 and 36525 days");
         assertThatThrownBy(() -> g.task("c").cost(Duration.ofMillis(-1)))
-                .isInstanceOf(GraphValidationException.class).hasMessageContaining("estimated cost");
-        assertThatThrownBy(() -> g.task("io").resource("io", 0)).isInstanceOf(GraphValidationException.class)
+                .isInstanceOf(GraphValidationException.class)
+                .hasMessageContaining("estimated cost");
+        assertThatThrownBy(() -> g.task("io").resource("io", 0))
+                .isInstanceOf(GraphValidationException.class)
                 .hasMessageContaining("resource 'io'");
         assertThatThrownBy(() -> g.group("grp", -1, (i, t) -> t.cpu(ctx -> i)))
-                .isInstanceOf(GraphValidationException.class).hasMessageContaining("size must be 0 or more");
+                .isInstanceOf(GraphValidationException.class)
+                .hasMessageContaining("size must be 0 or more");
         assertThat(g.size()).isZero();
     }
 
@@ -148,7 +178,8 @@ class TaskGraphValidationTests {
         TaskGraph g = TaskGraph.named("g");
         Task<Integer> a = g.task("a").cpu(ctx -> 1);
         g.compile();
-        assertThatThrownBy(() -> g.task("b").cpu(ctx -> 2)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> g.task("b").cpu(ctx -> 2))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("graph 'g' has been submitted and is frozen");
         assertThatThrownBy(() -> a.after("x")).isInstanceOf(IllegalStateException.class);
         assertThat(g.compile()).isSameAs(g.compile());
@@ -205,12 +236,12 @@ class TaskGraphValidationTests {
             pool.execute(() -> {
                 try {
                     start.await();
-                }
-                catch (InterruptedException ex) {
+                } catch (InterruptedException ex) {
                     return;
                 }
                 for (int i = 0; i < perThread; i++) {
-                    g.task("t" + id + "-" + i).after(i == 0 ? new String[0] : new String[] {"t" + id + "-" + (i - 1)})
+                    g.task("t" + id + "-" + i)
+                            .after(i == 0 ? new String[0] : new String[] {"t" + id + "-" + (i - 1)})
                             .cpu(ctx -> 0);
                 }
             });

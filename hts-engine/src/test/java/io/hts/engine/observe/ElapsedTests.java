@@ -1,10 +1,9 @@
 package io.hts.engine.observe;
 
-import java.time.Duration;
-
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
 
 /** Issue 15 item 11: durations and counts in messages and event details read as a person writes them. */
 class ElapsedTests {

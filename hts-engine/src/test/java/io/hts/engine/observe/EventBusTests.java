@@ -1,15 +1,14 @@
 package io.hts.engine.observe;
 
-import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.RecordingListener;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 class EventBusTests {
 
@@ -22,10 +21,10 @@ class EventBusTests {
             g.task("b").after(a).cpu(ctx -> 2);
             s.execute(g);
         }
-        assertThat(events.types("a")).containsExactly(EventType.TASK_READY, EventType.TASK_STARTED,
-                EventType.TASK_SUCCEEDED);
-        assertThat(events.types("b")).containsExactly(EventType.TASK_READY, EventType.TASK_STARTED,
-                EventType.TASK_SUCCEEDED);
+        assertThat(events.types("a"))
+                .containsExactly(EventType.TASK_READY, EventType.TASK_STARTED, EventType.TASK_SUCCEEDED);
+        assertThat(events.types("b"))
+                .containsExactly(EventType.TASK_READY, EventType.TASK_STARTED, EventType.TASK_SUCCEEDED);
         assertThat(events.events()).first().extracting(TaskEvent::type).isEqualTo(EventType.RUN_SUBMITTED);
         assertThat(events.events()).last().extracting(TaskEvent::type).isEqualTo(EventType.RUN_SUCCEEDED);
         List<TaskEvent> all = events.events();
@@ -38,10 +37,14 @@ class EventBusTests {
     void aFailingListenerNeverBreaksSchedulingNorOtherListeners() {
         RecordingListener healthy = new RecordingListener();
         AtomicInteger calls = new AtomicInteger();
-        try (Scheduler s = Scheduler.builder().threads(2).listener(e -> {
-            calls.incrementAndGet();
-            throw new IllegalStateException("listener bug");
-        }).listener(healthy).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .listener(e -> {
+                    calls.incrementAndGet();
+                    throw new IllegalStateException("listener bug");
+                })
+                .listener(healthy)
+                .build()) {
             TaskGraph g = TaskGraph.named("robust");
             Task<Integer> t = g.task("t").cpu(ctx -> 42);
             assertThat(s.execute(g).result(t)).isEqualTo(42);
@@ -62,25 +65,34 @@ class EventBusTests {
             }
             List<TaskEvent> recent = log.recent(100);
             assertThat(recent).hasSize(8);
-            assertThat(recent).extracting(TaskEvent::type).as("routine events are not kept by default")
+            assertThat(recent)
+                    .extracting(TaskEvent::type)
+                    .as("routine events are not kept by default")
                     .containsOnly(EventType.RUN_SUBMITTED, EventType.RUN_SUCCEEDED);
             long cursor = recent.get(3).sequence();
             List<TaskEvent> after = log.events(cursor, 100, e -> true);
             assertThat(after).hasSize(4).allMatch(e -> e.sequence() > cursor);
             assertThat(log.events(cursor, 2, e -> true)).hasSize(2);
-            assertThat(log.events(-1, 100, e -> e.type() == EventType.RUN_SUCCEEDED)).hasSize(4);
+            assertThat(log.events(-1, 100, e -> e.type() == EventType.RUN_SUCCEEDED))
+                    .hasSize(4);
         }
     }
 
     @Test
     void withAllDetailTheBufferKeepsRoutineEventsToo() {
-        try (Scheduler s = Scheduler.builder().threads(1).eventDetail(EventDetail.ALL).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(1).eventDetail(EventDetail.ALL).build()) {
             TaskGraph g = TaskGraph.named("all");
             g.task("t").cpu(ctx -> 1);
             s.execute(g);
-            assertThat(s.events().log().recent(10)).extracting(TaskEvent::type).containsExactly(
-                    EventType.RUN_SUBMITTED, EventType.TASK_READY, EventType.TASK_STARTED, EventType.TASK_SUCCEEDED,
-                    EventType.RUN_SUCCEEDED);
+            assertThat(s.events().log().recent(10))
+                    .extracting(TaskEvent::type)
+                    .containsExactly(
+                            EventType.RUN_SUBMITTED,
+                            EventType.TASK_READY,
+                            EventType.TASK_STARTED,
+                            EventType.TASK_SUCCEEDED,
+                            EventType.RUN_SUCCEEDED);
         }
     }
 
@@ -91,8 +103,7 @@ class EventBusTests {
         assertThat(bus.wants(EventType.TASK_FAILED)).isTrue();
         TaskListener notableOnly = new TaskListener() {
             @Override
-            public void onEvent(TaskEvent event) {
-            }
+            public void onEvent(TaskEvent event) {}
 
             @Override
             public boolean wantsRoutineEvents() {

@@ -1,11 +1,6 @@
 package io.hts.engine.observe;
 
-import java.time.Duration;
-import java.util.HashSet;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.Task;
@@ -15,11 +10,15 @@ import io.hts.engine.graph.TaskState;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.Blocking;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 class ProfilerTests {
 
@@ -52,7 +51,6 @@ class ProfilerTests {
         return g;
     }
 
-
     /**
      * A busy worker takes the end of one task as the start of the next (one clock read per task):
      * every start is still at or after the task's ready time, every end at or after its start, and
@@ -76,12 +74,17 @@ class ProfilerTests {
                 assertThat(t.endNanos()).isGreaterThanOrEqualTo(t.startNanos());
             });
             Map<Integer, java.util.List<TaskTiming>> byWorker = new java.util.HashMap<>();
-            p.tasks().forEach(t -> byWorker.computeIfAbsent(t.lane(), k -> new java.util.ArrayList<>()).add(t));
+            p.tasks()
+                    .forEach(t -> byWorker.computeIfAbsent(t.lane(), k -> new java.util.ArrayList<>())
+                            .add(t));
             byWorker.values().forEach(list -> {
                 list.sort(java.util.Comparator.comparingLong(TaskTiming::startNanos));
                 for (int k = 1; k < list.size(); k++) {
-                    assertThat(list.get(k).startNanos()).as("start of %s after end of %s", list.get(k).taskName(),
-                            list.get(k - 1).taskName()).isGreaterThanOrEqualTo(list.get(k - 1).endNanos());
+                    assertThat(list.get(k).startNanos())
+                            .as(
+                                    "start of %s after end of %s",
+                                    list.get(k).taskName(), list.get(k - 1).taskName())
+                            .isGreaterThanOrEqualTo(list.get(k - 1).endNanos());
                 }
             });
         }
@@ -108,7 +111,8 @@ class ProfilerTests {
             assertThat(p.idealGap()).isGreaterThanOrEqualTo(Duration.ZERO);
             assertThat(p.idealGapRatio()).isBetween(0.0, 1.0);
             WorkerTime w = p.workerTime();
-            assertThat(w.work().plus(w.schedulerDelay()).plus(w.shapeIdle())).as("every worker nanosecond, once")
+            assertThat(w.work().plus(w.schedulerDelay()).plus(w.shapeIdle()))
+                    .as("every worker nanosecond, once")
                     .isEqualTo(w.capacity());
             assertThat(w.schedulerShare() + w.shapeShare()).isBetween(0.0, 1.0);
             assertThat(p.workers()).hasSize(2);
@@ -148,10 +152,13 @@ class ProfilerTests {
     void theProfilerKeepsRecentRunsAndPerNamePercentiles() {
         try (Scheduler s = Scheduler.builder().threads(2).retainedRuns(3).build()) {
             TaskGraph g = TaskGraph.named("stats");
-            TaskGroup<Integer> shards = g.group("shard", 10, (i, t) -> t.cpu(ctx -> {
-                Blocking.busyFor(Duration.ofMillis(i + 1)); // shard i: at least i + 1 ms
-                return i;
-            }));
+            TaskGroup<Integer> shards = g.group(
+                    "shard",
+                    10,
+                    (i, t) -> t.cpu(ctx -> {
+                        Blocking.busyFor(Duration.ofMillis(i + 1)); // shard i: at least i + 1 ms
+                        return i;
+                    }));
             g.task("merge").after(shards).cpu(ctx -> 0);
             Set<Long> ids = new HashSet<>();
             for (int i = 0; i < 5; i++) {
@@ -166,14 +173,18 @@ class ProfilerTests {
             Map<String, TaskStatistics> stats = profiler.taskStatistics().get(g.name());
             assertThat(stats).containsOnlyKeys("shard", "merge");
             assertThat(stats.get("merge").graphName()).isEqualTo(g.name());
-            assertThat(stats.get("shard").count()).as("10 shards x 3 retained runs").isEqualTo(30);
+            assertThat(stats.get("shard").count())
+                    .as("10 shards x 3 retained runs")
+                    .isEqualTo(30);
             assertThat(stats.get("merge").count()).isEqualTo(3);
             TaskStatistics shard = stats.get("shard");
             // 30 durations, three each of at least 1, 2, ..., 10 ms: the median is at least the
             // 5 ms shards', the 99th percentile and the maximum at least the 10 ms shards'
             assertThat(shard.p50()).isGreaterThanOrEqualTo(Duration.ofMillis(5)).isLessThanOrEqualTo(shard.p90());
             assertThat(shard.p90()).isGreaterThanOrEqualTo(Duration.ofMillis(9)).isLessThanOrEqualTo(shard.p99());
-            assertThat(shard.p99()).isGreaterThanOrEqualTo(Duration.ofMillis(10)).isLessThanOrEqualTo(shard.max());
+            assertThat(shard.p99())
+                    .isGreaterThanOrEqualTo(Duration.ofMillis(10))
+                    .isLessThanOrEqualTo(shard.max());
             assertThat(shard.mean()).isGreaterThanOrEqualTo(Duration.ofMillis(5)); // 5.5 ms at least
             assertThat(profiler.slowestTasks(4)).hasSize(4);
         }
@@ -210,7 +221,12 @@ class ProfilerTests {
             StringBuilder streamed = new StringBuilder();
             p.writeChromeTrace(streamed);
             assertThat(streamed.toString()).isEqualTo(trace);
-            assertThat(JsonMapper.builder().build().readTree(trace).get("traceEvents").isArray()).isTrue();
+            assertThat(JsonMapper.builder()
+                            .build()
+                            .readTree(trace)
+                            .get("traceEvents")
+                            .isArray())
+                    .isTrue();
         }
         StringBuilder sb = new StringBuilder();
         for (long nanos : new long[] {0, 5, 999, 1000, 1_234_567, -3}) {
@@ -266,8 +282,7 @@ class ProfilerTests {
                     assertThat(e.get("dur").asDouble()).isNotNegative();
                     assertThat(e.get("tid").isInt()).isTrue();
                     assertThat(e.get("args").get("state").asString()).isEqualTo("SUCCEEDED");
-                }
-                else {
+                } else {
                     assertThat(e.get("name").asString()).isIn("process_name", "thread_name");
                     assertThat(e.get("args").get("name").isString()).isTrue();
                 }
@@ -294,9 +309,15 @@ class ProfilerTests {
             GraphRun run = s.execute(branches());
             String dot = run.profile().toDot();
             assertThat(dot).startsWith("digraph \"branches\" {").endsWith("}\n");
-            assertThat(dot).contains("t0 -> t1;").contains("t1 -> t2;").contains("t2 -> t4;").contains("t3 -> t4;");
+            assertThat(dot)
+                    .contains("t0 -> t1;")
+                    .contains("t1 -> t2;")
+                    .contains("t2 -> t4;")
+                    .contains("t3 -> t4;");
             assertThat(dot).contains("palegreen").contains(" ms");
-            assertThat(DotExporter.export(run.graph().compile().topology())).contains("t0 -> t3;").doesNotContain("palegreen");
+            assertThat(DotExporter.export(run.graph().compile().topology()))
+                    .contains("t0 -> t3;")
+                    .doesNotContain("palegreen");
         }
     }
 
@@ -323,17 +344,29 @@ class ProfilerTests {
         long topology = g.compile().topology().estimatedBytes();
         long perRun = one - topology;
         long bound = topology + 2 * perRun + perRun / 2;
-        try (Scheduler s = Scheduler.builder().threads(2).retainedRuns(10).retainedProfileBytes(bound).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .retainedRuns(10)
+                .retainedProfileBytes(bound)
+                .build()) {
             for (int i = 0; i < 5; i++) {
                 s.execute(g);
             }
-            assertThat(s.profiler().recentRuns()).as("runs of one graph share its topology: two fit").hasSize(2);
-            assertThat(s.profiler().retainedBytesNow()).isEqualTo(topology + 2 * perRun).isLessThanOrEqualTo(bound);
+            assertThat(s.profiler().recentRuns())
+                    .as("runs of one graph share its topology: two fit")
+                    .hasSize(2);
+            assertThat(s.profiler().retainedBytesNow())
+                    .isEqualTo(topology + 2 * perRun)
+                    .isLessThanOrEqualTo(bound);
             TaskGraph huge = TaskGraph.named("huge");
             huge.group("t", 5000, (i, t) -> t.cpu(ctx -> i));
             s.execute(huge);
-            assertThat(s.profiler().notKeptRuns()).as("a profile larger than the whole bound is not kept").isOne();
-            assertThat(s.profiler().recentRuns()).extracting(RunProfile::graphName).containsOnly("big");
+            assertThat(s.profiler().notKeptRuns())
+                    .as("a profile larger than the whole bound is not kept")
+                    .isOne();
+            assertThat(s.profiler().recentRuns())
+                    .extracting(RunProfile::graphName)
+                    .containsOnly("big");
         }
     }
 }

@@ -1,5 +1,15 @@
 package io.hts.engine.observe;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.graph.TaskGroup;
+import io.hts.engine.run.FailureMode;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.RunOptions;
+import io.hts.engine.run.Scheduler;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
@@ -7,19 +17,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import io.hts.engine.graph.Task;
-import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.graph.TaskGroup;
-import io.hts.engine.graph.TaskState;
-import io.hts.engine.run.FailureMode;
-import io.hts.engine.run.GraphRun;
-import io.hts.engine.run.RunOptions;
-import io.hts.engine.run.Scheduler;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /** Attacks on {@link RunProfile#ranTotals}: it must agree with {@link RunProfile#tasks()} in every case. */
 class RanTotalsAttackTests {
@@ -42,7 +40,9 @@ class RanTotalsAttackTests {
         p.ranTotals((device, state, count, nanos) -> {
             assertThat(count).isPositive();
             assertThat(nanos).isNotNegative();
-            assertThat(seen.put(device + "/" + state, new long[] {count, nanos})).as("once each").isNull();
+            assertThat(seen.put(device + "/" + state, new long[] {count, nanos}))
+                    .as("once each")
+                    .isNull();
         });
         return seen;
     }
@@ -65,8 +65,7 @@ class RanTotalsAttackTests {
         while (latch.getCount() > 0 && System.nanoTime() < deadline) {
             try {
                 latch.await(100, TimeUnit.MILLISECONDS);
-            }
-            catch (InterruptedException ignored) {
+            } catch (InterruptedException ignored) {
                 // keeps running, as a body that ignores interrupts does
             }
         }
@@ -108,12 +107,15 @@ class RanTotalsAttackTests {
                 awaitIgnoringInterrupts(release);
                 return 1;
             });
-            g.task("stuckThenOk").timeout(Duration.ofMillis(50)).retries(1, Duration.ofMillis(1)).cpu(ctx -> {
-                if (attempts.incrementAndGet() == 1) {
-                    awaitIgnoringInterrupts(release);
-                }
-                return 2;
-            });
+            g.task("stuckThenOk")
+                    .timeout(Duration.ofMillis(50))
+                    .retries(1, Duration.ofMillis(1))
+                    .cpu(ctx -> {
+                        if (attempts.incrementAndGet() == 1) {
+                            awaitIgnoringInterrupts(release);
+                        }
+                        return 2;
+                    });
             g.task("fine").cpu(ctx -> 3);
             GraphRun run = s.submit(g, RunOptions.failureMode(FailureMode.CONTINUE));
             await().atMost(Duration.ofSeconds(20)).until(run::isDone);
@@ -121,13 +123,16 @@ class RanTotalsAttackTests {
             assertThat(p.abandoned()).isNotEmpty();
             agree(p);
             Map<String, long[]> before = fromTotals(p);
-            assertThat(count(before, "CPU/FAILED")).as("the timed-out task ran and failed").isEqualTo(1);
+            assertThat(count(before, "CPU/FAILED"))
+                    .as("the timed-out task ran and failed")
+                    .isEqualTo(1);
             assertThat(count(before, "CPU/SUCCEEDED")).isEqualTo(2);
             release.countDown();
             await().atMost(Duration.ofSeconds(20)).until(() -> run.abandoned().isEmpty());
             Map<String, long[]> after = fromTotals(p);
             assertThat(after.keySet()).isEqualTo(before.keySet());
-            after.forEach((k, v) -> assertThat(v).as("after the abandoned bodies returned: %s", k)
+            after.forEach((k, v) -> assertThat(v)
+                    .as("after the abandoned bodies returned: %s", k)
                     .containsExactly(before.get(k)));
             agree(p);
             agree(run.profile());
@@ -141,13 +146,16 @@ class RanTotalsAttackTests {
             TaskGraph g = TaskGraph.named("groups");
             Task<Integer> first = g.task("first").cpu(ctx -> 1);
             g.group("done", 50, (k, t) -> t.after(first).cpu(ctx -> k));
-            TaskGroup<Integer> spin = g.group("spin", 4, (k, t) -> t.after(first).cpu(ctx -> {
-                started.countDown();
-                while (true) {
-                    ctx.checkCancelled();
-                    Thread.onSpinWait();
-                }
-            }));
+            TaskGroup<Integer> spin = g.group(
+                    "spin",
+                    4,
+                    (k, t) -> t.after(first).cpu(ctx -> {
+                        started.countDown();
+                        while (true) {
+                            ctx.checkCancelled();
+                            Thread.onSpinWait();
+                        }
+                    }));
             GraphRun run = s.submit(g, RunOptions.failureMode(FailureMode.CONTINUE));
             assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
             run.cancel(spin);
@@ -156,7 +164,9 @@ class RanTotalsAttackTests {
             agree(p);
             Map<String, long[]> totals = fromTotals(p);
             assertThat(count(totals, "CPU/SUCCEEDED")).isEqualTo(51);
-            assertThat(count(totals, "CPU/CANCELLED")).as("the spinners that started").isBetween(1L, 4L);
+            assertThat(count(totals, "CPU/CANCELLED"))
+                    .as("the spinners that started")
+                    .isBetween(1L, 4L);
         }
     }
 
@@ -173,7 +183,8 @@ class RanTotalsAttackTests {
                         b.after(prev);
                     }
                     Task<Integer> t = b.cpu(ctx -> {
-                        long until = System.nanoTime() + ThreadLocalRandom.current().nextLong(2_000, 40_000);
+                        long until =
+                                System.nanoTime() + ThreadLocalRandom.current().nextLong(2_000, 40_000);
                         while (System.nanoTime() < until) {
                             ctx.checkCancelled();
                         }
@@ -268,7 +279,9 @@ class RanTotalsAttackTests {
             });
             GraphRun run = s.submit(g);
             assertThat(running.await(20, TimeUnit.SECONDS)).isTrue();
-            await().atMost(Duration.ofSeconds(20)).until(() -> tries.get() == 1 && run.profile().tasks().get(2).ran());
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() ->
+                            tries.get() == 1 && run.profile().tasks().get(2).ran());
             RunProfile snap = run.profile();
             agree(snap);
             Map<String, long[]> totals = fromTotals(snap);

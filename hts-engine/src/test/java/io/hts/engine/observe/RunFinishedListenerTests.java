@@ -1,21 +1,20 @@
 package io.hts.engine.observe;
 
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * TaskListener.onRunFinished gets every finished run's final profile once, whatever the profiler
@@ -32,7 +31,8 @@ class RunFinishedListenerTests {
 
         @Override
         public void onEvent(TaskEvent event) {
-            if (event.type() == EventType.RUN_SUCCEEDED || event.type() == EventType.RUN_FAILED
+            if (event.type() == EventType.RUN_SUCCEEDED
+                    || event.type() == EventType.RUN_FAILED
                     || event.type() == EventType.RUN_CANCELLED) {
                 endEvents.add(event.runId());
             }
@@ -59,15 +59,15 @@ class RunFinishedListenerTests {
             Recording rec = new Recording();
             TaskListener throwing = new TaskListener() {
                 @Override
-                public void onEvent(TaskEvent event) {
-                }
+                public void onEvent(TaskEvent event) {}
 
                 @Override
                 public void onRunFinished(RunProfile profile) {
                     throw new IllegalStateException("a listener that throws at every run's end");
                 }
             };
-            io.hts.engine.run.SchedulerBuilder b = Scheduler.builder().threads(2).listener(throwing).listener(rec);
+            io.hts.engine.run.SchedulerBuilder b =
+                    Scheduler.builder().threads(2).listener(throwing).listener(rec);
             b = variant == 0 ? b : variant == 1 ? b.retainedRuns(0) : b.profiling(false);
             ExecutorService callers = Executors.newFixedThreadPool(4);
             try (Scheduler s = b.build()) {
@@ -87,8 +87,7 @@ class RunFinishedListenerTests {
                             GraphRun run = s.submit(g);
                             try {
                                 run.await();
-                            }
-                            catch (GraphRunException expected) {
+                            } catch (GraphRunException expected) {
                                 // the failing fifth
                             }
                             return run.runId();
@@ -99,17 +98,22 @@ class RunFinishedListenerTests {
                 for (Future<Long> f : ids) {
                     runs.add(f.get(30, TimeUnit.SECONDS));
                 }
-                assertThat(rec.profiles).as("variant %d", variant).extracting(RunProfile::runId)
+                assertThat(rec.profiles)
+                        .as("variant %d", variant)
+                        .extracting(RunProfile::runId)
                         .containsExactlyInAnyOrderElementsOf(runs);
-                assertThat(rec.endEventBeforeProfile).as("the profile comes before the end event").isEmpty();
+                assertThat(rec.endEventBeforeProfile)
+                        .as("the profile comes before the end event")
+                        .isEmpty();
                 assertThat(rec.profiles).allSatisfy(p -> {
                     assertThat(p.status()).isIn(RunStatus.SUCCEEDED, RunStatus.FAILED);
                     assertThat(p.hasTimings()).isEqualTo(variant != 2);
                     assertThat(p.makespan()).isPositive();
                 });
-                assertThat(rec.profiles).filteredOn(p -> p.status() == RunStatus.FAILED).hasSize(40);
-            }
-            finally {
+                assertThat(rec.profiles)
+                        .filteredOn(p -> p.status() == RunStatus.FAILED)
+                        .hasSize(40);
+            } finally {
                 callers.shutdownNow();
             }
         }
@@ -132,7 +136,9 @@ class RunFinishedListenerTests {
             org.awaitility.Awaitility.await().until(() -> started.getCount() == 0);
             run.cancel();
             assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
-            assertThat(rec.profiles).singleElement().satisfies(p -> assertThat(p.status()).isEqualTo(RunStatus.CANCELLED));
+            assertThat(rec.profiles)
+                    .singleElement()
+                    .satisfies(p -> assertThat(p.status()).isEqualTo(RunStatus.CANCELLED));
         }
     }
 }

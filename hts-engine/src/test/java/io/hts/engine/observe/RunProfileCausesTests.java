@@ -1,9 +1,7 @@
 package io.hts.engine.observe;
 
-import java.util.List;
-import java.util.Map;
-import java.util.function.Function;
-import java.util.stream.Collectors;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
@@ -13,10 +11,11 @@ import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.RunOptions;
 import io.hts.engine.run.Scheduler;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** A run's profile lists every task, with its final state and, when it failed or was cancelled, why. */
 class RunProfileCausesTests {
@@ -28,7 +27,8 @@ class RunProfileCausesTests {
     @Test
     void aFailedRunsProfileHasEveryTaskWithItsStateAndCause() {
         for (boolean profiling : new boolean[] {true, false}) {
-            try (Scheduler s = Scheduler.builder().threads(2).profiling(profiling).build()) {
+            try (Scheduler s =
+                    Scheduler.builder().threads(2).profiling(profiling).build()) {
                 TaskGraph g = TaskGraph.named("four");
                 Task<Integer> prepare = g.task("prepare").cpu(ctx -> 1);
                 Task<Integer> boom = g.task("boom").after(prepare).cpu(ctx -> {
@@ -39,7 +39,9 @@ class RunProfileCausesTests {
                 GraphRun run = s.submit(g);
                 assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
                 Map<String, TaskTiming> tasks = byName(run.profile());
-                assertThat(tasks).as("profiling %s", profiling).containsOnlyKeys("prepare", "boom", "child", "grandchild");
+                assertThat(tasks)
+                        .as("profiling %s", profiling)
+                        .containsOnlyKeys("prepare", "boom", "child", "grandchild");
                 assertThat(tasks.get("prepare").state()).isEqualTo(TaskState.SUCCEEDED);
                 assertThat(tasks.get("prepare").cause()).isNull();
                 assertThat(tasks.get("boom").state()).isEqualTo(TaskState.FAILED);
@@ -50,8 +52,11 @@ class RunProfileCausesTests {
                     assertThat(tasks.get(name).ran()).isFalse();
                 }
                 if (profiling) {
-                    assertThat(s.profiler().run(run.runId())).get().satisfies(kept -> assertThat(byName(kept).get("boom")
-                            .cause()).isEqualTo("java.lang.IllegalStateException: bad input in row 7"));
+                    assertThat(s.profiler().run(run.runId()))
+                            .get()
+                            .satisfies(
+                                    kept -> assertThat(byName(kept).get("boom").cause())
+                                            .isEqualTo("java.lang.IllegalStateException: bad input in row 7"));
                 }
             }
         }
@@ -62,7 +67,8 @@ class RunProfileCausesTests {
         try (Scheduler s = Scheduler.builder().threads(2).build()) {
             TaskGraph ok = TaskGraph.named("ok");
             ok.task("a").cpu(ctx -> 1);
-            assertThat(s.execute(ok).profile().tasks()).allSatisfy(t -> assertThat(t.cause()).isNull());
+            assertThat(s.execute(ok).profile().tasks())
+                    .allSatisfy(t -> assertThat(t.cause()).isNull());
 
             java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
             TaskGraph g = TaskGraph.named("cancelled");
@@ -100,10 +106,11 @@ class RunProfileCausesTests {
             assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
             RunProfile p = run.profile();
             assertThat(p.tasks()).hasSize(10_001);
-            assertThat(p.tasks().stream().map(TaskTiming::cause).distinct().count()).isEqualTo(2);
+            assertThat(p.tasks().stream().map(TaskTiming::cause).distinct().count())
+                    .isEqualTo(2);
             // the index (4 bytes a task) and two descriptions, not 10,000 strings
-            TaskCauses alone = TaskCauses.collect(p.tasks().size(), i -> i == 0 ? new IllegalStateException("x")
-                    : null, Throwable::toString);
+            TaskCauses alone = TaskCauses.collect(
+                    p.tasks().size(), i -> i == 0 ? new IllegalStateException("x") : null, Throwable::toString);
             assertThat(alone.estimatedBytes()).isLessThan(4L * 10_001 + 200);
         }
     }
@@ -136,9 +143,13 @@ class RunProfileCausesTests {
             }
             Map<String, long[]> seen = new java.util.TreeMap<>();
             p.ranTotals((device, state, count, nanos) -> {
-                assertThat(seen.put(device + "/" + state, new long[] {count, nanos})).as("once each").isNull();
+                assertThat(seen.put(device + "/" + state, new long[] {count, nanos}))
+                        .as("once each")
+                        .isNull();
             });
-            assertThat(seen.keySet()).containsExactly("CPU/FAILED", "CPU/SUCCEEDED").isEqualTo(expected.keySet());
+            assertThat(seen.keySet())
+                    .containsExactly("CPU/FAILED", "CPU/SUCCEEDED")
+                    .isEqualTo(expected.keySet());
             seen.forEach((k, v) -> assertThat(v).as(k).containsExactly(expected.get(k)));
             assertThat(seen.get("CPU/SUCCEEDED")[0]).isEqualTo(6);
             assertThat(seen.get("CPU/FAILED")[0]).isEqualTo(1);

@@ -1,12 +1,11 @@
 package io.hts.engine.observe;
 
-import java.time.Duration;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.Scheduler;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** Issue 15 item 10: idle worker time split between what the scheduler caused and what the graph's shape caused. */
 class WorkerTimeTests {

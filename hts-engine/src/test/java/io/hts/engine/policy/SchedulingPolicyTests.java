@@ -1,13 +1,12 @@
 package io.hts.engine.policy;
 
-import java.util.EnumSet;
-import java.util.Set;
-
-import io.hts.engine.graph.Device;
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hts.engine.graph.Device;
+import java.util.EnumSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
 
 class SchedulingPolicyTests {
 
@@ -43,18 +42,24 @@ class SchedulingPolicyTests {
     void defaultTriesAnIdleDeviceWhoseCostIsUnknownAndSkipsADownOne() {
         DefaultPolicy policy = new DefaultPolicy();
         SystemStatus gpuIdle = SystemStatus.of(cpu(8, 4, 8, 40_000_000), gpu(DeviceHealth.UP, 4, 0, 0, 0));
-        assertThat(policy.selectDevice(task(5_000_000, -1), gpuIdle)).as("explore the idle GPU").isEqualTo(Device.GPU);
+        assertThat(policy.selectDevice(task(5_000_000, -1), gpuIdle))
+                .as("explore the idle GPU")
+                .isEqualTo(Device.GPU);
         SystemStatus gpuDown = SystemStatus.of(cpu(8, 4, 8, 40_000_000), gpu(DeviceHealth.DOWN, 4, 0, 0, 0));
         assertThat(policy.selectDevice(task(5_000_000, 1), gpuDown)).isEqualTo(Device.CPU);
         SystemStatus bothIdleUnknown = SystemStatus.of(cpu(8, 0, 0, 0), gpu(DeviceHealth.UP, 4, 0, 0, 0));
-        assertThat(policy.selectDevice(task(-1, -1), bothIdleUnknown)).as("tie: more free slots").isEqualTo(Device.CPU);
+        assertThat(policy.selectDevice(task(-1, -1), bothIdleUnknown))
+                .as("tie: more free slots")
+                .isEqualTo(Device.CPU);
     }
 
     @Test
     void gpuFirstAndCpuFirstPreferTheirDeviceWhenUsable() {
         SystemStatus gpuBusy = SystemStatus.of(cpu(8, 0, 0, 0), gpu(DeviceHealth.UP, 4, 1000, 4, Long.MAX_VALUE / 2));
-        assertThat(new GpuFirstPolicy().selectDevice(task(1, 1_000_000_000), gpuBusy)).isEqualTo(Device.GPU);
-        assertThat(new CpuFirstPolicy().selectDevice(task(1_000_000_000, 1), gpuBusy)).isEqualTo(Device.CPU);
+        assertThat(new GpuFirstPolicy().selectDevice(task(1, 1_000_000_000), gpuBusy))
+                .isEqualTo(Device.GPU);
+        assertThat(new CpuFirstPolicy().selectDevice(task(1_000_000_000, 1), gpuBusy))
+                .isEqualTo(Device.CPU);
         SystemStatus gpuDown = SystemStatus.of(cpu(8, 0, 0, 0), gpu(DeviceHealth.DOWN, 4, 0, 0, 0));
         assertThat(new GpuFirstPolicy().selectDevice(task(1, 1), gpuDown)).isEqualTo(Device.CPU);
         TaskInfo gpuOnly = new TaskInfo("g", "g", EnumSet.of(Device.GPU), 0, -1, -1);
@@ -90,7 +95,8 @@ class SchedulingPolicyTests {
         for (PolicyType t : PolicyType.values()) {
             assertThat(t.create().name()).isEqualTo(t.id());
         }
-        assertThatThrownBy(() -> PolicyType.fromId("fastest")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> PolicyType.fromId("fastest"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'fastest'")
                 .hasMessageContaining("default, gpu-first, cpu-first, round-robin, shortest-job-first");
     }

@@ -1,25 +1,8 @@
 package io.hts.engine.regression;
 
-import java.lang.ref.WeakReference;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.DeviceTask;
@@ -49,6 +32,26 @@ import io.hts.engine.run.Scheduler;
 import io.hts.engine.run.SchedulerBuilder;
 import io.hts.engine.run.TaskFailure;
 import io.hts.engine.support.FakeGpuBackend;
+import java.lang.ref.WeakReference;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.assertj.core.api.SoftAssertions;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
@@ -58,10 +61,6 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Regression tests for defects of the run layer (GraphRun, the pool, the profiler), one test (or
@@ -90,8 +89,7 @@ class RunLayerRegressionTests {
         for (Runnable r : cleanups) {
             try {
                 r.run();
-            }
-            catch (RuntimeException ignored) {
+            } catch (RuntimeException ignored) {
                 // best effort
             }
         }
@@ -121,7 +119,9 @@ class RunLayerRegressionTests {
         });
         GraphRun run = s.submit(g);
 
-        RunStatus status = finishes(run, Duration.ofSeconds(5),
+        RunStatus status = finishes(
+                run,
+                Duration.ofSeconds(5),
                 "a run whose task b timed out (200 ms; its body is abandoned) must finish promptly");
         assertThat(status).isEqualTo(RunStatus.FAILED);
         assertThat(run.state(a)).isEqualTo(TaskState.SUCCEEDED);
@@ -140,17 +140,19 @@ class RunLayerRegressionTests {
      */
     @ParameterizedTest(name = "start(lane) called first: {0}")
     @ValueSource(booleans = {false, true})
-    void d02a_queuedDeviceTasksCancelledWithTheRunAndFailedLaterStayCancelledOnce(boolean startFirst)
-            throws Exception {
+    void d02a_queuedDeviceTasksCancelledWithTheRunAndFailedLaterStayCancelledOnce(boolean startFirst) throws Exception {
         QueueingBackend device = new QueueingBackend();
         FinalEvents events = new FinalEvents();
-        Scheduler s = scheduler(Scheduler.builder().threads(2).gpuBackend(device).listener(events));
+        Scheduler s =
+                scheduler(Scheduler.builder().threads(2).gpuBackend(device).listener(events));
         TaskGraph g = TaskGraph.named("queued-then-run-cancelled");
         TaskGroup<Integer> onGpu = g.group("g", 3, (i, t) -> t.gpu(ctx -> i));
         g.task("sink").after(onGpu).cpu(ctx -> 0);
         GraphRun run = s.submit(g);
         CompletableFuture<Map<String, TaskState>> atEnd = statesWhenTheRunEnds(run);
-        assertThat(device.queued()).as("precondition: the GPU tasks are queued on the device").isEqualTo(3);
+        assertThat(device.queued())
+                .as("precondition: the GPU tasks are queued on the device")
+                .isEqualTo(3);
 
         assertThat(run.cancel()).isTrue();
         finishes(run, RUN_LIMIT, "the cancelled run finishes");
@@ -159,8 +161,8 @@ class RunLayerRegressionTests {
 
         device.goDown(startFirst); // fails every queued task, none of which ever started
 
-        assertConsistentAfterDeviceDrain(run, events, atEnd.get(5, TimeUnit.SECONDS), before, failuresBefore,
-                RunStatus.CANCELLED);
+        assertConsistentAfterDeviceDrain(
+                run, events, atEnd.get(5, TimeUnit.SECONDS), before, failuresBefore, RunStatus.CANCELLED);
     }
 
     /**
@@ -171,11 +173,11 @@ class RunLayerRegressionTests {
      */
     @ParameterizedTest(name = "start(lane) called first: {0}")
     @ValueSource(booleans = {false, true})
-    void d02b_aCancelledQueuedDeviceTaskFailedLaterDoesNotEndTheRunWhileATaskRuns(boolean startFirst)
-            throws Exception {
+    void d02b_aCancelledQueuedDeviceTaskFailedLaterDoesNotEndTheRunWhileATaskRuns(boolean startFirst) throws Exception {
         QueueingBackend device = new QueueingBackend();
         FinalEvents events = new FinalEvents();
-        Scheduler s = scheduler(Scheduler.builder().threads(2).gpuBackend(device).listener(events));
+        Scheduler s =
+                scheduler(Scheduler.builder().threads(2).gpuBackend(device).listener(events));
         CountDownLatch cpuRunning = new CountDownLatch(1);
         CountDownLatch cpuGate = gate();
         TaskGraph g = TaskGraph.named("queued-then-task-cancelled");
@@ -188,22 +190,25 @@ class RunLayerRegressionTests {
         GraphRun run = s.submit(g);
         CompletableFuture<Map<String, TaskState>> atEnd = statesWhenTheRunEnds(run);
         assertThat(cpuRunning.await(5, TimeUnit.SECONDS)).isTrue();
-        assertThat(device.queued()).as("precondition: the GPU task is queued on the device").isEqualTo(1);
+        assertThat(device.queued())
+                .as("precondition: the GPU task is queued on the device")
+                .isEqualTo(1);
 
         assertThat(run.cancel(gpu)).isTrue();
         assertThat(run.state(gpu)).isEqualTo(TaskState.CANCELLED);
         device.goDown(startFirst);
 
         assertThat(run.status())
-                .as("the run must not complete while task 'cpu' is still RUNNING (states %s, pendingTasks %s)",
+                .as(
+                        "the run must not complete while task 'cpu' is still RUNNING (states %s, pendingTasks %s)",
                         run.states(), run.pendingTasks())
                 .isEqualTo(RunStatus.RUNNING);
         assertThat(run.pendingTasks()).as("tasks not yet final: only 'cpu'").isEqualTo(1);
         cpuGate.countDown();
         finishes(run, RUN_LIMIT, "the run finishes once 'cpu' returns");
         assertThat(run.state(cpu)).isEqualTo(TaskState.SUCCEEDED);
-        assertConsistentAfterDeviceDrain(run, events, atEnd.get(5, TimeUnit.SECONDS), run.states(), run.failures(),
-                RunStatus.CANCELLED);
+        assertConsistentAfterDeviceDrain(
+                run, events, atEnd.get(5, TimeUnit.SECONDS), run.states(), run.failures(), RunStatus.CANCELLED);
     }
 
     /**
@@ -214,11 +219,11 @@ class RunLayerRegressionTests {
      */
     @ParameterizedTest(name = "start(lane) called first: {0}")
     @ValueSource(booleans = {false, true})
-    void d02c_queuedDeviceTasksCancelledByFailFastAndFailedLaterStayCancelled(boolean startFirst)
-            throws Exception {
+    void d02c_queuedDeviceTasksCancelledByFailFastAndFailedLaterStayCancelled(boolean startFirst) throws Exception {
         QueueingBackend device = new QueueingBackend();
         FinalEvents events = new FinalEvents();
-        Scheduler s = scheduler(Scheduler.builder().threads(2).gpuBackend(device).listener(events));
+        Scheduler s =
+                scheduler(Scheduler.builder().threads(2).gpuBackend(device).listener(events));
         TaskGraph g = TaskGraph.named("queued-then-fail-fast");
         g.group("g", 3, (i, t) -> t.gpu(ctx -> i)); // declared first: queued before 'boom' can fail
         g.task("boom").cpu(ctx -> {
@@ -227,31 +232,47 @@ class RunLayerRegressionTests {
         GraphRun run = s.submit(g);
         CompletableFuture<Map<String, TaskState>> atEnd = statesWhenTheRunEnds(run);
         finishes(run, RUN_LIMIT, "the run fails fast");
-        assertThat(device.queued()).as("precondition: the GPU tasks were still queued on the device").isEqualTo(3);
+        assertThat(device.queued())
+                .as("precondition: the GPU tasks were still queued on the device")
+                .isEqualTo(3);
         Map<String, TaskState> before = run.states();
         List<TaskFailure> failuresBefore = run.failures();
         assertThat(before).containsEntry("g[0]", TaskState.CANCELLED);
 
         device.goDown(startFirst);
 
-        assertConsistentAfterDeviceDrain(run, events, atEnd.get(5, TimeUnit.SECONDS), before, failuresBefore,
-                RunStatus.FAILED);
+        assertConsistentAfterDeviceDrain(
+                run, events, atEnd.get(5, TimeUnit.SECONDS), before, failuresBefore, RunStatus.FAILED);
     }
 
-    private static void assertConsistentAfterDeviceDrain(GraphRun run, FinalEvents events,
-            Map<String, TaskState> atEnd, Map<String, TaskState> before, List<TaskFailure> failuresBefore,
+    private static void assertConsistentAfterDeviceDrain(
+            GraphRun run,
+            FinalEvents events,
+            Map<String, TaskState> atEnd,
+            Map<String, TaskState> before,
+            List<TaskFailure> failuresBefore,
             RunStatus expected) {
         SoftAssertions soft = new SoftAssertions();
         soft.assertThat(run.status()).as("the run's status").isEqualTo(expected);
-        soft.assertThat(atEnd).as("states when the run completed: every task final")
-                .allSatisfy((task, state) -> assertThat(state.isTerminal()).as("%s is %s", task, state).isTrue());
-        soft.assertThat(run.states()).as("final states never change after the run completed").isEqualTo(before);
-        soft.assertThat(run.failures()).as("failures() after the device failed tasks it never started")
+        soft.assertThat(atEnd)
+                .as("states when the run completed: every task final")
+                .allSatisfy((task, state) -> assertThat(state.isTerminal())
+                        .as("%s is %s", task, state)
+                        .isTrue());
+        soft.assertThat(run.states())
+                .as("final states never change after the run completed")
+                .isEqualTo(before);
+        soft.assertThat(run.failures())
+                .as("failures() after the device failed tasks it never started")
                 .isEqualTo(failuresBefore);
-        soft.assertThat(run.failures()).as("failures() holds no cancelled task")
+        soft.assertThat(run.failures())
+                .as("failures() holds no cancelled task")
                 .noneMatch(f -> run.states().get(f.taskName()) == TaskState.CANCELLED);
-        soft.assertThat(run.pendingTasks()).as("pendingTasks() of a finished run").isZero();
-        soft.assertThat(events.finalEventsOf(run.runId())).as("final events per task: exactly one each")
+        soft.assertThat(run.pendingTasks())
+                .as("pendingTasks() of a finished run")
+                .isZero();
+        soft.assertThat(events.finalEventsOf(run.runId()))
+                .as("final events per task: exactly one each")
                 .allSatisfy((task, types) -> assertThat(types).as(task).hasSize(1));
         soft.assertAll();
     }
@@ -272,25 +293,36 @@ class RunLayerRegressionTests {
         AtomicInteger releasedWhileReading = new AtomicInteger(-1);
         TaskGraph g = TaskGraph.named("abandoned-reader");
         Task<Buffer> p = g.task("p").gpu(ctx -> buffer); // a GPU body: the run tracks releases
-        Task<Integer> c = g.task("c").after(p).timeout(Duration.ofMillis(100)).retries(1, Duration.ZERO).cpu(ctx -> {
-            Buffer b = ctx.input(p);
-            if (ctx.attempt() == 1) {
-                awaitIgnoringInterrupts(reading, BODY_LIMIT); // still "reading" b, interrupt ignored
-                releasedWhileReading.set(b.releases.get());
-            }
-            return 1;
-        });
+        Task<Integer> c = g.task("c")
+                .after(p)
+                .timeout(Duration.ofMillis(100))
+                .retries(1, Duration.ZERO)
+                .cpu(ctx -> {
+                    Buffer b = ctx.input(p);
+                    if (ctx.attempt() == 1) {
+                        awaitIgnoringInterrupts(reading, BODY_LIMIT); // still "reading" b, interrupt ignored
+                        releasedWhileReading.set(b.releases.get());
+                    }
+                    return 1;
+                });
         GraphRun run = s.submit(g);
         finishes(run, RUN_LIMIT, "c's second attempt succeeds");
         assertThat(run.state(c)).isEqualTo(TaskState.SUCCEEDED);
-        assertThat(run.abandoned()).as("attempt 1 of c is abandoned, still running").containsExactly("c");
+        assertThat(run.abandoned())
+                .as("attempt 1 of c is abandoned, still running")
+                .containsExactly("c");
 
         assertThat(buffer.releases.get())
-                .as("releases of p's result while the timed-out attempt 1 of c still reads it").isZero();
+                .as("releases of p's result while the timed-out attempt 1 of c still reads it")
+                .isZero();
         reading.countDown();
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(buffer.releases.get())
-                .as("p's result is released once, after the abandoned attempt returned").isEqualTo(1));
-        assertThat(releasedWhileReading.get()).as("releases seen by attempt 1 at its end").isZero();
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(buffer.releases.get())
+                        .as("p's result is released once, after the abandoned attempt returned")
+                        .isEqualTo(1));
+        assertThat(releasedWhileReading.get())
+                .as("releases seen by attempt 1 at its end")
+                .isZero();
     }
 
     // ====================================================================== 4
@@ -311,17 +343,22 @@ class RunLayerRegressionTests {
             return t.cpu(ctx -> i);
         });
         Task<List<Integer>> viaGroup = g.task("viaGroup").after(m).cpu(ctx -> ctx.inputs(m));
-        Task<List<Integer>> viaGroupAndHelpers = g.task("viaGroupAndHelpers").after(m).after(helpers)
-                .cpu(ctx -> ctx.inputs(m));
+        Task<List<Integer>> viaGroupAndHelpers =
+                g.task("viaGroupAndHelpers").after(m).after(helpers).cpu(ctx -> ctx.inputs(m));
         GraphRun run = s.submit(g, RunOptions.failureMode(FailureMode.CONTINUE));
         finishes(run, RUN_LIMIT, "the run finishes");
 
         Map<String, Object> read = new LinkedHashMap<>();
         for (Task<List<Integer>> t : List.of(viaGroup, viaGroupAndHelpers)) {
-            read.put(t.name(), run.state(t) == TaskState.SUCCEEDED ? run.result(t)
-                    : run.state(t) + ": " + run.error(t).map(Throwable::getMessage).orElse("?"));
+            read.put(
+                    t.name(),
+                    run.state(t) == TaskState.SUCCEEDED
+                            ? run.result(t)
+                            : run.state(t) + ": "
+                                    + run.error(t).map(Throwable::getMessage).orElse("?"));
         }
-        assertThat(read).as("ctx.inputs(m) read by each consumer")
+        assertThat(read)
+                .as("ctx.inputs(m) read by each consumer")
                 .isEqualTo(Map.of("viaGroup", List.of(0, 1, 2), "viaGroupAndHelpers", List.of(0, 1, 2)));
     }
 
@@ -345,7 +382,9 @@ class RunLayerRegressionTests {
         Task<Integer> a = g.task("a").cpu(ctx -> 1);
         Task<Integer> b = g.task("b").after(a).cpu(ctx -> ctx.input(a) + 1);
         GraphRun run = s.submit(g);
-        RunStatus status = finishes(run, RUN_LIMIT,
+        RunStatus status = finishes(
+                run,
+                RUN_LIMIT,
                 "a listener that throws StackOverflowError on a's TASK_SUCCEEDED must not break scheduling");
         assertThat(thrown).isTrue();
         assertThat(status).isEqualTo(RunStatus.SUCCEEDED);
@@ -368,7 +407,9 @@ class RunLayerRegressionTests {
         TaskGraph g = TaskGraph.named("listener-vm-error-on-run-event");
         Task<Integer> a = g.task("a").cpu(ctx -> 1);
         GraphRun run = s.submit(g);
-        RunStatus status = finishes(run, RUN_LIMIT,
+        RunStatus status = finishes(
+                run,
+                RUN_LIMIT,
                 "a listener that throws StackOverflowError on RUN_SUCCEEDED must not leave await() hanging");
         assertThat(thrown).isTrue();
         assertThat(status).isEqualTo(RunStatus.SUCCEEDED);
@@ -411,7 +452,10 @@ class RunLayerRegressionTests {
         SoftAssertions soft = new SoftAssertions();
         refused(soft, "huge-timeout", "timeout", () -> g.task("huge-timeout").timeout(huge));
         refused(soft, "huge-retries", "retries", () -> g.task("huge-retries").retries(Integer.MAX_VALUE));
-        refused(soft, "huge-retries-fixed", "retries",
+        refused(
+                soft,
+                "huge-retries-fixed",
+                "retries",
                 () -> g.task("huge-retries-fixed").retries(Integer.MAX_VALUE, Duration.ofMillis(1)));
         refused(soft, "huge-backoff", "backoff", () -> g.task("huge-backoff").retries(1, huge));
         refused(soft, "huge-cost", "cost", () -> g.task("huge-cost").cost(huge));
@@ -425,14 +469,18 @@ class RunLayerRegressionTests {
 
     private static void refused(SoftAssertions soft, String task, String setting, Runnable call) {
         Throwable thrown = catchThrowable(call::run);
-        soft.assertThat(thrown).as("%s: the builder call must refuse the overflowing %s", task, setting)
+        soft.assertThat(thrown)
+                .as("%s: the builder call must refuse the overflowing %s", task, setting)
                 .isInstanceOf(GraphValidationException.class);
         if (thrown instanceof GraphValidationException gve) {
-            soft.assertThat(gve.problem()).as("%s: problem", task)
+            soft.assertThat(gve.problem())
+                    .as("%s: problem", task)
                     .isEqualTo(GraphValidationException.Problem.INVALID_SETTING);
             soft.assertThat(gve.tasks()).as("%s: tasks", task).containsExactly(task);
-            soft.assertThat(gve.getMessage()).as("%s: the message names the task, the setting and the range", task)
-                    .contains("'" + task + "'").containsIgnoringCase(setting)
+            soft.assertThat(gve.getMessage())
+                    .as("%s: the message names the task, the setting and the range", task)
+                    .contains("'" + task + "'")
+                    .containsIgnoringCase(setting)
                     .containsPattern(RANGE);
         }
     }
@@ -457,7 +505,9 @@ class RunLayerRegressionTests {
             return r.await().result(child) + 1;
         });
         GraphRun run = s.submit(outer);
-        RunStatus status = finishes(run, RUN_LIMIT,
+        RunStatus status = finishes(
+                run,
+                RUN_LIMIT,
                 "a body awaiting a nested run (scheduler.submit(inner).await()) on 1 worker must complete");
         assertThat(status).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(run.result(parent)).isEqualTo(42);
@@ -475,16 +525,18 @@ class RunLayerRegressionTests {
         TaskGraph innerGraph = TaskGraph.named("inner");
         Task<Integer> child = innerGraph.task("child").cpu(ctx -> 20);
         TaskGraph outer = TaskGraph.named("outer-two");
-        TaskGroup<Integer> parents = outer.group("parent", 2, (i, t) -> t.cpu(ctx -> {
-            bothRunning.countDown();
-            bothRunning.await(5, TimeUnit.SECONDS); // both workers are now busy with a parent
-            GraphRun r = s.submit(innerGraph);
-            inner.add(r);
-            return r.await().result(child) + i;
-        }));
+        TaskGroup<Integer> parents = outer.group(
+                "parent",
+                2,
+                (i, t) -> t.cpu(ctx -> {
+                    bothRunning.countDown();
+                    bothRunning.await(5, TimeUnit.SECONDS); // both workers are now busy with a parent
+                    GraphRun r = s.submit(innerGraph);
+                    inner.add(r);
+                    return r.await().result(child) + i;
+                }));
         GraphRun run = s.submit(outer);
-        RunStatus status = finishes(run, RUN_LIMIT,
-                "two bodies awaiting nested runs on 2 workers must complete");
+        RunStatus status = finishes(run, RUN_LIMIT, "two bodies awaiting nested runs on 2 workers must complete");
         assertThat(status).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(run.results(parents)).containsExactly(20, 21);
     }
@@ -507,21 +559,28 @@ class RunLayerRegressionTests {
     void d09_failedAttemptsUnderATimeLimitDoNotHoldMemoryUntilTheLimitExpires() throws Exception {
         Scheduler s = scheduler(Scheduler.builder().threads(2).profiling(false).eventBufferSize(16));
         TaskGraph g = TaskGraph.named("failing-under-time-limit");
-        g.group("f", 1000, (i, t) -> t.timeout(Duration.ofHours(1)).cpu(ctx -> {
-            throw new IllegalStateException("fails at once");
-        }));
+        g.group(
+                "f",
+                1000,
+                (i, t) -> t.timeout(Duration.ofHours(1)).cpu(ctx -> {
+                    throw new IllegalStateException("fails at once");
+                }));
         RunOptions continueOnFailure = RunOptions.failureMode(FailureMode.CONTINUE);
         for (int i = 0; i < 3; i++) { // warm up
-            assertThat(finishes(s.submit(g, continueOnFailure), RUN_LIMIT, "warm-up")).isEqualTo(RunStatus.FAILED);
+            assertThat(finishes(s.submit(g, continueOnFailure), RUN_LIMIT, "warm-up"))
+                    .isEqualTo(RunStatus.FAILED);
         }
         long before = usedHeapAfterGc();
         for (int i = 0; i < 50; i++) {
-            assertThat(finishes(s.submit(g, continueOnFailure), RUN_LIMIT, "round " + i)).isEqualTo(RunStatus.FAILED);
+            assertThat(finishes(s.submit(g, continueOnFailure), RUN_LIMIT, "round " + i))
+                    .isEqualTo(RunStatus.FAILED);
         }
         long after = usedHeapAfterGc();
         assertThat(after - before)
-                .as("bytes still held after 50,000 failed attempts (under a 1-hour time limit) have ended "
-                        + "(heap used after GC: %,d before, %,d after)", before, after)
+                .as(
+                        "bytes still held after 50,000 failed attempts (under a 1-hour time limit) have ended "
+                                + "(heap used after GC: %,d before, %,d after)",
+                        before, after)
                 .isLessThan(10_000_000L);
     }
 
@@ -539,8 +598,9 @@ class RunLayerRegressionTests {
         Refs refs = runAndDropGraphCapturing(s);
         boolean collected = awaitCollected(refs.graph, refs.payload);
         assertThat(collected)
-                .as("the dropped graph and the 32 MB array its bodies capture are collectable while the scheduler"
-                        + " stays open (graph still reachable: %s, array still reachable: %s)",
+                .as(
+                        "the dropped graph and the 32 MB array its bodies capture are collectable while the scheduler"
+                                + " stays open (graph still reachable: %s, array still reachable: %s)",
                         refs.graph.get() != null, refs.payload.get() != null)
                 .isTrue();
         assertThat(s.isShutdown()).isFalse();
@@ -569,8 +629,9 @@ class RunLayerRegressionTests {
         WeakReference<TaskGraph> graph = runAndDropMillionTaskGraph(s);
         long after = usedHeapAfterGc();
         assertThat(after - before)
-                .as("bytes the open scheduler still holds after a 1,000,000-task graph was run and dropped "
-                        + "(heap used after GC: %,d before, %,d after; graph still reachable: %s)",
+                .as(
+                        "bytes the open scheduler still holds after a 1,000,000-task graph was run and dropped "
+                                + "(heap used after GC: %,d before, %,d after; graph still reachable: %s)",
                         before, after, graph.get() != null)
                 .isLessThan(128L << 20);
     }
@@ -621,7 +682,8 @@ class RunLayerRegressionTests {
         finishes(r1, RUN_LIMIT, "first");
 
         TaskTiming t = r2.profile().timing(p.index());
-        assertThat(t.startNanos()).as("profiled start of p, ns since its run's submission (%s)", t)
+        assertThat(t.startNanos())
+                .as("profiled start of p, ns since its run's submission (%s)", t)
                 .isGreaterThanOrEqualTo(0);
     }
 
@@ -671,7 +733,8 @@ class RunLayerRegressionTests {
 
         TaskTiming dt = run.profile().timing(d.index());
         TaskTiming yt = run.profile().timing(y.index());
-        assertThat(yt.startNanos()).as("profiled start of y (%s) vs the end of its dependency d (%s)", yt, dt)
+        assertThat(yt.startNanos())
+                .as("profiled start of y (%s) vs the end of its dependency d (%s)", yt, dt)
                 .isGreaterThanOrEqualTo(dt.endNanos());
     }
 
@@ -705,8 +768,9 @@ class RunLayerRegressionTests {
         TaskTiming yt = run.profile().timing(y.index());
         long latestAbsoluteStart = submitReturned + yt.startNanos();
         assertThat(latestAbsoluteStart)
-                .as("y's profiled start must not precede the return of x's 100 ms listener; it is at least %,d ns"
-                        + " earlier (y: %s, duration %,d ns for a near-empty body)",
+                .as(
+                        "y's profiled start must not precede the return of x's 100 ms listener; it is at least %,d ns"
+                                + " earlier (y: %s, duration %,d ns for a near-empty body)",
                         listenerReturned.get() - latestAbsoluteStart, yt, yt.durationNanos())
                 .isGreaterThanOrEqualTo(listenerReturned.get());
     }
@@ -755,8 +819,10 @@ class RunLayerRegressionTests {
             int firstNormal = order.indexOf("normal");
             int lastPriority = order.lastIndexOf("priority");
             assertThat(firstNormal)
-                    .as("round %d: position of the first normal task in the start order; the last of 100 queued"
-                            + " priority tasks started at %d", round, lastPriority)
+                    .as(
+                            "round %d: position of the first normal task in the start order; the last of 100 queued"
+                                    + " priority tasks started at %d",
+                            round, lastPriority)
                     .isGreaterThan(lastPriority);
         }
     }
@@ -799,8 +865,8 @@ class RunLayerRegressionTests {
                 return Device.CPU;
             }
         };
-        assertCancelNeverReturnsTrueForASucceededRun(Scheduler.builder().threads(1).policy(slowName),
-                Duration.ofSeconds(4));
+        assertCancelNeverReturnsTrueForASucceededRun(
+                Scheduler.builder().threads(1).policy(slowName), Duration.ofSeconds(4));
     }
 
     private void assertCancelNeverReturnsTrueForASucceededRun(SchedulerBuilder builder, Duration budget)
@@ -830,8 +896,9 @@ class RunLayerRegressionTests {
                 }
             }
         }
-        assertThat(violation).as("cancel() returned true for a run that SUCCEEDED (%d rounds, %d true cancels)",
-                rounds, trueCancels).isNull();
+        assertThat(violation)
+                .as("cancel() returned true for a run that SUCCEEDED (%d rounds, %d true cancels)", rounds, trueCancels)
+                .isNull();
     }
 
     // ====================================================================== 14
@@ -859,10 +926,13 @@ class RunLayerRegressionTests {
             spin(Duration.ofMillis(1)); // the other workers are busy with w[k] when f fails
             throw new IllegalStateException("f failed in run " + ctx.runId());
         });
-        TaskGroup<Integer> w = g.group("w", width, (i, t) -> t.cpu(ctx -> {
-            spin(Duration.ofNanos(20_000));
-            return i;
-        }));
+        TaskGroup<Integer> w = g.group(
+                "w",
+                width,
+                (i, t) -> t.cpu(ctx -> {
+                    spin(Duration.ofNanos(20_000));
+                    return i;
+                }));
         g.group("c", width, (i, t) -> t.after(f, w.get(i)).cpu(ctx -> i));
         List<Task<?>> all = g.tasks();
         long deadline = System.nanoTime() + Duration.ofSeconds(4).toNanos();
@@ -888,19 +958,31 @@ class RunLayerRegressionTests {
             }
         }
         SoftAssertions soft = new SoftAssertions();
-        soft.assertThat(descendants.size()).as("after %d rounds: cancelled descendants of the failed task f whose"
-                + " error does not have f's failure in its cause chain, e.g. %s", rounds, firstFew(descendants))
+        soft.assertThat(descendants.size())
+                .as(
+                        "after %d rounds: cancelled descendants of the failed task f whose"
+                                + " error does not have f's failure in its cause chain, e.g. %s",
+                        rounds, firstFew(descendants))
                 .isZero();
-        soft.assertThat(wrong.size()).as("after %d rounds: cancelled tasks whose error does not have f's failure"
-                + " in its cause chain, e.g. %s", rounds, firstFew(wrong)).isZero();
+        soft.assertThat(wrong.size())
+                .as(
+                        "after %d rounds: cancelled tasks whose error does not have f's failure"
+                                + " in its cause chain, e.g. %s",
+                        rounds, firstFew(wrong))
+                .isZero();
         soft.assertAll();
     }
 
     private static String firstFew(Map<String, String> m) {
         StringBuilder sb = new StringBuilder("{");
-        m.entrySet().stream().limit(3).forEach(e -> sb.append(sb.length() > 1 ? ", " : "").append(e.getKey())
-                .append('=').append(e.getValue()));
-        return sb.append(m.size() > 3 ? ", ... (" + m.size() + " in all)}" : "}").toString();
+        m.entrySet().stream()
+                .limit(3)
+                .forEach(e -> sb.append(sb.length() > 1 ? ", " : "")
+                        .append(e.getKey())
+                        .append('=')
+                        .append(e.getValue()));
+        return sb.append(m.size() > 3 ? ", ... (" + m.size() + " in all)}" : "}")
+                .toString();
     }
 
     // ====================================================================== 16
@@ -925,29 +1007,30 @@ class RunLayerRegressionTests {
         PoolRound first = new PoolRound();
         List<Thread> threads = new ArrayList<>();
         for (int k = 0; k < submitters; k++) {
-            Thread t = new Thread(() -> {
-                PoolRound r = first;
-                long accepted = 0;
-                while (!stop.get()) {
-                    try {
-                        r.pool.execute(r.task);
-                        accepted++;
-                    }
-                    catch (RejectedExecutionException refused) {
-                        r.accepted.addAndGet(accepted);
-                        accepted = 0;
-                        r.submittersDone.incrementAndGet();
-                        PoolRound next;
-                        while ((next = r.next) == null && !stop.get()) {
-                            Thread.onSpinWait();
+            Thread t = new Thread(
+                    () -> {
+                        PoolRound r = first;
+                        long accepted = 0;
+                        while (!stop.get()) {
+                            try {
+                                r.pool.execute(r.task);
+                                accepted++;
+                            } catch (RejectedExecutionException refused) {
+                                r.accepted.addAndGet(accepted);
+                                accepted = 0;
+                                r.submittersDone.incrementAndGet();
+                                PoolRound next;
+                                while ((next = r.next) == null && !stop.get()) {
+                                    Thread.onSpinWait();
+                                }
+                                if (next == null) {
+                                    return;
+                                }
+                                r = next;
+                            }
                         }
-                        if (next == null) {
-                            return;
-                        }
-                        r = next;
-                    }
-                }
-            }, "submitter-" + k);
+                    },
+                    "submitter-" + k);
             t.setDaemon(true);
             threads.add(t);
             t.start();
@@ -969,8 +1052,7 @@ class RunLayerRegressionTests {
                     current.pool.shutdown();
                     toCheck.add(current);
                     current = next;
-                }
-                else if (toCheck.isEmpty()) {
+                } else if (toCheck.isEmpty()) {
                     break;
                 }
                 PoolRound r = toCheck.peek();
@@ -990,23 +1072,22 @@ class RunLayerRegressionTests {
                     boolean terminated = r.pool.awaitTermination(Duration.ofSeconds(5));
                     if (!terminated) {
                         lost = "a shut-down pool did not terminate";
-                    }
-                    else if (r.ran.get() != r.accepted.get()) {
+                    } else if (r.ran.get() != r.accepted.get()) {
                         lost = r.accepted.get() + " submits were accepted (no RejectedExecutionException) but only "
                                 + r.ran.get() + " tasks ran before awaitTermination returned true";
                     }
                     r = lost == null ? toCheck.peek() : null;
                 }
             }
-        }
-        finally {
+        } finally {
             stop.set(true);
             current.pool.shutdown();
             for (Thread t : threads) {
                 t.join(2000);
             }
         }
-        assertThat(lost).as("a submit accepted around shutdown() whose task never ran (%d rounds checked)", checked)
+        assertThat(lost)
+                .as("a submit accepted around shutdown() whose task never ran (%d rounds checked)", checked)
                 .isNull();
     }
 
@@ -1043,13 +1124,15 @@ class RunLayerRegressionTests {
             spin(Duration.ofNanos(1000));
             return 7;
         });
-        g.task("long").cpu(ctx -> { // keeps the run going until it is cancelled
-            long until = System.nanoTime() + BODY_LIMIT.toNanos();
-            while (!ctx.isCancelled() && System.nanoTime() < until) {
-                LockSupport.parkNanos(20_000);
-            }
-            return 0;
-        });
+        g.task("long")
+                .cpu(
+                        ctx -> { // keeps the run going until it is cancelled
+                            long until = System.nanoTime() + BODY_LIMIT.toNanos();
+                            while (!ctx.isCancelled() && System.nanoTime() < until) {
+                                LockSupport.parkNanos(20_000);
+                            }
+                            return 0;
+                        });
         warmUpCompletionPaths(s); // the race needs the compiled (C2) code of the completion path
         long deadline = System.nanoTime() + Duration.ofSeconds(8).toNanos();
         int rounds = 0;
@@ -1058,7 +1141,9 @@ class RunLayerRegressionTests {
             rounds++;
             GraphRun run = s.submit(g);
             long spinUntil = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-            for (int i = 1; run.state(quick) != TaskState.RUNNING && !run.state(quick).isTerminal(); i++) {
+            for (int i = 1;
+                    run.state(quick) != TaskState.RUNNING && !run.state(quick).isTerminal();
+                    i++) {
                 if ((i & 0xFFF) == 0 && System.nanoTime() > spinUntil) {
                     break;
                 }
@@ -1068,7 +1153,8 @@ class RunLayerRegressionTests {
                 Thread.onSpinWait(); // polling keeps quick's state word in this core's cache
             }
             CompletableFuture<Integer> f = run.whenDone(quick);
-            if (!completes(f, Duration.ofMillis(500)) && run.state(quick).isTerminal()
+            if (!completes(f, Duration.ofMillis(500))
+                    && run.state(quick).isTerminal()
                     && !completes(f, Duration.ofSeconds(1))) {
                 missed = "round " + rounds + ": whenDone(quick) still incomplete 1 s after quick ended "
                         + run.state(quick) + " (the run is " + run.status() + ")";
@@ -1076,7 +1162,9 @@ class RunLayerRegressionTests {
             run.cancel();
             finishes(run, RUN_LIMIT, "round " + rounds);
         }
-        assertThat(missed).as("whenDone(task) missed the task's completion (%d rounds)", rounds).isNull();
+        assertThat(missed)
+                .as("whenDone(task) missed the task's completion (%d rounds)", rounds)
+                .isNull();
     }
 
     /** Runs 100,000 tiny tasks, with whenDone on each, so that the JIT compiles the completion paths. */
@@ -1113,13 +1201,13 @@ class RunLayerRegressionTests {
     private static RunStatus finishes(GraphRun run, Duration within, String promise) throws InterruptedException {
         try {
             run.await(within);
-        }
-        catch (GraphRunException finishedUnsuccessfully) {
+        } catch (GraphRunException finishedUnsuccessfully) {
             // finished
-        }
-        catch (TimeoutException ex) {
-            throw new AssertionError(promise + ": the run did not finish within " + within + " (status "
-                    + run.status() + ", pendingTasks " + run.pendingTasks() + ", states " + run.states() + ")", ex);
+        } catch (TimeoutException ex) {
+            throw new AssertionError(
+                    promise + ": the run did not finish within " + within + " (status " + run.status()
+                            + ", pendingTasks " + run.pendingTasks() + ", states " + run.states() + ")",
+                    ex);
         }
         return run.status();
     }
@@ -1128,11 +1216,9 @@ class RunLayerRegressionTests {
         try {
             f.get(within.toNanos(), TimeUnit.NANOSECONDS);
             return true;
-        }
-        catch (TimeoutException ex) {
+        } catch (TimeoutException ex) {
             return false;
-        }
-        catch (java.util.concurrent.ExecutionException ex) {
+        } catch (java.util.concurrent.ExecutionException ex) {
             return true;
         }
     }
@@ -1152,8 +1238,7 @@ class RunLayerRegressionTests {
             }
             try {
                 gate.await(left, TimeUnit.NANOSECONDS);
-            }
-            catch (InterruptedException ignored) {
+            } catch (InterruptedException ignored) {
                 // deliberately ignored
             }
         }
@@ -1193,19 +1278,19 @@ class RunLayerRegressionTests {
     private static boolean awaitCollected(WeakReference<?>... refs) {
         try {
             // polled every 20 ms, so reference processing runs between collections
-            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> {
-                System.gc();
-                return Arrays.stream(refs).allMatch(r -> r.get() == null);
-            });
+            await().atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> {
+                        System.gc();
+                        return Arrays.stream(refs).allMatch(r -> r.get() == null);
+                    });
             return true;
-        }
-        catch (ConditionTimeoutException ex) {
+        } catch (ConditionTimeoutException ex) {
             return false;
         }
     }
 
-    private record Refs(WeakReference<TaskGraph> graph, WeakReference<long[]> payload) {
-    }
+    private record Refs(WeakReference<TaskGraph> graph, WeakReference<long[]> payload) {}
 
     /** A Releasable result that counts its releases. */
     static final class Buffer implements Releasable {
@@ -1240,10 +1325,12 @@ class RunLayerRegressionTests {
             if (e.taskName() == null) {
                 return;
             }
-            if (e.type() == EventType.TASK_SUCCEEDED || e.type() == EventType.TASK_FAILED
+            if (e.type() == EventType.TASK_SUCCEEDED
+                    || e.type() == EventType.TASK_FAILED
                     || e.type() == EventType.TASK_CANCELLED) {
                 byRun.computeIfAbsent(e.runId(), k -> new ConcurrentHashMap<>())
-                        .computeIfAbsent(e.taskName(), k -> new CopyOnWriteArrayList<>()).add(e.type());
+                        .computeIfAbsent(e.taskName(), k -> new CopyOnWriteArrayList<>())
+                        .add(e.type());
             }
         }
 

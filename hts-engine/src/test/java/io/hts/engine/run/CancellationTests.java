@@ -1,10 +1,7 @@
 package io.hts.engine.run;
 
-import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hts.engine.graph.RunResults;
 import io.hts.engine.graph.RunStatus;
@@ -15,12 +12,14 @@ import io.hts.engine.graph.TaskGroup;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.EventType;
 import io.hts.engine.support.Blocking;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Cancellation reaches a body however close to its start it lands. */
 class CancellationTests {
@@ -44,16 +43,18 @@ class CancellationTests {
             return "slept";
         });
         AtomicReference<GraphRun> run = new AtomicReference<>();
-        try (Scheduler s = Scheduler.builder().threads(1).listener(e -> {
-            if (e.type() == EventType.TASK_STARTED && "sleeper".equals(e.taskName())) {
-                if (what.equals("task")) {
-                    run.get().cancel(sleeper);
-                }
-                else {
-                    run.get().cancel();
-                }
-            }
-        }).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(1)
+                .listener(e -> {
+                    if (e.type() == EventType.TASK_STARTED && "sleeper".equals(e.taskName())) {
+                        if (what.equals("task")) {
+                            run.get().cancel(sleeper);
+                        } else {
+                            run.get().cancel();
+                        }
+                    }
+                })
+                .build()) {
             run.set(s.submit(g));
             gate.countDown();
             assertThatThrownBy(() -> run.get().await(Duration.ofSeconds(10))).isInstanceOf(GraphRunException.class);
@@ -83,8 +84,10 @@ class CancellationTests {
             Blocking.interruptibleCall();
             return ctx.input(b) + 1;
         });
-        try (Scheduler s = Scheduler.builder().threads(1)
-                .listener(e -> Thread.currentThread().interrupt()).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(1)
+                .listener(e -> Thread.currentThread().interrupt())
+                .build()) {
             for (int k = 0; k < 20; k++) {
                 assertThat(s.execute(g).status()).isEqualTo(RunStatus.SUCCEEDED);
             }
@@ -99,7 +102,8 @@ class CancellationTests {
     @Test
     void aBodysOwnInterruptIsKeptForItAcrossANestedWait() throws Exception {
         TaskGraph inner = TaskGraph.named("inner");
-        TaskGroup<Boolean> probes = inner.group("probe", 4, (i, t) -> t.cpu(ctx -> Thread.currentThread().isInterrupted()));
+        TaskGroup<Boolean> probes = inner.group(
+                "probe", 4, (i, t) -> t.cpu(ctx -> Thread.currentThread().isInterrupted()));
         TaskGraph outer = TaskGraph.named("outer");
         Task<Boolean> waiter = outer.task("waiter").cpu(ctx -> {
             Thread.currentThread().interrupt();
@@ -110,7 +114,9 @@ class CancellationTests {
         });
         try (Scheduler s = Scheduler.builder().threads(1).build()) {
             GraphRun run = s.execute(outer);
-            assertThat(run.result(waiter)).as("no inner task saw the flag, and the waiter had it back").isTrue();
+            assertThat(run.result(waiter))
+                    .as("no inner task saw the flag, and the waiter had it back")
+                    .isTrue();
         }
     }
 }

@@ -1,5 +1,8 @@
 package io.hts.engine.run;
 
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
 import io.hts.engine.graph.TaskState;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -8,9 +11,6 @@ import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.ZZI_Result;
 
-import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
-import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
-
 /**
  * A task whose only dependency succeeded starts on the worker that ran that dependency, counting
  * it and starting in one step (r1), while a canceller cancels it (r2): exactly one wins, the task
@@ -18,7 +18,10 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * RUNNING, 2 CANCELLED, 0 anything else or a count left).
  */
 @JCStressTest
-@Outcome(id = {"true, false, 1", "false, true, 2"}, expect = ACCEPTABLE, desc = "one owner, the count taken down")
+@Outcome(
+        id = {"true, false, 1", "false, true, 2"},
+        expect = ACCEPTABLE,
+        desc = "one owner, the count taken down")
 @Outcome(expect = FORBIDDEN, desc = "started and cancelled, neither, or a count left")
 @State
 public class ContinuationStartAgainstCancelStress {
@@ -39,8 +42,7 @@ public class ContinuationStartAgainstCancelStress {
     public void after(ZZI_Result r) {
         if (deps.remaining(1) != 0) {
             r.r3 = 0;
-        }
-        else {
+        } else {
             r.r3 = deps.is(1, TaskState.RUNNING) ? 1 : deps.is(1, TaskState.CANCELLED) ? 2 : 0;
         }
     }

@@ -1,5 +1,14 @@
 package io.hts.engine.run;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.graph.TaskState;
+import io.hts.engine.observe.EventType;
+import io.hts.engine.observe.TaskListener;
+import io.hts.engine.support.NotableEventsOnly;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,17 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import io.hts.engine.graph.Task;
-import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.graph.TaskState;
-import io.hts.engine.observe.EventType;
-import io.hts.engine.observe.TaskListener;
-import io.hts.engine.support.NotableEventsOnly;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A CPU task with one dependency starts on the worker that ran that dependency, counting it and
@@ -47,7 +46,8 @@ class ContinuationStartTests {
 
     @Test
     void aChainAndATreePassEveryResultAlong() {
-        try (Scheduler s = Scheduler.builder().threads(2).listener(new NotableEventsOnly()).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(2).listener(new NotableEventsOnly()).build()) {
             List<Task<Integer>> tasks = new ArrayList<>();
             TaskGraph g = chain(20_000, tasks);
             for (int round = 0; round < 5; round++) {
@@ -72,7 +72,8 @@ class ContinuationStartTests {
     void runAndTaskCancelsAtRandomMomentsEndEveryChainTaskOnceAndInOrder() throws Exception {
         ExecutorService cancellers = Executors.newSingleThreadExecutor();
         SplittableRandom random = new SplittableRandom(42);
-        try (Scheduler s = Scheduler.builder().threads(2).listener(new NotableEventsOnly()).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(2).listener(new NotableEventsOnly()).build()) {
             List<Task<Integer>> tasks = new ArrayList<>();
             TaskGraph g = chain(3_000, tasks);
             for (int round = 0; round < 200; round++) {
@@ -86,26 +87,26 @@ class ContinuationStartTests {
                 for (int i = 0; i < tasks.size(); i++) {
                     TaskState st = states.get("t" + i);
                     if (cancelledSeen) {
-                        assertThat(st).as("t%d after a cancelled task, round %d", i, round).isEqualTo(TaskState.CANCELLED);
-                    }
-                    else if (st == TaskState.SUCCEEDED) {
+                        assertThat(st)
+                                .as("t%d after a cancelled task, round %d", i, round)
+                                .isEqualTo(TaskState.CANCELLED);
+                    } else if (st == TaskState.SUCCEEDED) {
                         assertThat(run.result(tasks.get(i))).isEqualTo(i + 1);
-                    }
-                    else {
+                    } else {
                         assertThat(st).as("t%d, round %d", i, round).isEqualTo(TaskState.CANCELLED);
                         cancelledSeen = true;
                     }
                 }
             }
-        }
-        finally {
+        } finally {
             cancellers.shutdownNow();
         }
     }
 
     @Test
     void aBodyStartedAsItsDependencysContinuationReceivesItsCancellationsInterrupt() throws Exception {
-        try (Scheduler s = Scheduler.builder().threads(1).listener(new NotableEventsOnly()).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(1).listener(new NotableEventsOnly()).build()) {
             for (int round = 0; round < 20; round++) {
                 CountDownLatch entered = new CountDownLatch(1);
                 AtomicBoolean interrupted = new AtomicBoolean();
@@ -115,8 +116,7 @@ class ContinuationStartTests {
                     entered.countDown();
                     try {
                         new CountDownLatch(1).await(30, TimeUnit.SECONDS); // ends only by the interrupt
-                    }
-                    catch (InterruptedException ex) {
+                    } catch (InterruptedException ex) {
                         interrupted.set(true);
                         throw ex;
                     }
@@ -126,13 +126,13 @@ class ContinuationStartTests {
                 assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
                 if (round % 2 == 0) {
                     run.cancel();
-                }
-                else {
+                } else {
                     run.cancel(waiter);
                 }
                 assertThatThrownBy(() -> run.await(Duration.ofSeconds(10))).isInstanceOf(GraphRunException.class);
                 assertThat(interrupted).as("round %d", round).isTrue();
-                assertThat(run.states()).containsEntry("first", TaskState.SUCCEEDED)
+                assertThat(run.states())
+                        .containsEntry("first", TaskState.SUCCEEDED)
                         .containsEntry("waiter", TaskState.CANCELLED);
             }
         }
@@ -165,8 +165,11 @@ class ContinuationStartTests {
             for (int layer = 0; layer < layers; layer++) {
                 for (int k = 0; k < width; k++) {
                     int index = layer * width + k;
-                    int[] ps = layer == 0 ? new int[0]
-                            : random.ints(1 + random.nextInt(3), (layer - 1) * width, layer * width).distinct().toArray();
+                    int[] ps = layer == 0
+                            ? new int[0]
+                            : random.ints(1 + random.nextInt(3), (layer - 1) * width, layer * width)
+                                    .distinct()
+                                    .toArray();
                     List<Task<Long>> upstream = new ArrayList<>();
                     long value = index;
                     for (int p : ps) {
@@ -202,7 +205,9 @@ class ContinuationStartTests {
                 for (int round = 0; round < 5; round++) {
                     GraphRun run = s.execute(dag.graph());
                     for (int i = 0; i < dag.tasks().size(); i++) {
-                        assertThat(run.result(dag.tasks().get(i))).as("n%d, round %d", i, round).isEqualTo(dag.expected()[i]);
+                        assertThat(run.result(dag.tasks().get(i)))
+                                .as("n%d, round %d", i, round)
+                                .isEqualTo(dag.expected()[i]);
                     }
                 }
             }
@@ -215,29 +220,29 @@ class ContinuationStartTests {
         Layered dag = Layered.of(40, 12, 5);
         ExecutorService cancellers = Executors.newSingleThreadExecutor();
         SplittableRandom random = new SplittableRandom(99);
-        try (Scheduler s = Scheduler.builder().threads(2).listener(new NotableEventsOnly()).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(2).listener(new NotableEventsOnly()).build()) {
             for (int round = 0; round < 200; round++) {
                 GraphRun run = s.submit(dag.graph());
                 boolean wholeRun = random.nextBoolean();
                 Task<Long> target = dag.tasks().get(random.nextInt(dag.tasks().size()));
-                RandomCancel.cancelAndAwait(run, cancellers, random.nextInt(20_000),
-                        wholeRun ? run::cancel : () -> run.cancel(target));
+                RandomCancel.cancelAndAwait(
+                        run, cancellers, random.nextInt(20_000), wholeRun ? run::cancel : () -> run.cancel(target));
                 for (int i = 0; i < dag.tasks().size(); i++) {
                     TaskState st = run.state(dag.tasks().get(i));
                     if (st == TaskState.SUCCEEDED) {
                         assertThat(run.result(dag.tasks().get(i))).isEqualTo(dag.expected()[i]);
                         for (int p : dag.parents().get(i)) {
-                            assertThat(run.state(dag.tasks().get(p))).as("parent n%d of succeeded n%d, round %d", p, i, round)
+                            assertThat(run.state(dag.tasks().get(p)))
+                                    .as("parent n%d of succeeded n%d, round %d", p, i, round)
                                     .isEqualTo(TaskState.SUCCEEDED);
                         }
-                    }
-                    else {
+                    } else {
                         assertThat(st).as("n%d, round %d", i, round).isEqualTo(TaskState.CANCELLED);
                     }
                 }
             }
-        }
-        finally {
+        } finally {
             cancellers.shutdownNow();
         }
     }

@@ -1,5 +1,8 @@
 package io.hts.engine.run;
 
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
 import io.hts.engine.graph.TaskState;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -8,15 +11,15 @@ import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.ZZZ_Result;
 
-import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
-import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
-
 /**
  * The seed's diamond: the two predecessors of a task finish at once; exactly one of them makes it
  * READY (r1, r2), and it is READY afterwards (r3).
  */
 @JCStressTest
-@Outcome(id = {"true, false, true", "false, true, true"}, expect = ACCEPTABLE, desc = "exactly one made it ready")
+@Outcome(
+        id = {"true, false, true", "false, true, true"},
+        expect = ACCEPTABLE,
+        desc = "exactly one made it ready")
 @Outcome(expect = FORBIDDEN, desc = "ready twice, or never")
 @State
 public class DiamondReadinessStress {

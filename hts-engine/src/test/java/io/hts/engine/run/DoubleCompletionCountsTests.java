@@ -1,12 +1,6 @@
 package io.hts.engine.run;
 
-import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BiConsumer;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.DeviceTask;
@@ -22,9 +16,14 @@ import io.hts.engine.observe.TaskListener;
 import io.hts.engine.observe.TaskStatistics;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A device backend that reports an attempt twice (two completions at once from two threads, or a
@@ -63,11 +62,13 @@ class DoubleCompletionCountsTests {
 
         @Override
         public void dispatch(DeviceTask task) {
-            Thread t = new Thread(() -> {
-                if (task.start(0)) {
-                    reports.accept(task, thrownAtBackend);
-                }
-            }, "double-report");
+            Thread t = new Thread(
+                    () -> {
+                        if (task.start(0)) {
+                            reports.accept(task, thrownAtBackend);
+                        }
+                    },
+                    "double-report");
             t.setDaemon(true);
             t.start();
         }
@@ -80,8 +81,10 @@ class DoubleCompletionCountsTests {
 
         @Override
         public void onEvent(TaskEvent event) {
-            if (event.taskName() != null && (event.type() == EventType.TASK_SUCCEEDED
-                    || event.type() == EventType.TASK_FAILED || event.type() == EventType.TASK_CANCELLED)) {
+            if (event.taskName() != null
+                    && (event.type() == EventType.TASK_SUCCEEDED
+                            || event.type() == EventType.TASK_FAILED
+                            || event.type() == EventType.TASK_CANCELLED)) {
                 terminal.add(event);
             }
         }
@@ -92,15 +95,16 @@ class DoubleCompletionCountsTests {
         }
 
         long terminalOf(long run, String task) {
-            return terminal.stream().filter(e -> e.runId() == run && task.equals(e.taskName())).count();
+            return terminal.stream()
+                    .filter(e -> e.runId() == run && task.equals(e.taskName()))
+                    .count();
         }
     }
 
     private static void report(Runnable r, ConcurrentLinkedQueue<Throwable> thrown) {
         try {
             r.run();
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             thrown.add(ex);
         }
     }
@@ -111,28 +115,38 @@ class DoubleCompletionCountsTests {
         ReportingBackend backend = new ReportingBackend((task, thrown) -> {
             CyclicBarrier both = new CyclicBarrier(2);
             CountDownLatch second = new CountDownLatch(1);
-            Thread other = new Thread(() -> {
-                report(() -> {
-                    awaitQuietly(both);
-                    task.complete("from-other");
-                }, thrown);
-                second.countDown();
-            }, "double-report-2");
+            Thread other = new Thread(
+                    () -> {
+                        report(
+                                () -> {
+                                    awaitQuietly(both);
+                                    task.complete("from-other");
+                                },
+                                thrown);
+                        second.countDown();
+                    },
+                    "double-report-2");
             other.setDaemon(true);
             other.start();
-            report(() -> {
-                awaitQuietly(both);
-                task.complete("from-starter");
-            }, thrown);
+            report(
+                    () -> {
+                        awaitQuietly(both);
+                        task.complete("from-starter");
+                    },
+                    thrown);
             try {
                 second.await();
-            }
-            catch (InterruptedException ex) {
+            } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
             }
         });
         Counting counting = new Counting();
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(backend).listener(counting).retainedRuns(50).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(backend)
+                .listener(counting)
+                .retainedRuns(50)
+                .build()) {
             TaskGraph g = TaskGraph.named("racing-reports");
             Task<String> kernel = g.task("kernel").gpu(ctx -> "unused");
             Task<String> next = g.task("next").after(kernel).cpu(ctx -> ctx.input(kernel) + "+next");
@@ -141,20 +155,27 @@ class DoubleCompletionCountsTests {
                 assertThat(run.await(MAX).status()).isEqualTo(RunStatus.SUCCEEDED);
                 String won = run.result(kernel);
                 assertThat(won).isIn("from-starter", "from-other");
-                assertThat(run.result(next)).as("the successor read the result that won").isEqualTo(won + "+next");
+                assertThat(run.result(next))
+                        .as("the successor read the result that won")
+                        .isEqualTo(won + "+next");
                 assertThat(run.whenDone(kernel)).isCompletedWithValue(won);
                 assertThat(run.pendingTasks()).isZero();
                 assertThat(run.failures()).isEmpty();
-                assertThat(run.profile().tasks()).allSatisfy(t -> assertThat(t.attempts()).isOne());
+                assertThat(run.profile().tasks())
+                        .allSatisfy(t -> assertThat(t.attempts()).isOne());
                 assertThat(counting.terminalOf(run.runId(), "kernel")).isOne();
                 assertThat(counting.terminalOf(run.runId(), "next")).isOne();
             }
             Map<String, TaskStatistics> stats = s.profiler().taskStatistics().get("racing-reports");
-            assertThat(stats.get("kernel").count()).as("each run counted once in the statistics").isEqualTo(rounds);
+            assertThat(stats.get("kernel").count())
+                    .as("each run counted once in the statistics")
+                    .isEqualTo(rounds);
             assertThat(counting.finishedRuns).hasSize(rounds).doesNotHaveDuplicates();
             assertThat(counting.terminal).extracting(TaskEvent::type).containsOnly(EventType.TASK_SUCCEEDED);
         }
-        assertThat(backend.thrownAtBackend).as("a second report is ignored, not thrown at the backend").isEmpty();
+        assertThat(backend.thrownAtBackend)
+                .as("a second report is ignored, not thrown at the backend")
+                .isEmpty();
     }
 
     @Test
@@ -168,7 +189,12 @@ class DoubleCompletionCountsTests {
             report(() -> task.complete(8), thrown);
         });
         Counting counting = new Counting();
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(backend).listener(counting).retainedRuns(50).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(backend)
+                .listener(counting)
+                .retainedRuns(50)
+                .build()) {
             TaskGraph g = TaskGraph.named("late-failure");
             // A retry would show a second attempt if the late failure were taken for the attempt's end.
             Task<Integer> kernel = g.task("kernel").retries(2, Duration.ZERO).gpu(ctx -> 0);
@@ -180,11 +206,19 @@ class DoubleCompletionCountsTests {
                 assertThat(run.result(next)).isEqualTo(70);
                 assertThat(run.state(kernel)).isEqualTo(TaskState.SUCCEEDED);
                 assertThat(run.error(kernel)).isEmpty();
-                assertThat(run.profile().tasks()).allSatisfy(t -> assertThat(t.attempts()).isOne());
+                assertThat(run.profile().tasks())
+                        .allSatisfy(t -> assertThat(t.attempts()).isOne());
                 assertThat(counting.terminalOf(run.runId(), "kernel")).isOne();
             }
-            assertThat(dispatched).as("one dispatch a run: the late failure started no retry").hasValue(20);
-            assertThat(s.profiler().taskStatistics().get("late-failure").get("kernel").count()).isEqualTo(20);
+            assertThat(dispatched)
+                    .as("one dispatch a run: the late failure started no retry")
+                    .hasValue(20);
+            assertThat(s.profiler()
+                            .taskStatistics()
+                            .get("late-failure")
+                            .get("kernel")
+                            .count())
+                    .isEqualTo(20);
             assertThat(counting.finishedRuns).hasSize(20);
             assertThat(counting.terminal).extracting(TaskEvent::type).containsOnly(EventType.TASK_SUCCEEDED);
         }
@@ -194,8 +228,7 @@ class DoubleCompletionCountsTests {
     private static void awaitQuietly(CyclicBarrier barrier) {
         try {
             barrier.await();
-        }
-        catch (Exception ex) {
+        } catch (Exception ex) {
             throw new IllegalStateException(ex);
         }
     }

@@ -1,17 +1,15 @@
 package io.hts.engine.run;
 
-import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.regex.Pattern;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.support.CapturedErr;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A run that does not succeed is logged once when it ends (slf4j-simple writes to System.err in
@@ -23,7 +21,6 @@ class FailedRunLoggingTests {
 
     @RegisterExtension
     final CapturedErr err = new CapturedErr();
-
 
     /** prepare -> boom (throws) -> child -> grandchild. */
     private static TaskGraph failing(String name) {
@@ -45,9 +42,11 @@ class FailedRunLoggingTests {
         }
         String out = err.text();
         assertThat(err.count("of graph 'etl' failed")).as(out).isEqualTo(1);
-        assertThat(out).contains("WARN io.hts.engine.run.FailedRunLog - HTS run ")
-                .contains("; of its 4 tasks, 1 failed ('boom': java.lang.IllegalStateException: bad input in row 7), 2 cancelled"
-                        + " [child, grandchild]; first cause:")
+        assertThat(out)
+                .contains("WARN io.hts.engine.run.FailedRunLog - HTS run ")
+                .contains(
+                        "; of its 4 tasks, 1 failed ('boom': java.lang.IllegalStateException: bad input in row 7), 2 cancelled"
+                                + " [child, grandchild]; first cause:")
                 .contains("java.lang.IllegalStateException: bad input in row 7")
                 .contains("at io.hts.engine.run.FailedRunLoggingTests");
     }
@@ -71,8 +70,10 @@ class FailedRunLoggingTests {
             assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
         }
         String out = err.text();
-        assertThat(out).contains("INFO io.hts.engine.run.FailedRunLog - HTS run ")
-                .contains("of graph 'stopped' was cancelled").doesNotContain("graph 'fine'");
+        assertThat(out)
+                .contains("INFO io.hts.engine.run.FailedRunLog - HTS run ")
+                .contains("of graph 'stopped' was cancelled")
+                .doesNotContain("graph 'fine'");
     }
 
     private static TaskGraph failingFree(String name) {
@@ -83,7 +84,8 @@ class FailedRunLoggingTests {
 
     @Test
     void atMostTheConfiguredNumberOfRunsIsLoggedAMinute() {
-        try (Scheduler s = Scheduler.builder().threads(2).failedRunsLoggedPerMinute(2).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(2).failedRunsLoggedPerMinute(2).build()) {
             for (int i = 0; i < 5; i++) {
                 GraphRun run = s.submit(failing("limited"));
                 assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
@@ -94,13 +96,15 @@ class FailedRunLoggingTests {
 
     @Test
     void zeroLogsNothingAndNegativeIsRefusedNamingTheSetting() {
-        try (Scheduler s = Scheduler.builder().threads(2).failedRunsLoggedPerMinute(0).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(2).failedRunsLoggedPerMinute(0).build()) {
             GraphRun run = s.submit(failing("silent"));
             assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
         }
         assertThat(err.text()).doesNotContain("graph 'silent'");
         assertThatThrownBy(() -> Scheduler.builder().failedRunsLoggedPerMinute(-1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("failed runs logged per minute")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("failed runs logged per minute")
                 .hasMessageContaining("-1");
     }
 
@@ -131,7 +135,8 @@ class FailedRunLoggingTests {
             GraphRun run = s.submit(g);
             assertThatThrownBy(() -> run.await(Duration.ofSeconds(10))).isInstanceOf(GraphRunException.class);
         }
-        assertThat(err.count("of graph 'nasty'")).as("one whole line, not a half line and a second one")
+        assertThat(err.count("of graph 'nasty'"))
+                .as("one whole line, not a half line and a second one")
                 .isEqualTo(1);
         assertThat(err.text()).contains("its first cause cannot be printed");
     }

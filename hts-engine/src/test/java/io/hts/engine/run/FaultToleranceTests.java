@@ -1,13 +1,8 @@
 package io.hts.engine.run;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.RetryConfig;
@@ -29,32 +24,48 @@ import io.hts.engine.policy.GpuFirstPolicy;
 import io.hts.engine.support.Ended;
 import io.hts.engine.support.FakeGpuBackend;
 import io.hts.engine.support.RecordingListener;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 class FaultToleranceTests {
 
     @Test
     void aRetrySucceedsOnTheThirdAttemptAndTheEventsShowTwoRetrying() {
         RecordingListener events = new RecordingListener();
-        try (Scheduler scheduler = Scheduler.builder().threads(2).listener(events).build()) {
+        try (Scheduler scheduler =
+                Scheduler.builder().threads(2).listener(events).build()) {
             AtomicInteger calls = new AtomicInteger();
             TaskGraph g = TaskGraph.named("flaky");
-            Task<String> flaky = g.task("flaky").retries(3, Duration.ofMillis(5)).cpu(ctx -> {
-                if (calls.incrementAndGet() < 3) {
-                    throw new IllegalStateException("transient " + ctx.attempt());
-                }
-                return "ok on attempt " + ctx.attempt();
-            });
+            Task<String> flaky = g.task("flaky")
+                    .retries(3, Duration.ofMillis(5))
+                    .cpu(ctx -> {
+                        if (calls.incrementAndGet() < 3) {
+                            throw new IllegalStateException("transient " + ctx.attempt());
+                        }
+                        return "ok on attempt " + ctx.attempt();
+                    });
             GraphRun run = scheduler.execute(g);
             assertThat(run.result(flaky)).isEqualTo("ok on attempt 3");
-            assertThat(events.types("flaky")).filteredOn(t -> t == EventType.TASK_RETRYING).hasSize(2);
-            assertThat(events.types("flaky")).containsSubsequence(EventType.TASK_STARTED, EventType.TASK_RETRYING,
-                    EventType.TASK_READY, EventType.TASK_STARTED, EventType.TASK_RETRYING, EventType.TASK_READY,
-                    EventType.TASK_STARTED, EventType.TASK_SUCCEEDED);
+            assertThat(events.types("flaky"))
+                    .filteredOn(t -> t == EventType.TASK_RETRYING)
+                    .hasSize(2);
+            assertThat(events.types("flaky"))
+                    .containsSubsequence(
+                            EventType.TASK_STARTED,
+                            EventType.TASK_RETRYING,
+                            EventType.TASK_READY,
+                            EventType.TASK_STARTED,
+                            EventType.TASK_RETRYING,
+                            EventType.TASK_READY,
+                            EventType.TASK_STARTED,
+                            EventType.TASK_SUCCEEDED);
             assertThat(run.profile().timing(flaky.index()).attempts()).isEqualTo(3);
         }
     }
@@ -63,18 +74,35 @@ class FaultToleranceTests {
     @Test
     void defaultRetriesAndTimeLimitsMayDifferByDevice() {
         RetryRegistry registry = RetryRegistry.ofDefaults();
-        registry.retry("hts-cpu", RetryConfig.custom().maxAttempts(2).waitDuration(Duration.ofMillis(1))
-                .failAfterMaxAttempts(false).build());
-        registry.retry("hts-gpu", RetryConfig.custom().maxAttempts(4).waitDuration(Duration.ofMillis(1))
-                .failAfterMaxAttempts(false).build());
-        FaultTolerance faults = FaultTolerance.builder().retryRegistry(registry)
-                .defaultRetry(RetrySpec.named("hts-cpu")).gpuDefaultRetry(RetrySpec.named("hts-gpu"))
-                .gpuDefaultTimeLimit(TimeLimitSpec.of(Duration.ofMillis(50))).build();
+        registry.retry(
+                "hts-cpu",
+                RetryConfig.custom()
+                        .maxAttempts(2)
+                        .waitDuration(Duration.ofMillis(1))
+                        .failAfterMaxAttempts(false)
+                        .build());
+        registry.retry(
+                "hts-gpu",
+                RetryConfig.custom()
+                        .maxAttempts(4)
+                        .waitDuration(Duration.ofMillis(1))
+                        .failAfterMaxAttempts(false)
+                        .build());
+        FaultTolerance faults = FaultTolerance.builder()
+                .retryRegistry(registry)
+                .defaultRetry(RetrySpec.named("hts-cpu"))
+                .gpuDefaultRetry(RetrySpec.named("hts-gpu"))
+                .gpuDefaultTimeLimit(TimeLimitSpec.of(Duration.ofMillis(50)))
+                .build();
         assertThat(faults.defaultRetry(Device.GPU)).isEqualTo(RetrySpec.named("hts-gpu"));
         assertThat(faults.defaultTimeLimit(Device.CPU).isNone()).isTrue();
         FakeGpuBackend gpu = new FakeGpuBackend(1);
-        try (Scheduler s = Scheduler.builder().threads(2).faultTolerance(faults).gpuBackend(gpu)
-                .policy(new GpuFirstPolicy()).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .faultTolerance(faults)
+                .gpuBackend(gpu)
+                .policy(new GpuFirstPolicy())
+                .build()) {
             AtomicInteger cpuCalls = new AtomicInteger();
             AtomicInteger gpuCalls = new AtomicInteger();
             TaskGraph g = TaskGraph.named("per-device");
@@ -97,7 +125,8 @@ class FaultToleranceTests {
                 return "late";
             });
             GraphRun timed = s.submit(slow);
-            assertThatThrownBy(timed::await).isInstanceOf(GraphRunException.class)
+            assertThatThrownBy(timed::await)
+                    .isInstanceOf(GraphRunException.class)
                     .hasStackTraceContaining("exceeded its time limit of 50 ms");
             release.countDown();
             assertThat(timed.state(hang)).isEqualTo(TaskState.FAILED);
@@ -126,12 +155,16 @@ class FaultToleranceTests {
                 return null;
             });
             scheduler.submit(other);
-            assertThat(otherRan.await(10, TimeUnit.SECONDS)).as("the only worker is free during the backoff").isTrue();
+            assertThat(otherRan.await(10, TimeUnit.SECONDS))
+                    .as("the only worker is free during the backoff")
+                    .isTrue();
             assertThat(run.state(g.find("slow-retry").orElseThrow())).isEqualTo(TaskState.RETRYING);
             assertThat(calls).as("no second attempt before the backoff passed").hasValue(1);
             run.cancel();
             assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
-            assertThat(run.state(g.find("slow-retry").orElseThrow())).as("a cancel ends the wait").isEqualTo(TaskState.CANCELLED);
+            assertThat(run.state(g.find("slow-retry").orElseThrow()))
+                    .as("a cancel ends the wait")
+                    .isEqualTo(TaskState.CANCELLED);
         }
     }
 
@@ -139,15 +172,20 @@ class FaultToleranceTests {
     void exhaustedRetriesFailTheTaskWithTheLastError() {
         try (Scheduler scheduler = Scheduler.builder().threads(2).build()) {
             TaskGraph g = TaskGraph.named("hopeless");
-            Task<Object> t = g.task("t").retries(2, IntervalFunction.ofExponentialBackoff(1, 2)).cpu(ctx -> {
-                throw new IllegalStateException("attempt " + ctx.attempt());
-            });
+            Task<Object> t = g.task("t")
+                    .retries(2, IntervalFunction.ofExponentialBackoff(1, 2))
+                    .cpu(ctx -> {
+                        throw new IllegalStateException("attempt " + ctx.attempt());
+                    });
             GraphRun run = scheduler.submit(g);
-            assertThatThrownBy(run::await).isInstanceOfSatisfying(GraphRunException.class,
-                    ex -> assertThat(ex.failures()).singleElement().satisfies(f -> {
-                        assertThat(f.attempts()).isEqualTo(3);
-                        assertThat(f.error()).hasMessage("attempt 3");
-                    })).hasMessageContaining("after 3 attempts");
+            assertThatThrownBy(run::await)
+                    .isInstanceOfSatisfying(
+                            GraphRunException.class,
+                            ex -> assertThat(ex.failures()).singleElement().satisfies(f -> {
+                                assertThat(f.attempts()).isEqualTo(3);
+                                assertThat(f.error()).hasMessage("attempt 3");
+                            }))
+                    .hasMessageContaining("after 3 attempts");
             assertThat(run.state(t)).isEqualTo(TaskState.FAILED);
         }
     }
@@ -157,8 +195,13 @@ class FaultToleranceTests {
         try (Scheduler scheduler = Scheduler.builder().threads(2).build()) {
             AtomicInteger calls = new AtomicInteger();
             TaskGraph g = TaskGraph.named("selective");
-            g.task("t").retry(RetryConfig.custom().maxAttempts(5).waitDuration(Duration.ofMillis(1))
-                    .ignoreExceptions(IllegalArgumentException.class).build()).cpu(ctx -> {
+            g.task("t")
+                    .retry(RetryConfig.custom()
+                            .maxAttempts(5)
+                            .waitDuration(Duration.ofMillis(1))
+                            .ignoreExceptions(IllegalArgumentException.class)
+                            .build())
+                    .cpu(ctx -> {
                         calls.incrementAndGet();
                         throw new IllegalArgumentException("not retryable");
                     });
@@ -169,15 +212,26 @@ class FaultToleranceTests {
 
     @Test
     void namedRetriesAndTimeLimitersComeFromTheRegistries() {
-        RetryRegistry retries = RetryRegistry.of(Map.of("hts-cpu",
-                RetryConfig.custom().maxAttempts(4).waitDuration(Duration.ofMillis(1)).build()));
+        RetryRegistry retries = RetryRegistry.of(Map.of(
+                "hts-cpu",
+                RetryConfig.custom()
+                        .maxAttempts(4)
+                        .waitDuration(Duration.ofMillis(1))
+                        .build()));
         retries.retry("hts-cpu", "hts-cpu");
-        TimeLimiterRegistry limiters = TimeLimiterRegistry.of(Map.of("quick",
-                TimeLimiterConfig.custom().timeoutDuration(Duration.ofMillis(50)).build()));
+        TimeLimiterRegistry limiters = TimeLimiterRegistry.of(Map.of(
+                "quick",
+                TimeLimiterConfig.custom()
+                        .timeoutDuration(Duration.ofMillis(50))
+                        .build()));
         limiters.timeLimiter("quick", "quick");
-        FaultTolerance faults = FaultTolerance.builder().retryRegistry(retries).timeLimiterRegistry(limiters)
-                .defaultRetry(RetrySpec.named("hts-cpu")).build();
-        try (Scheduler scheduler = Scheduler.builder().threads(2).faultTolerance(faults).build()) {
+        FaultTolerance faults = FaultTolerance.builder()
+                .retryRegistry(retries)
+                .timeLimiterRegistry(limiters)
+                .defaultRetry(RetrySpec.named("hts-cpu"))
+                .build();
+        try (Scheduler scheduler =
+                Scheduler.builder().threads(2).faultTolerance(faults).build()) {
             AtomicInteger calls = new AtomicInteger();
             TaskGraph g = TaskGraph.named("registry");
             Task<Integer> t = g.task("t").cpu(ctx -> {
@@ -187,15 +241,16 @@ class FaultToleranceTests {
                 return ctx.attempt();
             });
             assertThat(scheduler.execute(g).result(t)).isEqualTo(4);
-            assertThat(retries.retry("hts-cpu").getMetrics().getNumberOfSuccessfulCallsWithRetryAttempt()).isOne();
+            assertThat(retries.retry("hts-cpu").getMetrics().getNumberOfSuccessfulCallsWithRetryAttempt())
+                    .isOne();
 
             TaskGraph slow = TaskGraph.named("limited");
-            slow.task("sleepy").timeLimiter("quick").retries(0)
-                    .cpu(ctx -> {
-                        Thread.sleep(10_000);
-                        return null;
-                    });
-            assertThatThrownBy(() -> scheduler.execute(slow)).isInstanceOf(GraphRunException.class)
+            slow.task("sleepy").timeLimiter("quick").retries(0).cpu(ctx -> {
+                Thread.sleep(10_000);
+                return null;
+            });
+            assertThatThrownBy(() -> scheduler.execute(slow))
+                    .isInstanceOf(GraphRunException.class)
                     .hasRootCauseInstanceOf(TimeoutException.class);
         }
     }
@@ -205,8 +260,10 @@ class FaultToleranceTests {
         try (Scheduler scheduler = Scheduler.builder().threads(1).build()) {
             TaskGraph g = TaskGraph.named("g");
             g.task("t").retry("hts-gpu").cpu(ctx -> 1);
-            assertThatThrownBy(() -> scheduler.submit(g)).isInstanceOf(GraphValidationException.class)
-                    .hasMessageContaining("task 't'").hasMessageContaining("retry instance 'hts-gpu'")
+            assertThatThrownBy(() -> scheduler.submit(g))
+                    .isInstanceOf(GraphValidationException.class)
+                    .hasMessageContaining("task 't'")
+                    .hasMessageContaining("retry instance 'hts-gpu'")
                     .hasMessageContaining("no RetryRegistry");
         }
     }
@@ -215,7 +272,8 @@ class FaultToleranceTests {
     void aTimeoutFailsTheTaskInterruptsItsBodyCancelsDescendantsAndRecordsItAsAbandonedUntilItReturns()
             throws Exception {
         RecordingListener events = new RecordingListener();
-        try (Scheduler scheduler = Scheduler.builder().threads(2).listener(events).build()) {
+        try (Scheduler scheduler =
+                Scheduler.builder().threads(2).listener(events).build()) {
             CountDownLatch interrupted = new CountDownLatch(1);
             CountDownLatch mayReturn = new CountDownLatch(1);
             AtomicBoolean sawCancelled = new AtomicBoolean();
@@ -223,8 +281,7 @@ class FaultToleranceTests {
             Task<Object> slow = g.task("slow").timeout(Duration.ofMillis(100)).cpu(ctx -> {
                 try {
                     Thread.sleep(30_000);
-                }
-                catch (InterruptedException ex) {
+                } catch (InterruptedException ex) {
                     sawCancelled.set(ctx.isCancelled());
                     interrupted.countDown();
                     // a stubborn body: it goes on after the interrupt, holding its slot
@@ -236,20 +293,28 @@ class FaultToleranceTests {
             GraphRun run = scheduler.submit(g);
             try {
                 assertTimedOut(run, slow, child, interrupted, sawCancelled, mayReturn, events);
-            }
-            finally {
+            } finally {
                 mayReturn.countDown();
             }
         }
     }
 
-    private static void assertTimedOut(GraphRun run, Task<Object> slow, Task<Object> child,
-            CountDownLatch interrupted, AtomicBoolean sawCancelled, CountDownLatch mayReturn,
-            RecordingListener events) throws Exception {
+    private static void assertTimedOut(
+            GraphRun run,
+            Task<Object> slow,
+            Task<Object> child,
+            CountDownLatch interrupted,
+            AtomicBoolean sawCancelled,
+            CountDownLatch mayReturn,
+            RecordingListener events)
+            throws Exception {
         {
-            assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class)
+            assertThatThrownBy(run::await)
+                    .isInstanceOf(GraphRunException.class)
                     .hasRootCauseInstanceOf(TimeoutException.class)
-                    .rootCause().hasMessageContaining("task 'slow'").hasMessageContaining("time limit");
+                    .rootCause()
+                    .hasMessageContaining("task 'slow'")
+                    .hasMessageContaining("time limit");
             assertThat(interrupted.await(10, TimeUnit.SECONDS)).isTrue();
             assertThat(sawCancelled).isTrue();
             assertThat(run.state(slow)).isEqualTo(TaskState.FAILED);
@@ -258,8 +323,8 @@ class FaultToleranceTests {
             assertThat(run.profile().abandoned()).containsExactly("slow");
             mayReturn.countDown();
             await().atMost(Duration.ofSeconds(10)).until(() -> run.abandoned().isEmpty());
-            assertThat(events.types("slow")).contains(EventType.TASK_TIMED_OUT, EventType.TASK_FAILED,
-                    EventType.TASK_ABANDONED_RETURNED);
+            assertThat(events.types("slow"))
+                    .contains(EventType.TASK_TIMED_OUT, EventType.TASK_FAILED, EventType.TASK_ABANDONED_RETURNED);
             assertThat(run.state(slow)).as("the late return changes nothing").isEqualTo(TaskState.FAILED);
         }
     }
@@ -268,50 +333,69 @@ class FaultToleranceTests {
     void aTimedOutAttemptCanBeRetried() {
         try (Scheduler scheduler = Scheduler.builder().threads(2).build()) {
             TaskGraph g = TaskGraph.named("retry-timeout");
-            Task<Integer> t = g.task("t").timeout(Duration.ofMillis(50)).retries(2, Duration.ofMillis(1)).cpu(ctx -> {
-                if (ctx.attempt() == 1) {
-                    Thread.sleep(5_000);
-                }
-                return ctx.attempt();
-            });
+            Task<Integer> t = g.task("t")
+                    .timeout(Duration.ofMillis(50))
+                    .retries(2, Duration.ofMillis(1))
+                    .cpu(ctx -> {
+                        if (ctx.attempt() == 1) {
+                            Thread.sleep(5_000);
+                        }
+                        return ctx.attempt();
+                    });
             assertThat(scheduler.execute(g).result(t)).isEqualTo(2);
         }
     }
 
     @Test
     void schedulerDefaultsApplyToTasksThatDeclareNothing() throws Exception {
-        FaultTolerance faults = FaultTolerance.builder().defaultRetry(RetrySpec.retries(1, Duration.ZERO))
-                .defaultTimeLimit(TimeLimitSpec.of(Duration.ofMillis(100))).build();
-        try (Scheduler scheduler = Scheduler.builder().threads(3).faultTolerance(faults).build()) {
+        FaultTolerance faults = FaultTolerance.builder()
+                .defaultRetry(RetrySpec.retries(1, Duration.ZERO))
+                .defaultTimeLimit(TimeLimitSpec.of(Duration.ofMillis(100)))
+                .build();
+        try (Scheduler scheduler =
+                Scheduler.builder().threads(3).faultTolerance(faults).build()) {
             AtomicInteger calls = new AtomicInteger();
             AtomicInteger slowAttempts = new AtomicInteger();
             CountDownLatch release = new CountDownLatch(1);
             TaskGraph g = TaskGraph.named("defaults");
-            Task<Integer> t = g.task("t").cpu(ctx -> { // the default retry: a second attempt
-                if (calls.incrementAndGet() == 1) {
-                    throw new IllegalStateException("once");
-                }
-                return ctx.attempt();
-            });
-            Task<Integer> slow = g.task("slow").cpu(ctx -> { // the default time limit, and its retry
-                slowAttempts.incrementAndGet();
-                new CountDownLatch(1).await(); // ends only by the time-out's interrupt
-                return 0;
-            });
+            Task<Integer> t = g.task("t")
+                    .cpu(
+                            ctx -> { // the default retry: a second attempt
+                                if (calls.incrementAndGet() == 1) {
+                                    throw new IllegalStateException("once");
+                                }
+                                return ctx.attempt();
+                            });
+            Task<Integer> slow = g.task("slow")
+                    .cpu(
+                            ctx -> { // the default time limit, and its retry
+                                slowAttempts.incrementAndGet();
+                                new CountDownLatch(1).await(); // ends only by the time-out's interrupt
+                                return 0;
+                            });
             Task<Integer> free = g.task("free").noTimeout().retries(0).cpu(ctx -> {
                 release.await(); // released only after "slow" timed out twice: well past the default limit
                 return 7;
             });
             GraphRun run = scheduler.submit(g, RunOptions.failureMode(FailureMode.CONTINUE));
-            assertThat(run.whenDone(slow)).failsWithin(Duration.ofSeconds(10)).withThrowableThat()
-                    .havingRootCause().isInstanceOf(TimeoutException.class);
+            assertThat(run.whenDone(slow))
+                    .failsWithin(Duration.ofSeconds(10))
+                    .withThrowableThat()
+                    .havingRootCause()
+                    .isInstanceOf(TimeoutException.class);
             release.countDown();
             GraphRunException failure = Ended.failure(run, Duration.ofSeconds(10));
             assertThat(failure).isNotNull();
-            assertThat(failure.failures()).singleElement().satisfies(f -> assertThat(f.taskName()).isEqualTo("slow"));
-            assertThat(slowAttempts).as("the default retry gave the timed-out task a second attempt").hasValue(2);
+            assertThat(failure.failures())
+                    .singleElement()
+                    .satisfies(f -> assertThat(f.taskName()).isEqualTo("slow"));
+            assertThat(slowAttempts)
+                    .as("the default retry gave the timed-out task a second attempt")
+                    .hasValue(2);
             assertThat(run.result(t)).isEqualTo(2);
-            assertThat(run.result(free)).as("a task that opts out runs past the default limit").isEqualTo(7);
+            assertThat(run.result(free))
+                    .as("a task that opts out runs past the default limit")
+                    .isEqualTo(7);
         }
     }
 
@@ -338,12 +422,17 @@ class FaultToleranceTests {
             assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
             assertThat(run.cancel()).isTrue();
             assertThat(run.cancel()).as("only once").isFalse();
-            assertThatThrownBy(() -> run.await(Duration.ofSeconds(30))).isInstanceOfSatisfying(GraphRunException.class,
-                    ex -> assertThat(ex.status()).isEqualTo(RunStatus.CANCELLED)).hasMessageContaining("was cancelled");
+            assertThatThrownBy(() -> run.await(Duration.ofSeconds(30)))
+                    .isInstanceOfSatisfying(
+                            GraphRunException.class,
+                            ex -> assertThat(ex.status()).isEqualTo(RunStatus.CANCELLED))
+                    .hasMessageContaining("was cancelled");
             assertThat(run.status()).isEqualTo(RunStatus.CANCELLED);
             assertThat(run.state(first)).isEqualTo(TaskState.SUCCEEDED);
             assertThat(run.state(a)).as("interrupted").isEqualTo(TaskState.CANCELLED);
-            assertThat(run.state(b)).as("returned normally after seeing the cancel").isEqualTo(TaskState.SUCCEEDED);
+            assertThat(run.state(b))
+                    .as("returned normally after seeing the cancel")
+                    .isEqualTo(TaskState.SUCCEEDED);
             assertThat(run.state(later)).isEqualTo(TaskState.CANCELLED);
             assertThat(run.states().values()).allMatch(TaskState::isTerminal);
         }
@@ -393,14 +482,17 @@ class FaultToleranceTests {
                 RecordingListenerLatch latch = new RecordingListenerLatch(failed);
                 scheduler.addListener(latch);
                 GraphRun run = scheduler.submit(g, RunOptions.failureMode(mode));
-                assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class).hasRootCauseMessage("bad");
+                assertThatThrownBy(run::await)
+                        .isInstanceOf(GraphRunException.class)
+                        .hasRootCauseMessage("bad");
                 assertThat(run.state(bad)).isEqualTo(TaskState.FAILED);
                 assertThat(run.state(badChild)).isEqualTo(TaskState.CANCELLED);
-                assertThat(run.state(slowRoot)).as("already running: it finishes").isEqualTo(TaskState.SUCCEEDED);
+                assertThat(run.state(slowRoot))
+                        .as("already running: it finishes")
+                        .isEqualTo(TaskState.SUCCEEDED);
                 if (mode == FailureMode.FAIL_FAST) {
                     assertThat(run.state(branch)).isEqualTo(TaskState.CANCELLED);
-                }
-                else {
+                } else {
                     assertThat(run.result(branch)).isEqualTo("finished");
                 }
                 assertThat(run.status()).isEqualTo(RunStatus.FAILED);
@@ -410,7 +502,8 @@ class FaultToleranceTests {
 
     @Test
     void theRunExceptionNamesEveryFailedTaskWithTheFirstAsCause() {
-        try (Scheduler scheduler = Scheduler.builder().threads(2).failureMode(FailureMode.CONTINUE).build()) {
+        try (Scheduler scheduler =
+                Scheduler.builder().threads(2).failureMode(FailureMode.CONTINUE).build()) {
             TaskGraph g = TaskGraph.named("many-failures");
             for (String name : List.of("x", "y", "z")) {
                 g.task(name).cpu(ctx -> {
@@ -419,11 +512,17 @@ class FaultToleranceTests {
             }
             g.task("fine").cpu(ctx -> 1);
             GraphRun run = scheduler.submit(g);
-            assertThatThrownBy(run::await).isInstanceOfSatisfying(GraphRunException.class, ex -> {
-                assertThat(ex.failures()).extracting(TaskFailure::taskName).containsExactlyInAnyOrder("x", "y", "z");
-                assertThat(ex.getCause()).isSameAs(ex.failures().get(0).error());
-                assertThat(ex.getSuppressed()).hasSize(2);
-            }).hasMessageContaining("3 tasks failed").hasMessageContaining("x broke").hasMessageContaining("y broke")
+            assertThatThrownBy(run::await)
+                    .isInstanceOfSatisfying(GraphRunException.class, ex -> {
+                        assertThat(ex.failures())
+                                .extracting(TaskFailure::taskName)
+                                .containsExactlyInAnyOrder("x", "y", "z");
+                        assertThat(ex.getCause()).isSameAs(ex.failures().get(0).error());
+                        assertThat(ex.getSuppressed()).hasSize(2);
+                    })
+                    .hasMessageContaining("3 tasks failed")
+                    .hasMessageContaining("x broke")
+                    .hasMessageContaining("y broke")
                     .hasMessageContaining("z broke");
         }
     }
@@ -446,18 +545,22 @@ class FaultToleranceTests {
     @Test
     void aRetryThatRetriesOnSomeResultsRunsTheTaskAgainUntilTheResultIsAccepted() {
         AtomicInteger attempts = new AtomicInteger();
-        RetryConfig polling = RetryConfig.<Object>custom().maxAttempts(5).waitDuration(Duration.ofMillis(1))
-                .retryOnResult(r -> "not yet".equals(r)).build();
+        RetryConfig polling = RetryConfig.<Object>custom()
+                .maxAttempts(5)
+                .waitDuration(Duration.ofMillis(1))
+                .retryOnResult(r -> "not yet".equals(r))
+                .build();
         TaskGraph g = TaskGraph.named("poll");
-        Task<String> poll = g.task("poll").retry(polling)
-                .cpu(ctx -> attempts.incrementAndGet() < 3 ? "not yet" : "ready");
+        Task<String> poll =
+                g.task("poll").retry(polling).cpu(ctx -> attempts.incrementAndGet() < 3 ? "not yet" : "ready");
         Task<String> use = g.task("use").after(poll).cpu(ctx -> "used " + ctx.input(poll));
         RecordingListener events = new RecordingListener();
         try (Scheduler s = Scheduler.builder().threads(2).listener(events).build()) {
             GraphRun run = s.execute(g);
             assertThat(run.result(use)).isEqualTo("used ready");
             assertThat(attempts).hasValue(3);
-            assertThat(events.events(e -> e.type() == EventType.TASK_RETRYING)).hasSize(2)
+            assertThat(events.events(e -> e.type() == EventType.TASK_RETRYING))
+                    .hasSize(2)
                     .allSatisfy(e -> assertThat(e.detail()).contains("its result is retried on"));
         }
     }
@@ -465,8 +568,11 @@ class FaultToleranceTests {
     @Test
     void whenTheAttemptsRunOutTheLastResultStands() {
         AtomicInteger attempts = new AtomicInteger();
-        RetryConfig polling = RetryConfig.<Object>custom().maxAttempts(2).waitDuration(Duration.ofMillis(1))
-                .retryOnResult(r -> true).build();
+        RetryConfig polling = RetryConfig.<Object>custom()
+                .maxAttempts(2)
+                .waitDuration(Duration.ofMillis(1))
+                .retryOnResult(r -> true)
+                .build();
         TaskGraph g = TaskGraph.named("poll");
         Task<Integer> poll = g.task("poll").retry(polling).cpu(ctx -> attempts.incrementAndGet());
         try (Scheduler s = Scheduler.builder().threads(2).build()) {

@@ -1,5 +1,8 @@
 package io.hts.engine.run;
 
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
 import io.hts.engine.graph.TaskCancelledException;
 import io.hts.engine.graph.TaskGraph;
 import org.openjdk.jcstress.annotations.Actor;
@@ -7,9 +10,6 @@ import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.II_Result;
-
-import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
-import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
  * A task is cancelled just as its attempt starts on a worker: the worker publishes that its body
@@ -20,13 +20,16 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * object that never runs, so no actor thread keeps an interrupt.)
  */
 @JCStressTest
-@Outcome(id = {"1, 0", "0, 1", "1, 1"}, expect = ACCEPTABLE, desc = "the body knows it was cancelled")
+@Outcome(
+        id = {"1, 0", "0, 1", "1, 1"},
+        expect = ACCEPTABLE,
+        desc = "the body knows it was cancelled")
 @Outcome(id = "0, 0", expect = FORBIDDEN, desc = "the body begins neither interrupted nor seeing the request")
 @State
 public class InterruptAgainstBeginStress {
 
-    private static final Scheduler SCHEDULER = Scheduler.builder().threads(1).threadNamePrefix("jcstress-hts-")
-            .build();
+    private static final Scheduler SCHEDULER =
+            Scheduler.builder().threads(1).threadNamePrefix("jcstress-hts-").build();
     private static final ExecutionPlan PLAN;
 
     static {
@@ -38,7 +41,7 @@ public class InterruptAgainstBeginStress {
     private final GraphRun run = new GraphRun(SCHEDULER, PLAN, 1, FailureMode.FAIL_FAST, false);
     private final TaskExecution attempt = new TaskExecution(run, 0, 1);
     private final TaskCancelledException cause = new TaskCancelledException("cancelled");
-    private final Thread body = new Thread(() -> { }, "never started");
+    private final Thread body = new Thread(() -> {}, "never started");
 
     public InterruptAgainstBeginStress() {
         run.deps.tryReady(0);

@@ -1,5 +1,8 @@
 package io.hts.engine.run;
 
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
 import io.hts.engine.graph.TaskCancelledException;
 import io.hts.engine.graph.TaskGraph;
 import org.openjdk.jcstress.annotations.Actor;
@@ -8,9 +11,6 @@ import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.II_Result;
 
-import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
-import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
-
 /**
  * {@link InterruptAgainstBeginStress} for a continuation: the attempt of a task with one dependency
  * starts by counting that dependency and starting in one step (CREATED to RUNNING), after
@@ -18,13 +18,16 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * records its request, then interrupts the body if it runs (r2). A body must never begin unaware.
  */
 @JCStressTest
-@Outcome(id = {"1, 0", "0, 1", "1, 1"}, expect = ACCEPTABLE, desc = "the body knows it was cancelled")
+@Outcome(
+        id = {"1, 0", "0, 1", "1, 1"},
+        expect = ACCEPTABLE,
+        desc = "the body knows it was cancelled")
 @Outcome(id = "0, 0", expect = FORBIDDEN, desc = "the body begins neither interrupted nor seeing the request")
 @State
 public class InterruptAgainstContinuationStartStress {
 
-    private static final Scheduler SCHEDULER = Scheduler.builder().threads(1).threadNamePrefix("jcstress-hts-")
-            .build();
+    private static final Scheduler SCHEDULER =
+            Scheduler.builder().threads(1).threadNamePrefix("jcstress-hts-").build();
     private static final ExecutionPlan PLAN;
 
     static {
@@ -37,7 +40,7 @@ public class InterruptAgainstContinuationStartStress {
     private final GraphRun run = new GraphRun(SCHEDULER, PLAN, 1, FailureMode.FAIL_FAST, false);
     private final TaskExecution attempt = TaskExecution.countingDependency(run, 1);
     private final TaskCancelledException cause = new TaskCancelledException("cancelled");
-    private final Thread body = new Thread(() -> { }, "never started");
+    private final Thread body = new Thread(() -> {}, "never started");
 
     /** The order of {@code Attempts.runOnCpu} for such an attempt: publish the body, count and start, look. */
     @Actor

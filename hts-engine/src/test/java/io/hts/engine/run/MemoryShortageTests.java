@@ -1,7 +1,7 @@
 package io.hts.engine.run;
 
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.Task;
@@ -10,25 +10,26 @@ import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.policy.GpuFirstPolicy;
 import io.hts.engine.support.FakeGpuBackend;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /** A dual-bodied GPU task whose declared GPU memory is taken: it waits, or runs its CPU body. */
 class MemoryShortageTests {
 
     private static final long MIB = 1L << 20;
 
-    private static GraphRun runWithMemoryHeld(Scheduler s, CountDownLatch holding, CountDownLatch release,
-            Task<?>[] dual) throws InterruptedException {
+    private static GraphRun runWithMemoryHeld(
+            Scheduler s, CountDownLatch holding, CountDownLatch release, Task<?>[] dual) throws InterruptedException {
         TaskGraph g = TaskGraph.named("shortage");
         g.task("holder").resource(TaskBuilder.GPU_MEMORY, 48 * MIB).gpu(ctx -> {
             holding.countDown();
             release.await(10, TimeUnit.SECONDS);
             return "held";
         });
-        dual[0] = g.task("dual").after("later").resource(TaskBuilder.GPU_MEMORY, 32 * MIB)
+        dual[0] = g.task("dual")
+                .after("later")
+                .resource(TaskBuilder.GPU_MEMORY, 32 * MIB)
                 .bodies(ctx -> "cpu", ctx -> "gpu");
         g.task("later").cpu(ctx -> {
             holding.await(10, TimeUnit.SECONDS);
@@ -43,8 +44,13 @@ class MemoryShortageTests {
     void runOnCpuRunsTheCpuBodyAtOnceWhenTheDeclaredGpuMemoryIsTaken() throws Exception {
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(new FakeGpuBackend(2))
-                .resource(TaskBuilder.GPU_MEMORY, 64 * MIB).memoryShortage(MemoryShortage.RUN_ON_CPU).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .policy(new GpuFirstPolicy())
+                .gpuBackend(new FakeGpuBackend(2))
+                .resource(TaskBuilder.GPU_MEMORY, 64 * MIB)
+                .memoryShortage(MemoryShortage.RUN_ON_CPU)
+                .build()) {
             Task<?>[] dual = new Task<?>[1];
             GraphRun run = runWithMemoryHeld(s, holding, release, dual);
             await().until(() -> run.state(dual[0]) == TaskState.SUCCEEDED);
@@ -61,8 +67,12 @@ class MemoryShortageTests {
     void waitKeepsTheTaskOnTheGpuUntilTheMemoryIsFree() throws Exception {
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(new FakeGpuBackend(2))
-                .resource(TaskBuilder.GPU_MEMORY, 64 * MIB).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .policy(new GpuFirstPolicy())
+                .gpuBackend(new FakeGpuBackend(2))
+                .resource(TaskBuilder.GPU_MEMORY, 64 * MIB)
+                .build()) {
             assertThat(s.memoryShortage()).isEqualTo(MemoryShortage.WAIT);
             Task<?>[] dual = new Task<?>[1];
             GraphRun run = runWithMemoryHeld(s, holding, release, dual);

@@ -1,10 +1,8 @@
 package io.hts.engine.run;
 
-import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
@@ -13,13 +11,14 @@ import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskGroup;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.support.FakeGpuBackend;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 /**
  * A task that runs another graph and waits for it: with {@code ctx.execute(graph)} and with
@@ -30,14 +29,15 @@ import static org.awaitility.Awaitility.await;
  */
 class NestedRunTests {
 
-    private record Inner(TaskGraph graph, Task<Integer> sum) {
-    }
+    private record Inner(TaskGraph graph, Task<Integer> sum) {}
 
     private static Inner inner(String name, int width) {
         TaskGraph g = TaskGraph.named(name);
         Task<Integer> seed = g.task("seed").cpu(ctx -> 1);
         TaskGroup<Integer> fan = g.group("fan", width, (i, t) -> t.after(seed).cpu(ctx -> ctx.input(seed) + i));
-        Task<Integer> sum = g.task("sum").after(fan).cpu(ctx -> ctx.inputs(fan).stream().mapToInt(Integer::intValue).sum());
+        Task<Integer> sum = g.task("sum")
+                .after(fan)
+                .cpu(ctx -> ctx.inputs(fan).stream().mapToInt(Integer::intValue).sum());
         return new Inner(g, sum);
     }
 
@@ -47,7 +47,9 @@ class NestedRunTests {
         try (Scheduler s = Scheduler.builder().threads(workers).build()) {
             TaskGraph outer = TaskGraph.named("outer");
             Inner in = inner("inner", 8);
-            TaskGroup<Integer> waiting = outer.group("wait", 2 * workers + 1,
+            TaskGroup<Integer> waiting = outer.group(
+                    "wait",
+                    2 * workers + 1,
                     (i, t) -> t.cpu(ctx -> ctx.execute(in.graph()).result(in.sum()) + i));
             GraphRun run = s.submit(outer);
             run.await(Duration.ofSeconds(30));
@@ -64,7 +66,10 @@ class NestedRunTests {
         try (Scheduler s = Scheduler.builder().threads(workers).build()) {
             TaskGraph outer = TaskGraph.named("outer");
             Inner in = inner("inner", 4);
-            outer.group("wait", workers, (i, t) -> t.cpu(ctx -> s.submit(in.graph()).await().status()));
+            outer.group(
+                    "wait",
+                    workers,
+                    (i, t) -> t.cpu(ctx -> s.submit(in.graph()).await().status()));
             assertThat(s.submit(outer).await(Duration.ofSeconds(30)).status()).isEqualTo(RunStatus.SUCCEEDED);
         }
     }
@@ -74,12 +79,12 @@ class NestedRunTests {
     void nestingDeeperThanAWorkerHelpsIsCompensatedBySpareWorkers() throws Exception {
         try (Scheduler s = Scheduler.builder().threads(1).build()) {
             Level top = level(60);
-            assertThat(s.submit(top.graph()).await(Duration.ofSeconds(60)).result(top.task())).isEqualTo(60);
+            assertThat(s.submit(top.graph()).await(Duration.ofSeconds(60)).result(top.task()))
+                    .isEqualTo(60);
         }
     }
 
-    private record Level(TaskGraph graph, Task<Integer> task) {
-    }
+    private record Level(TaskGraph graph, Task<Integer> task) {}
 
     private static Level level(int levels) {
         TaskGraph g = TaskGraph.named("level-" + levels);
@@ -130,9 +135,11 @@ class NestedRunTests {
                 return 0;
             });
             TaskGraph outer = TaskGraph.named("outer");
-            Task<Object> parent = outer.task("parent").timeout(Duration.ofMillis(50)).cpu(ctx -> ctx.execute(in));
+            Task<Object> parent =
+                    outer.task("parent").timeout(Duration.ofMillis(50)).cpu(ctx -> ctx.execute(in));
             GraphRun run = s.submit(outer);
-            assertThatThrownBy(() -> run.await(Duration.ofSeconds(10))).isInstanceOf(GraphRunException.class)
+            assertThatThrownBy(() -> run.await(Duration.ofSeconds(10)))
+                    .isInstanceOf(GraphRunException.class)
                     .hasRootCauseInstanceOf(java.util.concurrent.TimeoutException.class);
             assertThat(run.state(parent)).isEqualTo(TaskState.FAILED);
             await().atMost(Duration.ofSeconds(10)).until(() -> s.activeRuns().isEmpty());
@@ -148,14 +155,17 @@ class NestedRunTests {
             CountDownLatch release = new CountDownLatch(1);
             AtomicReference<Boolean> outerSawInterrupt = new AtomicReference<>();
             TaskGraph in = TaskGraph.named("inner");
-            in.group("n", 50, (i, t) -> t.cpu(ctx -> {
-                waiting.countDown();
-                if (Thread.currentThread().isInterrupted()) {
-                    nestedInterrupted.incrementAndGet();
-                }
-                release.await(10, TimeUnit.SECONDS);
-                return i;
-            }));
+            in.group(
+                    "n",
+                    50,
+                    (i, t) -> t.cpu(ctx -> {
+                        waiting.countDown();
+                        if (Thread.currentThread().isInterrupted()) {
+                            nestedInterrupted.incrementAndGet();
+                        }
+                        release.await(10, TimeUnit.SECONDS);
+                        return i;
+                    }));
             TaskGraph outer = TaskGraph.named("outer");
             outer.task("parent").cpu(ctx -> {
                 GraphRun r = s.submit(in);
@@ -169,12 +179,15 @@ class NestedRunTests {
             release.countDown();
             try {
                 run.await(Duration.ofSeconds(20));
-            }
-            catch (GraphRunException expected) {
+            } catch (GraphRunException expected) {
                 // cancelled
             }
-            assertThat(nestedInterrupted.get()).as("nested tasks interrupted by the outer run's cancel").isZero();
-            assertThat(outerSawInterrupt.get()).as("the waiting body gets its interrupt back").isTrue();
+            assertThat(nestedInterrupted.get())
+                    .as("nested tasks interrupted by the outer run's cancel")
+                    .isZero();
+            assertThat(outerSawInterrupt.get())
+                    .as("the waiting body gets its interrupt back")
+                    .isTrue();
         }
     }
 
@@ -194,12 +207,12 @@ class NestedRunTests {
             GraphRun run = s.submit(outer);
             assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
             s.shutdown();
-            assertThatThrownBy(() -> s.submit(in.graph())).isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+            assertThatThrownBy(() -> s.submit(in.graph()))
+                    .isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
             release.countDown();
             assertThat(run.await(Duration.ofSeconds(10)).result(parent)).isEqualTo(3 + 3);
             assertThat(s.awaitTermination(Duration.ofSeconds(10))).isTrue();
-        }
-        finally {
+        } finally {
             s.shutdownNow();
         }
     }
@@ -212,7 +225,9 @@ class NestedRunTests {
             TaskGraph outer = TaskGraph.named("outer");
             outer.task("gpu").gpu(ctx -> ((TaskContext) ctx).execute(in.graph()));
             assertThatThrownBy(() -> s.submit(outer).await(Duration.ofSeconds(10)))
-                    .isInstanceOf(GraphRunException.class).rootCause().isInstanceOf(IllegalStateException.class)
+                    .isInstanceOf(GraphRunException.class)
+                    .rootCause()
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("only a CPU body may run a graph and wait for it");
         }
     }
@@ -228,7 +243,9 @@ class NestedRunTests {
             Task<Object> parent = outer.task("parent").cpu(ctx -> ctx.execute(in));
             GraphRun run = s.submit(outer);
             assertThatThrownBy(() -> run.await(Duration.ofSeconds(10))).isInstanceOf(GraphRunException.class);
-            assertThat(run.error(parent)).get().isInstanceOf(GraphRunException.class)
+            assertThat(run.error(parent))
+                    .get()
+                    .isInstanceOf(GraphRunException.class)
                     .satisfies(e -> assertThat(e).hasRootCauseMessage("inner boom"));
         }
     }

@@ -1,19 +1,17 @@
 package io.hts.engine.run;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hts.engine.graph.RunStatus;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import io.hts.engine.graph.RunStatus;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
 /** The shared step of the random-cancel tests: a cancel from another thread at a random moment, then the run's end. */
 final class RandomCancel {
 
-    private RandomCancel() {
-    }
+    private RandomCancel() {}
 
     /**
      * Runs {@code cancel} on {@code cancellers} after {@code spins} spin-waits, waits for {@code run}
@@ -28,8 +26,7 @@ final class RandomCancel {
         });
         try {
             run.await(Duration.ofSeconds(30));
-        }
-        catch (GraphRunException ex) {
+        } catch (GraphRunException ex) {
             assertThat(ex.status()).isEqualTo(RunStatus.CANCELLED);
         }
         cancelling.get(10, TimeUnit.SECONDS);

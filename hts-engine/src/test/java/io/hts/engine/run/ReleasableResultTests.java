@@ -1,16 +1,15 @@
 package io.hts.engine.run;
 
-import java.util.concurrent.atomic.AtomicInteger;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hts.engine.graph.Releasable;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.policy.GpuFirstPolicy;
 import io.hts.engine.support.FakeGpuBackend;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Results holding resources (device buffers) are released by the run after their last consumer. */
 class ReleasableResultTests {
@@ -34,12 +33,17 @@ class ReleasableResultTests {
 
     @Test
     void anIntermediateResultIsReleasedOnceAfterItsLastConsumerAndASinkResultIsLeftToTheCaller() {
-        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(new FakeGpuBackend(2))
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .policy(new GpuFirstPolicy())
+                .gpuBackend(new FakeGpuBackend(2))
                 .build()) {
             TaskGraph g = TaskGraph.named("buffers");
             Task<Resource> produce = g.task("produce").gpu(ctx -> new Resource());
-            Task<Integer> left = g.task("left").after(produce).gpu(ctx -> ctx.input(produce).read());
-            Task<Integer> right = g.task("right").after(produce).cpu(ctx -> ctx.input(produce).read());
+            Task<Integer> left =
+                    g.task("left").after(produce).gpu(ctx -> ctx.input(produce).read());
+            Task<Integer> right =
+                    g.task("right").after(produce).cpu(ctx -> ctx.input(produce).read());
             Task<Resource> sink = g.task("sink").after(left, right).gpu(ctx -> new Resource());
             for (int run = 0; run < 20; run++) {
                 GraphRun r = s.execute(g);
@@ -52,7 +56,8 @@ class ReleasableResultTests {
 
     @Test
     void aResultWhoseConsumerFailedIsReleasedWhenTheRunEnds() {
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(new FakeGpuBackend(1)).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(2).gpuBackend(new FakeGpuBackend(1)).build()) {
             TaskGraph g = TaskGraph.named("failing");
             Resource resource = new Resource();
             Task<Resource> produce = g.task("produce").gpu(ctx -> resource);
@@ -68,7 +73,8 @@ class ReleasableResultTests {
     void theResultOfATimedOutAttemptIsReleasedWhenItsBodyReturns() throws Exception {
         java.util.concurrent.CountDownLatch timedOut = new java.util.concurrent.CountDownLatch(1);
         Resource late = new Resource();
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(new FakeGpuBackend(1)).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(2).gpuBackend(new FakeGpuBackend(1)).build()) {
             TaskGraph g = TaskGraph.named("late");
             g.task("slow").timeout(java.time.Duration.ofMillis(50)).gpu(ctx -> {
                 timedOut.await(10, java.util.concurrent.TimeUnit.SECONDS);

@@ -1,5 +1,11 @@
 package io.hts.engine.run;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hts.engine.graph.RunStatus;
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.graph.TaskState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,15 +15,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-
-import io.hts.engine.graph.RunStatus;
-import io.hts.engine.graph.Task;
-import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.graph.TaskState;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A graph of many roots (more than the caller makes ready itself) is seeded over the workers in
@@ -57,8 +56,7 @@ class RootSeedingTests {
                 GraphRun run = s.submit(g);
                 try {
                     run.await(Duration.ofSeconds(30));
-                }
-                catch (TimeoutException ex) {
+                } catch (TimeoutException ex) {
                     int pending = run.pendingTasks();
                     run.cancel(); // a root never made ready: the run cannot end otherwise
                     throw new AssertionError("round " + round + " did not end; tasks pending: " + pending, ex);
@@ -90,12 +88,15 @@ class RootSeedingTests {
                 Map<String, TaskState> states = run.states();
                 for (int i = 0; i < n; i++) {
                     TaskState st = states.get("r" + i);
-                    assertThat(ran.get(i)).as("root %d ran at most once, round %d", i, round).isLessThanOrEqualTo(1);
+                    assertThat(ran.get(i))
+                            .as("root %d ran at most once, round %d", i, round)
+                            .isLessThanOrEqualTo(1);
                     if (st == TaskState.SUCCEEDED) {
-                        assertThat(ran.get(i)).as("succeeded root %d ran, round %d", i, round).isEqualTo(1);
+                        assertThat(ran.get(i))
+                                .as("succeeded root %d ran, round %d", i, round)
+                                .isEqualTo(1);
                         assertThat(run.result(tasks.get(i))).isEqualTo(i);
-                    }
-                    else {
+                    } else {
                         assertThat(st).as("root %d, round %d", i, round).isEqualTo(TaskState.CANCELLED);
                     }
                 }
@@ -103,8 +104,7 @@ class RootSeedingTests {
                     assertThat(run.status()).isEqualTo(RunStatus.SUCCEEDED); // the cancel came too late
                 }
             }
-        }
-        finally {
+        } finally {
             cancellers.shutdownNow();
         }
     }

@@ -1,9 +1,9 @@
 package io.hts.engine.run;
 
-import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.DeviceTask;
@@ -16,12 +16,11 @@ import io.hts.engine.graph.TaskGroup;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * What a run promises its caller on the paths a user meets less often: {@code future()} and
@@ -46,10 +45,16 @@ class RunApiContractTests {
                 throw new IllegalStateException("bad input");
             });
             GraphRun failed = s.submit(failing);
-            assertThat(failed.future()).failsWithin(MAX).withThrowableOfType(ExecutionException.class)
-                    .havingCause().isInstanceOf(GraphRunException.class)
-                    .satisfies(ex -> assertThat(((GraphRunException) ex).status()).isEqualTo(RunStatus.FAILED))
-                    .havingRootCause().isInstanceOf(IllegalStateException.class).withMessage("bad input");
+            assertThat(failed.future())
+                    .failsWithin(MAX)
+                    .withThrowableOfType(ExecutionException.class)
+                    .havingCause()
+                    .isInstanceOf(GraphRunException.class)
+                    .satisfies(
+                            ex -> assertThat(((GraphRunException) ex).status()).isEqualTo(RunStatus.FAILED))
+                    .havingRootCause()
+                    .isInstanceOf(IllegalStateException.class)
+                    .withMessage("bad input");
 
             CountDownLatch held = new CountDownLatch(1);
             TaskGraph blocking = TaskGraph.named("blocking");
@@ -60,9 +65,13 @@ class RunApiContractTests {
             GraphRun cancelled = s.submit(blocking);
             cancelled.cancel();
             held.countDown();
-            assertThat(cancelled.future()).failsWithin(MAX).withThrowableOfType(ExecutionException.class)
-                    .havingCause().isInstanceOf(GraphRunException.class)
-                    .satisfies(ex -> assertThat(((GraphRunException) ex).status()).isEqualTo(RunStatus.CANCELLED));
+            assertThat(cancelled.future())
+                    .failsWithin(MAX)
+                    .withThrowableOfType(ExecutionException.class)
+                    .havingCause()
+                    .isInstanceOf(GraphRunException.class)
+                    .satisfies(
+                            ex -> assertThat(((GraphRunException) ex).status()).isEqualTo(RunStatus.CANCELLED));
         }
     }
 
@@ -74,19 +83,32 @@ class RunApiContractTests {
                 throw new IllegalArgumentException("no such shard");
             });
             Task<Integer> after = g.task("after").after(bad).cpu(ctx -> ctx.input(bad) + 1);
-            TaskGroup<Integer> members = g.group("m", 3, (i, t) -> t.cpu(ctx -> {
-                if (i == 1) {
-                    throw new IllegalStateException("member 1");
-                }
-                return i;
-            }));
+            TaskGroup<Integer> members = g.group(
+                    "m",
+                    3,
+                    (i, t) -> t.cpu(ctx -> {
+                        if (i == 1) {
+                            throw new IllegalStateException("member 1");
+                        }
+                        return i;
+                    }));
             Task<Integer> fine = g.task("fine").cpu(ctx -> 7);
             GraphRun run = s.submit(g, RunOptions.failureMode(FailureMode.CONTINUE));
-            assertThat(run.whenDone(bad)).failsWithin(MAX).withThrowableThat().havingRootCause()
-                    .isInstanceOf(IllegalArgumentException.class).withMessage("no such shard");
-            assertThat(run.whenDone(after)).failsWithin(MAX).withThrowableThat().havingCause()
+            assertThat(run.whenDone(bad))
+                    .failsWithin(MAX)
+                    .withThrowableThat()
+                    .havingRootCause()
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .withMessage("no such shard");
+            assertThat(run.whenDone(after))
+                    .failsWithin(MAX)
+                    .withThrowableThat()
+                    .havingCause()
                     .isInstanceOf(TaskCancelledException.class);
-            assertThat(run.whenDone(members)).failsWithin(MAX).withThrowableThat().havingRootCause()
+            assertThat(run.whenDone(members))
+                    .failsWithin(MAX)
+                    .withThrowableThat()
+                    .havingRootCause()
                     .withMessage("member 1");
             assertThat(run.whenDone(fine)).succeedsWithin(MAX).isEqualTo(7);
             assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
@@ -107,32 +129,47 @@ class RunApiContractTests {
             GraphRun run = s.submit(g, RunOptions.failureMode(FailureMode.CONTINUE));
             assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
             assertThat(run.result(fine)).isEqualTo(1);
-            assertThatIllegalStateException().isThrownBy(() -> run.result(bad))
-                    .withMessageContaining("task 'bad'").withMessageContaining("has no result: it is FAILED")
+            assertThatIllegalStateException()
+                    .isThrownBy(() -> run.result(bad))
+                    .withMessageContaining("task 'bad'")
+                    .withMessageContaining("has no result: it is FAILED")
                     .withMessageContaining("broken");
-            assertThatIllegalArgumentException().isThrownBy(() -> run.result(foreign))
-                    .withMessageContaining("graph 'theirs'").withMessageContaining("this run's graph 'mine'");
-            assertThatIllegalArgumentException().isThrownBy(() -> run.state(foreign)).withMessageContaining("'theirs'");
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> run.result(foreign))
+                    .withMessageContaining("graph 'theirs'")
+                    .withMessageContaining("this run's graph 'mine'");
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> run.state(foreign))
+                    .withMessageContaining("'theirs'");
         }
     }
 
     @Test
     void theBuilderRefusesBadValuesSayingWhatItAccepts() {
-        assertThatIllegalArgumentException().isThrownBy(() -> Scheduler.builder().threads(0))
-                .withMessageContaining("threads").withMessageContaining("was 0");
-        assertThatIllegalArgumentException().isThrownBy(() -> Scheduler.builder().retainedRuns(-1))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Scheduler.builder().threads(0))
+                .withMessageContaining("threads")
+                .withMessageContaining("was 0");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Scheduler.builder().retainedRuns(-1))
                 .withMessage("retained runs must be 0 or more, was -1");
-        assertThatIllegalArgumentException().isThrownBy(() -> Scheduler.builder().retainedProfileBytes(-1))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Scheduler.builder().retainedProfileBytes(-1))
                 .withMessage("retained profile bytes must be 0 or more, was -1");
-        assertThatIllegalArgumentException().isThrownBy(() -> Scheduler.builder().eventBufferSize(-5))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Scheduler.builder().eventBufferSize(-5))
                 .withMessage("event buffer size must be 0 or more, was -5");
-        assertThatIllegalArgumentException().isThrownBy(() -> Scheduler.builder().failedRunsLoggedPerMinute(-1))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Scheduler.builder().failedRunsLoggedPerMinute(-1))
                 .withMessageContaining("must be 0 (none) or more, was -1");
-        assertThatIllegalArgumentException().isThrownBy(() -> Scheduler.builder().stallTimeout(Duration.ofMillis(1)))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Scheduler.builder().stallTimeout(Duration.ofMillis(1)))
                 .withMessageContaining("at least 10 ms");
-        assertThatIllegalArgumentException().isThrownBy(() -> Scheduler.builder().resource(" ", 1))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Scheduler.builder().resource(" ", 1))
                 .withMessageContaining("a name that is not blank");
-        assertThatIllegalArgumentException().isThrownBy(() -> Scheduler.builder().resource("io", -1))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Scheduler.builder().resource("io", -1))
                 .withMessageContaining("capacity of resource 'io' must be 0 or more, was -1");
     }
 
@@ -156,14 +193,16 @@ class RunApiContractTests {
 
         @Override
         public void dispatch(DeviceTask task) {
-            Thread t = new Thread(() -> {
-                if (!task.start(0)) {
-                    return;
-                }
-                task.complete("first");
-                task.complete("second");
-                task.fail(new IllegalStateException("a late failure"));
-            }, "twice-reporting");
+            Thread t = new Thread(
+                    () -> {
+                        if (!task.start(0)) {
+                            return;
+                        }
+                        task.complete("first");
+                        task.complete("second");
+                        task.fail(new IllegalStateException("a late failure"));
+                    },
+                    "twice-reporting");
             t.setDaemon(true);
             t.start();
         }
@@ -171,7 +210,10 @@ class RunApiContractTests {
 
     @Test
     void aBackendThatReportsAnAttemptTwiceChangesNothing() {
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(new TwiceReportingBackend()).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(new TwiceReportingBackend())
+                .build()) {
             for (int round = 0; round < 50; round++) {
                 TaskGraph g = TaskGraph.named("twice");
                 Task<String> k = g.task("kernel").gpu(ctx -> "unused: the backend reports by itself");
@@ -180,7 +222,8 @@ class RunApiContractTests {
                 assertThat(run.result(k)).isEqualTo("first");
                 assertThat(run.result(next)).isEqualTo("first+next");
                 assertThat(run.status()).isEqualTo(RunStatus.SUCCEEDED);
-                assertThat(run.profile().tasks()).allSatisfy(t -> assertThat(t.attempts()).isOne());
+                assertThat(run.profile().tasks())
+                        .allSatisfy(t -> assertThat(t.attempts()).isOne());
             }
         }
     }

@@ -1,5 +1,16 @@
 package io.hts.engine.run;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.hts.engine.graph.RunStatus;
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskCancelledException;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.graph.TaskGroup;
+import io.hts.engine.graph.TaskState;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -9,19 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-
-import io.hts.engine.graph.RunStatus;
-import io.hts.engine.graph.Task;
-import io.hts.engine.graph.TaskCancelledException;
-import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.graph.TaskGroup;
-import io.hts.engine.graph.TaskState;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * What a caller composing on a run sees when the run does not succeed: {@code future()} fails with a
@@ -77,8 +76,8 @@ class RunOutcomeCallbackTests {
             Task<Integer> fine = g.task("fine").cpu(ctx -> 5);
             GraphRun run = s.submit(g, RunOptions.failureMode(FailureMode.CONTINUE));
 
-            ExecutionException wrapped = catchThrowableOfType(ExecutionException.class,
-                    () -> run.future().get(10, TimeUnit.SECONDS));
+            ExecutionException wrapped = catchThrowableOfType(
+                    ExecutionException.class, () -> run.future().get(10, TimeUnit.SECONDS));
             assertThat(wrapped).isNotNull();
             assertThat(wrapped.getCause()).isInstanceOf(GraphRunException.class);
             GraphRunException ex = (GraphRunException) wrapped.getCause();
@@ -86,20 +85,34 @@ class RunOutcomeCallbackTests {
             assertThat(ex.runId()).isEqualTo(run.runId());
             assertThat(ex.graphName()).isEqualTo("two-failures");
             assertThat(ex.failures()).extracting(TaskFailure::taskName).containsExactlyInAnyOrder("left", "right");
-            assertThat(ex.failures()).extracting(f -> f.error().getMessage())
+            assertThat(ex.failures())
+                    .extracting(f -> f.error().getMessage())
                     .containsExactlyInAnyOrder("left broke", "right broke");
-            assertThat(ex.getCause()).as("the cause is the first failure").isSameAs(ex.failures().get(0).error());
-            assertThat(ex.getSuppressed()).as("the other failures are suppressed")
+            assertThat(ex.getCause())
+                    .as("the cause is the first failure")
+                    .isSameAs(ex.failures().get(0).error());
+            assertThat(ex.getSuppressed())
+                    .as("the other failures are suppressed")
                     .containsExactly(ex.failures().get(1).error());
             assertThat(ex.cancelled()).containsExactly("child");
-            assertThat(ex.getMessage()).contains("run " + run.runId() + " of graph 'two-failures' failed: 2 tasks failed")
-                    .contains("left").contains("right").contains("1 task cancelled");
+            assertThat(ex.getMessage())
+                    .contains("run " + run.runId() + " of graph 'two-failures' failed: 2 tasks failed")
+                    .contains("left")
+                    .contains("right")
+                    .contains("1 task cancelled");
             // The same failures as the run itself reports, and as await() throws.
-            assertThat(ex.failures()).extracting(TaskFailure::taskName)
-                    .containsExactlyElementsOf(run.failures().stream().map(TaskFailure::taskName).toList());
-            assertThatThrownBy(run::await).isInstanceOfSatisfying(GraphRunException.class,
-                    awaited -> assertThat(awaited.failures()).extracting(TaskFailure::taskName)
-                            .containsExactlyElementsOf(ex.failures().stream().map(TaskFailure::taskName).toList()));
+            assertThat(ex.failures())
+                    .extracting(TaskFailure::taskName)
+                    .containsExactlyElementsOf(
+                            run.failures().stream().map(TaskFailure::taskName).toList());
+            assertThatThrownBy(run::await)
+                    .isInstanceOfSatisfying(
+                            GraphRunException.class,
+                            awaited -> assertThat(awaited.failures())
+                                    .extracting(TaskFailure::taskName)
+                                    .containsExactlyElementsOf(ex.failures().stream()
+                                            .map(TaskFailure::taskName)
+                                            .toList()));
             assertThat(run.result(fine)).isEqualTo(5);
             assertThat(run.state(right)).isEqualTo(TaskState.FAILED);
         }
@@ -124,25 +137,29 @@ class RunOutcomeCallbackTests {
             assertThat(run.cancel()).isTrue();
             release.countDown();
 
-            ExecutionException wrapped = catchThrowableOfType(ExecutionException.class,
-                    () -> run.future().get(10, TimeUnit.SECONDS));
+            ExecutionException wrapped = catchThrowableOfType(
+                    ExecutionException.class, () -> run.future().get(10, TimeUnit.SECONDS));
             assertThat(wrapped.getCause()).isInstanceOf(GraphRunException.class);
             GraphRunException ex = (GraphRunException) wrapped.getCause();
             assertThat(ex.status()).isEqualTo(RunStatus.CANCELLED);
             assertThat(ex.failures()).isEmpty();
             assertThat(ex.getCause()).isNull();
             assertThat(ex.cancelled()).contains("next", "last");
-            assertThat(ex.getMessage()).startsWith("run " + run.runId() + " of graph 'to-cancel' was cancelled")
+            assertThat(ex.getMessage())
+                    .startsWith("run " + run.runId() + " of graph 'to-cancel' was cancelled")
                     .contains(ex.cancelled().size() + " task");
             assertThat(before.awaited().calls).hasValue(1);
             assertThat(before.error.get()).isInstanceOf(GraphRunException.class);
 
             // Registered after the end: runs at once, once, with the same kind of outcome.
             Seen<GraphRun> after = new Seen<GraphRun>().on(run.future(), run, null);
-            assertThat(after.done.getCount()).as("a stage added after the end runs as it is added").isZero();
+            assertThat(after.done.getCount())
+                    .as("a stage added after the end runs as it is added")
+                    .isZero();
             assertThat(after.calls).hasValue(1);
-            assertThat(after.error.get()).isInstanceOfSatisfying(GraphRunException.class,
-                    e -> assertThat(e.status()).isEqualTo(RunStatus.CANCELLED));
+            assertThat(after.error.get())
+                    .isInstanceOfSatisfying(
+                            GraphRunException.class, e -> assertThat(e.status()).isEqualTo(RunStatus.CANCELLED));
             assertThat(before.calls).as("no stage runs twice").hasValue(1);
         }
     }
@@ -165,11 +182,15 @@ class RunOutcomeCallbackTests {
             badSeen.awaited();
             childSeen.awaited();
             assertThat(badSeen.stateThen).hasValue(TaskState.FAILED);
-            assertThat(badSeen.error.get()).isInstanceOf(IllegalStateException.class).hasMessage("bad row 7");
+            assertThat(badSeen.error.get())
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessage("bad row 7");
             assertThat(badSeen.value.get()).isNull();
             assertThat(childSeen.stateThen).hasValue(TaskState.CANCELLED);
-            assertThat(childSeen.error.get()).isInstanceOf(TaskCancelledException.class)
-                    .hasMessageContaining("task 'bad' failed").hasRootCauseMessage("bad row 7");
+            assertThat(childSeen.error.get())
+                    .isInstanceOf(TaskCancelledException.class)
+                    .hasMessageContaining("task 'bad' failed")
+                    .hasRootCauseMessage("bad row 7");
             assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
 
             Seen<Integer> lateBad = new Seen<Integer>().on(run.whenDone(bad), run, bad);
@@ -207,15 +228,21 @@ class RunOutcomeCallbackTests {
             queuedSeen.awaited();
             groupSeen.awaited();
             release.countDown();
-            assertThatThrownBy(run::await).isInstanceOfSatisfying(GraphRunException.class,
-                    ex -> assertThat(ex.status()).isEqualTo(RunStatus.CANCELLED));
+            assertThatThrownBy(run::await)
+                    .isInstanceOfSatisfying(
+                            GraphRunException.class,
+                            ex -> assertThat(ex.status()).isEqualTo(RunStatus.CANCELLED));
 
             assertThat(queuedSeen.stateThen).hasValue(TaskState.CANCELLED);
-            assertThat(queuedSeen.error.get()).isInstanceOf(TaskCancelledException.class)
+            assertThat(queuedSeen.error.get())
+                    .isInstanceOf(TaskCancelledException.class)
                     .hasMessage("run " + run.runId() + " of graph 'cancel-callbacks' was cancelled");
-            assertThat(groupSeen.error.get()).isInstanceOf(TaskCancelledException.class)
+            assertThat(groupSeen.error.get())
+                    .isInstanceOf(TaskCancelledException.class)
                     .hasMessageContaining("was cancelled");
-            assertThat(firstSeen.awaited().error.get()).as("a task that succeeded before the cancel").isNull();
+            assertThat(firstSeen.awaited().error.get())
+                    .as("a task that succeeded before the cancel")
+                    .isNull();
             assertThat(firstSeen.value).hasValue(10);
 
             Seen<Integer> late = new Seen<Integer>().on(run.whenDone(queued), run, queued);
@@ -260,7 +287,8 @@ class RunOutcomeCallbackTests {
                     () -> run.cancel(foreignGroup),
                     () -> run.whenDone(foreignGroup));
             for (Runnable call : calls) {
-                assertThatIllegalArgumentException().isThrownBy(call::run)
+                assertThatIllegalArgumentException()
+                        .isThrownBy(call::run)
                         .withMessageMatching("task 'a' belongs to graph 'theirs', not to this run's graph 'mine'"
                                 + "|task 'm\\[0\\]' belongs to graph 'theirs', not to this run's graph 'mine'");
             }
@@ -279,9 +307,11 @@ class RunOutcomeCallbackTests {
             TaskGraph two = TaskGraph.named("same");
             Task<String> twin = two.task("t").cpu(ctx -> "two");
             GraphRun run = s.execute(one);
-            assertThatIllegalArgumentException().isThrownBy(() -> run.result(twin))
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> run.result(twin))
                     .withMessage("task 't' belongs to graph 'same', not to this run's graph 'same'");
-            assertThatIllegalArgumentException().isThrownBy(() -> run.whenDone(twin))
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> run.whenDone(twin))
                     .withMessageContaining("task 't'");
         }
     }

@@ -1,29 +1,30 @@
 package io.hts.engine.run;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.support.FakeGpuBackend;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class SchedulerLifecycleTests {
 
     private static boolean hasThreadsNamed(String prefix) {
-        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().startsWith(prefix) && t.isAlive());
+        return Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(t -> t.getName().startsWith(prefix) && t.isAlive());
     }
 
     @Test
     void shutdownLetsRunningRunsFinishRejectsNewOnesAndEndsEveryThread() throws Exception {
-        Scheduler s = Scheduler.builder().threads(2).threadNamePrefix("lifecycle-a-").build();
+        Scheduler s =
+                Scheduler.builder().threads(2).threadNamePrefix("lifecycle-a-").build();
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         TaskGraph g = TaskGraph.named("draining");
@@ -38,7 +39,8 @@ class SchedulerLifecycleTests {
         assertThat(s.isShutdown()).isTrue();
         TaskGraph late = TaskGraph.named("late");
         late.task("x").cpu(ctx -> 1);
-        assertThatThrownBy(() -> s.submit(late)).isInstanceOf(RejectedExecutionException.class)
+        assertThatThrownBy(() -> s.submit(late))
+                .isInstanceOf(RejectedExecutionException.class)
                 .hasMessageContaining("graph 'late'");
         assertThat(s.awaitTermination(Duration.ofMillis(50))).isFalse();
         release.countDown();
@@ -50,7 +52,8 @@ class SchedulerLifecycleTests {
 
     @Test
     void shutdownNowCancelsRunningRunsAndRecordsTheirStates() throws Exception {
-        Scheduler s = Scheduler.builder().threads(2).threadNamePrefix("lifecycle-b-").build();
+        Scheduler s =
+                Scheduler.builder().threads(2).threadNamePrefix("lifecycle-b-").build();
         CountDownLatch started = new CountDownLatch(1);
         TaskGraph g = TaskGraph.named("cancelled-by-shutdown");
         Task<Object> sleeper = g.task("sleeper").cpu(ctx -> {
@@ -65,7 +68,8 @@ class SchedulerLifecycleTests {
         assertThat(cancelled).containsExactly(run);
         assertThat(s.awaitTermination(Duration.ofSeconds(30))).isTrue();
         assertThat(run.status()).isEqualTo(RunStatus.CANCELLED);
-        assertThat(run.states()).containsEntry("sleeper", io.hts.engine.graph.TaskState.CANCELLED)
+        assertThat(run.states())
+                .containsEntry("sleeper", io.hts.engine.graph.TaskState.CANCELLED)
                 .containsEntry("next", io.hts.engine.graph.TaskState.CANCELLED);
         assertThat(run.state(next).isTerminal()).isTrue();
         assertThat(hasThreadsNamed("lifecycle-b-")).isFalse();
@@ -73,7 +77,8 @@ class SchedulerLifecycleTests {
 
     @Test
     void closeWithoutRunsEndsPromptly() {
-        Scheduler s = Scheduler.builder().threads(3).threadNamePrefix("lifecycle-c-").build();
+        Scheduler s =
+                Scheduler.builder().threads(3).threadNamePrefix("lifecycle-c-").build();
         s.close();
         assertThat(s.isTerminated()).isTrue();
         assertThat(hasThreadsNamed("lifecycle-c-")).isFalse();
@@ -105,7 +110,11 @@ class SchedulerLifecycleTests {
         FakeGpuBackend gpu = new FakeGpuBackend(1);
         CountDownLatch running = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).threadNamePrefix("lifecycle-").build();
+        Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(gpu)
+                .threadNamePrefix("lifecycle-")
+                .build();
         TaskGraph g = TaskGraph.named("last-on-gpu");
         Task<Integer> last = g.task("last").gpu(ctx -> {
             running.countDown();
@@ -116,7 +125,9 @@ class SchedulerLifecycleTests {
         s.shutdown();
         release.countDown();
         assertThat(run.await(Duration.ofSeconds(10)).result(last)).isEqualTo(1);
-        assertThat(s.awaitTermination(Duration.ofSeconds(5))).as("terminated without waiting out the backend").isTrue();
+        assertThat(s.awaitTermination(Duration.ofSeconds(5)))
+                .as("terminated without waiting out the backend")
+                .isTrue();
         assertThat(gpu.isClosed()).isTrue();
         assertThat(gpu.closedOn()).isEqualTo("lifecycle-close-devices");
     }

@@ -1,5 +1,14 @@
 package io.hts.engine.run;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hts.engine.graph.RunStatus;
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskBarrier;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.graph.TaskGroup;
+import io.hts.engine.graph.TaskState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,18 +20,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.LongAdder;
-
-import io.hts.engine.graph.RunStatus;
-import io.hts.engine.graph.Task;
-import io.hts.engine.graph.TaskBarrier;
-import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.graph.TaskGroup;
-import io.hts.engine.graph.TaskState;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class SchedulerTests {
 
@@ -116,20 +115,26 @@ class SchedulerTests {
         Task<Integer> child = g.task("child").after(boom).cpu(ctx -> 2);
         Task<Integer> grandchild = g.task("grandchild").after(child).cpu(ctx -> 3);
         GraphRun run = scheduler.submit(g);
-        assertThatThrownBy(run::await).isInstanceOfSatisfying(GraphRunException.class, ex -> {
-            assertThat(ex.status()).isEqualTo(RunStatus.FAILED);
-            assertThat(ex.failures()).extracting(TaskFailure::taskName).containsExactly("boom");
-            assertThat(ex.cancelled()).containsExactlyInAnyOrder("child", "grandchild");
-        }).hasMessageContaining("run " + run.runId() + " of graph 'failing' failed: 1 task failed [boom:")
-                .hasRootCauseInstanceOf(IllegalStateException.class).hasRootCauseMessage("disk on fire");
+        assertThatThrownBy(run::await)
+                .isInstanceOfSatisfying(GraphRunException.class, ex -> {
+                    assertThat(ex.status()).isEqualTo(RunStatus.FAILED);
+                    assertThat(ex.failures()).extracting(TaskFailure::taskName).containsExactly("boom");
+                    assertThat(ex.cancelled()).containsExactlyInAnyOrder("child", "grandchild");
+                })
+                .hasMessageContaining("run " + run.runId() + " of graph 'failing' failed: 1 task failed [boom:")
+                .hasRootCauseInstanceOf(IllegalStateException.class)
+                .hasRootCauseMessage("disk on fire");
         assertThat(run.status()).isEqualTo(RunStatus.FAILED);
         assertThat(run.state(a)).isEqualTo(TaskState.SUCCEEDED);
         assertThat(run.state(boom)).isEqualTo(TaskState.FAILED);
         assertThat(run.state(child)).isEqualTo(TaskState.CANCELLED);
         assertThat(run.state(grandchild)).isEqualTo(TaskState.CANCELLED);
-        assertThat(run.error(child)).get().isInstanceOf(io.hts.engine.graph.TaskCancelledException.class)
+        assertThat(run.error(child))
+                .get()
+                .isInstanceOf(io.hts.engine.graph.TaskCancelledException.class)
                 .satisfies(e -> assertThat(e.getCause()).hasMessage("disk on fire"));
-        assertThatThrownBy(() -> run.result(child)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> run.result(child))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("task 'child' of run " + run.runId() + " has no result: it is CANCELLED");
     }
 
@@ -138,8 +143,10 @@ class SchedulerTests {
         TaskGraph g = TaskGraph.named("repeat");
         Task<Integer> seed = g.task("seed").cpu(ctx -> 7);
         TaskGroup<Integer> squares = g.group("sq", 16, (i, t) -> t.after(seed).cpu(ctx -> ctx.input(seed) * i * i));
-        Task<Integer> sum = g.task("sum").after(squares).cpu(ctx -> ctx.inputs(squares).stream()
-                .mapToInt(Integer::intValue).sum());
+        Task<Integer> sum = g.task("sum")
+                .after(squares)
+                .cpu(ctx ->
+                        ctx.inputs(squares).stream().mapToInt(Integer::intValue).sum());
         List<Integer> sums = new ArrayList<>();
         List<List<Integer>> groups = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
@@ -148,8 +155,9 @@ class SchedulerTests {
             groups.add(run.results(squares));
         }
         assertThat(sums).containsOnly(7 * 1240);
-        assertThat(groups).allSatisfy(l -> assertThat(l).containsExactly(0, 7, 28, 63, 112, 175, 252, 343, 448, 567,
-                700, 847, 1008, 1183, 1372, 1575));
+        assertThat(groups)
+                .allSatisfy(l -> assertThat(l)
+                        .containsExactly(0, 7, 28, 63, 112, 175, 252, 343, 448, 567, 700, 847, 1008, 1183, 1372, 1575));
     }
 
     @Test
@@ -161,10 +169,13 @@ class SchedulerTests {
             counts.incrementAndGet(0);
             return ctx.runId();
         });
-        TaskGroup<Long> mid = g.group("mid", width, (i, t) -> t.after(src).cpu(ctx -> {
-            counts.incrementAndGet(i + 1);
-            return ctx.input(src) * 1000 + i;
-        }));
+        TaskGroup<Long> mid = g.group(
+                "mid",
+                width,
+                (i, t) -> t.after(src).cpu(ctx -> {
+                    counts.incrementAndGet(i + 1);
+                    return ctx.input(src) * 1000 + i;
+                }));
         Task<Long> sink = g.task("sink").after(mid).cpu(ctx -> {
             counts.incrementAndGet(width + 1);
             long s = 0;
@@ -202,10 +213,13 @@ class SchedulerTests {
     void aMillionIndependentTasksAllRunOnce() {
         LongAdder ran = new LongAdder();
         TaskGraph g = TaskGraph.named("flat");
-        g.group("t", 1_000_000, (i, t) -> t.cpu(ctx -> {
-            ran.increment();
-            return null;
-        }));
+        g.group(
+                "t",
+                1_000_000,
+                (i, t) -> t.cpu(ctx -> {
+                    ran.increment();
+                    return null;
+                }));
         GraphRun run = scheduler.execute(g);
         assertThat(ran.sum()).isEqualTo(1_000_000);
         assertThat(run.pendingTasks()).isZero();
@@ -215,10 +229,13 @@ class SchedulerTests {
     void barriersJoinAndGroupsConnectAsOne() {
         TaskGraph g = TaskGraph.named("barrier");
         AtomicInteger loaded = new AtomicInteger();
-        TaskGroup<Integer> loads = g.group("load", 8, (i, t) -> t.cpu(ctx -> {
-            loaded.incrementAndGet();
-            return i;
-        }));
+        TaskGroup<Integer> loads = g.group(
+                "load",
+                8,
+                (i, t) -> t.cpu(ctx -> {
+                    loaded.incrementAndGet();
+                    return i;
+                }));
         TaskBarrier all = g.barrier("all-loaded").after(loads);
         Task<Integer> after = g.task("after").after(all).cpu(ctx -> loaded.get());
         GraphRun run = scheduler.execute(g);
@@ -234,9 +251,11 @@ class SchedulerTests {
         Task<Integer> b = g.task("b").after(a).cpu(ctx -> 2);
         Task<Integer> c = g.task("c").after(b).cpu(ctx -> ctx.input(a));
         GraphRun run = scheduler.submit(g);
-        assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class)
+        assertThatThrownBy(run::await)
+                .isInstanceOf(GraphRunException.class)
                 .hasRootCauseInstanceOf(IllegalArgumentException.class)
-                .rootCause().hasMessageContaining("task 'c' reads the result of task 'a'")
+                .rootCause()
+                .hasMessageContaining("task 'c' reads the result of task 'a'")
                 .hasMessageContaining("[b]");
         assertThat(run.state(c)).isEqualTo(TaskState.FAILED);
     }
@@ -247,8 +266,10 @@ class SchedulerTests {
         TaskGraph g = TaskGraph.named("slow");
         g.task("wait").cpu(ctx -> release.await(30, TimeUnit.SECONDS));
         GraphRun run = scheduler.submit(g);
-        assertThatThrownBy(() -> run.await(Duration.ofMillis(50))).isInstanceOf(TimeoutException.class)
-                .hasMessageContaining("did not finish within").hasMessageContaining("1 task unfinished");
+        assertThatThrownBy(() -> run.await(Duration.ofMillis(50)))
+                .isInstanceOf(TimeoutException.class)
+                .hasMessageContaining("did not finish within")
+                .hasMessageContaining("1 task unfinished");
         release.countDown();
         assertThat(run.await(Duration.ofSeconds(30)).status()).isEqualTo(RunStatus.SUCCEEDED);
     }
@@ -290,23 +311,33 @@ class SchedulerTests {
         inner.compile();
         TaskGraph outer = TaskGraph.named("outer");
         Task<Integer> parent = outer.task("parent")
-                .cpu(ctx -> scheduler.submit(inner).future().thenApply(r -> r.result(leaf) + 1).get());
+                .cpu(ctx -> scheduler
+                        .submit(inner)
+                        .future()
+                        .thenApply(r -> r.result(leaf) + 1)
+                        .get());
         assertThat(scheduler.execute(outer).result(parent)).isEqualTo(42);
     }
 
     @Test
     void anInterruptABodyLeavesBehindReachesNeitherTheNextTaskNorTheIdleWorker() throws Exception {
-        try (Scheduler single = Scheduler.builder().threads(1).threadNamePrefix("interrupt-test-").build()) {
+        try (Scheduler single = Scheduler.builder()
+                .threads(1)
+                .threadNamePrefix("interrupt-test-")
+                .build()) {
             TaskGraph g = TaskGraph.named("self-interrupt");
             Task<Boolean> rude = g.task("rude").cpu(ctx -> {
                 Thread.currentThread().interrupt();
                 return true;
             });
-            Task<Boolean> next = g.task("next").after(rude).cpu(ctx -> Thread.currentThread().isInterrupted());
+            Task<Boolean> next =
+                    g.task("next").after(rude).cpu(ctx -> Thread.currentThread().isInterrupted());
             assertThat(single.execute(g).result(next)).isFalse();
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> Thread.getAllStackTraces()
-                    .keySet().stream().filter(t -> t.getName().equals("interrupt-test-0"))
-                    .allMatch(t -> t.getState() == Thread.State.WAITING));
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> Thread.getAllStackTraces().keySet().stream()
+                            .filter(t -> t.getName().equals("interrupt-test-0"))
+                            .allMatch(t -> t.getState() == Thread.State.WAITING));
         }
     }
 }

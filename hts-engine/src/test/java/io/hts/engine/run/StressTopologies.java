@@ -30,8 +30,7 @@ final class StressTopologies {
         PAIR = pair.compile().topology();
     }
 
-    private StressTopologies() {
-    }
+    private StressTopologies() {}
 
     /** The execution plan of {@code graph} on {@code scheduler} (compiled and bound as a run would be). */
     static ExecutionPlan plan(Scheduler scheduler, TaskGraph graph) {

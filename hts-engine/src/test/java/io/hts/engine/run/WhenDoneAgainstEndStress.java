@@ -1,17 +1,16 @@
 package io.hts.engine.run;
 
-import java.util.concurrent.CompletableFuture;
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 import io.hts.engine.graph.TaskState;
+import java.util.concurrent.CompletableFuture;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.ZZ_Result;
-
-import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
-import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
  * {@code run.whenDone(task)} races the task's end: afterwards the future is complete (r1) with the
@@ -27,8 +26,8 @@ public class WhenDoneAgainstEndStress {
     private final DependencyManager deps = StressTopologies.readySingle();
     private final TaskResults results = new TaskResults(StressTopologies.SINGLE, deps);
     /** Whose callbacks the watchers' completions are (its workers stay idle). */
-    private static final Scheduler SCHEDULER = Scheduler.builder().threads(1).threadNamePrefix("jcstress-hts-")
-            .build();
+    private static final Scheduler SCHEDULER =
+            Scheduler.builder().threads(1).threadNamePrefix("jcstress-hts-").build();
 
     private final TaskWatchers watchers = new TaskWatchers(results, SCHEDULER);
     private volatile CompletableFuture<Object> future;

@@ -1,13 +1,5 @@
 package io.hts.engine.stress;
 
-import java.util.List;
-import java.util.SplittableRandom;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.graph.Device;
@@ -16,6 +8,13 @@ import io.hts.engine.graph.GpuTaskContext;
 import io.hts.engine.graph.TaskContext;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A device backend that misbehaves the ways real ones do, at random: it runs a queued task, or
@@ -66,8 +65,7 @@ final class ChaosGpuBackend implements DeviceBackend {
             DeviceTask task;
             try {
                 task = queue.poll(10, TimeUnit.MILLISECONDS);
-            }
-            catch (InterruptedException ex) {
+            } catch (InterruptedException ex) {
                 continue;
             }
             if (task == null) {
@@ -76,8 +74,7 @@ final class ChaosGpuBackend implements DeviceBackend {
             queued.decrementAndGet();
             try {
                 handle(task, random.nextInt(100));
-            }
-            catch (Throwable ex) {
+            } catch (Throwable ex) {
                 engineErrors.add(ex); // the engine threw into its backend: a bug the test reports
             }
         }
@@ -87,26 +84,21 @@ final class ChaosGpuBackend implements DeviceBackend {
         if (roll < 8) {
             task.fail(new IllegalStateException("chaos: device down, queue drained"));
             task.fail(new IllegalStateException("chaos: drained twice"));
-        }
-        else if (roll < 14) {
+        } else if (roll < 14) {
             if (!task.fallBackToCpu("chaos: device down")) {
                 task.fail(new IllegalStateException("chaos: no CPU body to fall back to"));
             }
-        }
-        else if (!task.start(0)) {
+        } else if (!task.start(0)) {
             if (roll < 20) {
                 task.fail(new IllegalStateException("chaos: reported a task it was told to drop"));
             }
-        }
-        else if (roll < 26) {
+        } else if (roll < 26) {
             task.fail(new IllegalStateException("chaos: kernel failed"));
-        }
-        else {
+        } else {
             Object result;
             try {
                 result = task.gpuBody().run(new Context(task.context()));
-            }
-            catch (Throwable ex) {
+            } catch (Throwable ex) {
                 task.fail(ex);
                 return;
             }
@@ -127,8 +119,7 @@ final class ChaosGpuBackend implements DeviceBackend {
         closed = true;
         try {
             thread.join(TimeUnit.SECONDS.toMillis(30));
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
     }

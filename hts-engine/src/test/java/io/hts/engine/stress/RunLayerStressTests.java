@@ -1,18 +1,7 @@
 package io.hts.engine.stress;
 
-import java.lang.management.ManagementFactory;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.SplittableRandom;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
 import io.hts.engine.graph.GpuBody;
 import io.hts.engine.graph.RunStatus;
@@ -34,11 +23,21 @@ import io.hts.engine.run.RunOptions;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.run.TaskFailure;
 import io.hts.engine.support.Blocking;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Random graphs run through the public API under everything that goes wrong at once: bodies that
@@ -81,43 +80,62 @@ class RunLayerStressTests {
         long heapAfterWarmUp = -1;
         long heapAtEnd = -1;
         SplittableRandom seeds = new SplittableRandom(SEED ^ workers);
-        Scheduler scheduler = Scheduler.builder().threads(workers).gpuBackend(gpu).resource("io", 2)
-                .threadNamePrefix("hts-stress-").retainedRuns(4).listener(ends)
-                .listener(new ThrowingListener(listenerCalls, routine)).build();
+        Scheduler scheduler = Scheduler.builder()
+                .threads(workers)
+                .gpuBackend(gpu)
+                .resource("io", 2)
+                .threadNamePrefix("hts-stress-")
+                .retainedRuns(4)
+                .listener(ends)
+                .listener(new ThrowingListener(listenerCalls, routine))
+                .build();
         try {
             while (runs < RUNS && System.nanoTime() - start < BUDGET_NANOS) {
                 long seed = seeds.nextLong();
                 try {
                     oneRun(scheduler, ends, new SplittableRandom(seed));
-                }
-                catch (AssertionError ex) {
-                    throw new AssertionError("run " + runs + " on " + workers + " workers failed; reproduce with"
-                            + " -Dhts.stress.seed=" + SEED + " (this run's seed " + seed + "): " + ex.getMessage(), ex);
+                } catch (AssertionError ex) {
+                    throw new AssertionError(
+                            "run " + runs + " on " + workers + " workers failed; reproduce with" + " -Dhts.stress.seed="
+                                    + SEED + " (this run's seed " + seed + "): " + ex.getMessage(),
+                            ex);
                 }
                 runs++;
                 if (runs == Math.min(RUNS / 10, 200)) {
                     heapAfterWarmUp = usedHeapAfterGc();
                 }
             }
-            assertThat(scheduler.activeRuns()).as("every run finished and left the scheduler").isEmpty();
+            assertThat(scheduler.activeRuns())
+                    .as("every run finished and left the scheduler")
+                    .isEmpty();
             if (heapAfterWarmUp > 0) {
                 heapAtEnd = usedHeapAfterGc();
-                assertThat(heapAtEnd - heapAfterWarmUp).as("heap growth over %d runs (bytes)", runs)
+                assertThat(heapAtEnd - heapAfterWarmUp)
+                        .as("heap growth over %d runs (bytes)", runs)
                         .isLessThan(32L << 20);
             }
-        }
-        finally {
+        } finally {
             scheduler.shutdownNow();
-            assertThat(scheduler.awaitTermination(Duration.ofSeconds(60))).as("the scheduler terminates").isTrue();
+            assertThat(scheduler.awaitTermination(Duration.ofSeconds(60)))
+                    .as("the scheduler terminates")
+                    .isTrue();
         }
-        assertThat(gpu.engineErrors()).as("what the engine threw into its device backend").isEmpty();
+        assertThat(gpu.engineErrors())
+                .as("what the engine threw into its device backend")
+                .isEmpty();
         assertThat(runs).as("runs made").isPositive();
         assertThat(listenerCalls.get()).as("the throwing listener was called").isPositive();
         awaitThreadsBackTo(threadsBefore);
-        System.out.printf("stress: %d workers, %d runs in %d ms (seed %d); heap after GC %d KiB after warm-up,"
-                + " %d KiB at the end; threads back to %d%n", workers, runs,
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), SEED, heapAfterWarmUp >> 10,
-                heapAtEnd >> 10, threadsBefore);
+        System.out.printf(
+                "stress: %d workers, %d runs in %d ms (seed %d); heap after GC %d KiB after warm-up,"
+                        + " %d KiB at the end; threads back to %d%n",
+                workers,
+                runs,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
+                SEED,
+                heapAfterWarmUp >> 10,
+                heapAtEnd >> 10,
+                threadsBefore);
     }
 
     private void oneRun(Scheduler scheduler, EndCounter ends, SplittableRandom random) throws Exception {
@@ -146,16 +164,13 @@ class RunLayerStressTests {
                     run.cancel(shape.group);
                 }
             }
-            default -> {
-            }
+            default -> {}
         }
         try {
             run.await(Duration.ofSeconds(60));
-        }
-        catch (TimeoutException ex) {
+        } catch (TimeoutException ex) {
             fail("the run did not end: " + run.diagnose());
-        }
-        catch (GraphRunException ex) {
+        } catch (GraphRunException ex) {
             assertThat(ex.status()).isEqualTo(run.status());
         }
         check(run, shape, ends, cancelled || shape.cancelledFromInside.get() > 0);
@@ -175,31 +190,37 @@ class RunLayerStressTests {
             TaskState s = states.get(t.name());
             assertThat(s.isTerminal()).as("task %s is final", t.name()).isTrue();
             if (ends.routine || s != TaskState.SUCCEEDED) {
-                assertThat(ends.ends(run.runId(), t.name())).as("terminal events of %s (%s)", t.name(), s).isOne();
-                assertThat(ends.lastState(run.runId(), t.name())).as("the end event of %s", t.name()).isEqualTo(s);
-            }
-            else {
-                assertThat(ends.ends(run.runId(), t.name())).as("routine events of %s, unwanted", t.name()).isZero();
+                assertThat(ends.ends(run.runId(), t.name()))
+                        .as("terminal events of %s (%s)", t.name(), s)
+                        .isOne();
+                assertThat(ends.lastState(run.runId(), t.name()))
+                        .as("the end event of %s", t.name())
+                        .isEqualTo(s);
+            } else {
+                assertThat(ends.ends(run.runId(), t.name()))
+                        .as("routine events of %s, unwanted", t.name())
+                        .isZero();
             }
             anyFailed |= s == TaskState.FAILED;
             anyCancelled |= s == TaskState.CANCELLED;
             if (s == TaskState.SUCCEEDED) {
                 assertThat(run.result(t)).as("result of %s", t.name()).isEqualTo(shape.expected(i, run));
-            }
-            else {
+            } else {
                 assertThat(run.error(t)).as("cause of %s", t.name()).isPresent();
             }
         }
         for (TaskFailure f : run.failures()) {
-            assertThat(states.get(f.taskName())).as("failures() lists only FAILED tasks").isEqualTo(TaskState.FAILED);
+            assertThat(states.get(f.taskName()))
+                    .as("failures() lists only FAILED tasks")
+                    .isEqualTo(TaskState.FAILED);
         }
-        assertThat(run.failures()).hasSize((int) states.values().stream().filter(s -> s == TaskState.FAILED).count());
-        RunStatus expected = anyFailed ? RunStatus.FAILED
-                : anyCancelled || runCancelWon ? RunStatus.CANCELLED : RunStatus.SUCCEEDED;
+        assertThat(run.failures()).hasSize((int)
+                states.values().stream().filter(s -> s == TaskState.FAILED).count());
+        RunStatus expected =
+                anyFailed ? RunStatus.FAILED : anyCancelled || runCancelWon ? RunStatus.CANCELLED : RunStatus.SUCCEEDED;
         if (runCancelWon && !anyFailed) {
             assertThat(run.status()).as("a run whose cancel() returned true").isEqualTo(RunStatus.CANCELLED);
-        }
-        else {
+        } else {
             assertThat(run.status()).isEqualTo(expected);
         }
         checkCauses(run, shape, states);
@@ -214,21 +235,26 @@ class RunLayerStressTests {
         if (shape.userCancel || shape.behaviours.contains(Behaviour.CANCELS_ITS_RUN)) {
             return;
         }
-        List<Throwable> failures = run.failures().stream().map(TaskFailure::error).toList();
+        List<Throwable> failures =
+                run.failures().stream().map(TaskFailure::error).toList();
         for (int i = 0; i < shape.size(); i++) {
             Task<Long> t = shape.tasks.get(i);
             if (states.get(t.name()) != TaskState.CANCELLED) {
                 continue;
             }
-            assertThat(failures).as("%s was cancelled though nobody asked and nothing failed", t.name()).isNotEmpty();
+            assertThat(failures)
+                    .as("%s was cancelled though nobody asked and nothing failed", t.name())
+                    .isNotEmpty();
             if (run.failureMode() == FailureMode.CONTINUE) {
-                assertThat(shape.downstreamOfFailure(i, states)).as("in CONTINUE only descendants of a failure are"
-                        + " cancelled: %s", t.name()).isTrue();
+                assertThat(shape.downstreamOfFailure(i, states))
+                        .as("in CONTINUE only descendants of a failure are" + " cancelled: %s", t.name())
+                        .isTrue();
             }
             Throwable cause = run.error(t).orElseThrow();
             assertThat(cause).as("cause of %s", t.name()).isInstanceOf(TaskCancelledException.class);
-            assertThat(chainContainsAny(cause, failures)).as("the cause of %s (%s) names a failure of the run",
-                    t.name(), cause).isTrue();
+            assertThat(chainContainsAny(cause, failures))
+                    .as("the cause of %s (%s) names a failure of the run", t.name(), cause)
+                    .isTrue();
         }
     }
 
@@ -247,7 +273,15 @@ class RunLayerStressTests {
 
     /** What a random task does. */
     private enum Behaviour {
-        PLAIN, THROWS, FLAKY, TIMES_OUT, TIMES_OUT_IGNORING_INTERRUPTS, NESTED, CANCELS_ITS_RUN, USES_IO, ON_GPU,
+        PLAIN,
+        THROWS,
+        FLAKY,
+        TIMES_OUT,
+        TIMES_OUT_IGNORING_INTERRUPTS,
+        NESTED,
+        CANCELS_ITS_RUN,
+        USES_IO,
+        ON_GPU,
         GPU_ONLY
     }
 
@@ -292,7 +326,8 @@ class RunLayerStressTests {
                     int index = first + m;
                     s.inputs.add(List.of(upstream));
                     s.behaviours.add(Behaviour.PLAIN);
-                    Task<Long> t = b.after(s.tasks.get(upstream)).cpu(ctx -> index * 31L + ctx.input(s.tasks.get(upstream)));
+                    Task<Long> t =
+                            b.after(s.tasks.get(upstream)).cpu(ctx -> index * 31L + ctx.input(s.tasks.get(upstream)));
                     s.tasks.add(t);
                     return t;
                 });
@@ -320,40 +355,46 @@ class RunLayerStressTests {
             TaskBody<Long> value = ctx -> value(i, deps, ctx);
             Task<Long> t = switch (behaviour) {
                 case PLAIN -> b.cpu(value);
-                case THROWS -> b.cpu(ctx -> {
-                    throw new IllegalStateException("t" + i + " fails on purpose");
-                });
-                case FLAKY -> b.retries(2, Duration.ZERO).cpu(ctx -> {
-                    if (ctx.attempt() == 1) {
-                        throw new IllegalStateException("t" + i + " fails its first attempt");
-                    }
-                    return value(i, deps, ctx);
-                });
-                case TIMES_OUT -> b.timeout(Duration.ofMillis(1)).retries(random.nextInt(2)).cpu(ctx -> {
-                    Blocking.untilInterrupted(Duration.ofMillis(50)); // interrupted by the time-out
-                    return value(i, deps, ctx);
-                });
-                case TIMES_OUT_IGNORING_INTERRUPTS -> b.timeout(Duration.ofMillis(1)).cpu(ctx -> {
-                    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3 + sleepy);
-                    while (System.nanoTime() < until) {
-                        Thread.onSpinWait(); // ignores the interrupt
-                    }
-                    return value(i, deps, ctx);
-                });
-                case NESTED -> b.cpu(ctx -> {
-                    TaskGraph inner = TaskGraph.named("inner");
-                    Task<Long> a = inner.task("a").cpu(c -> 7L);
-                    Task<Long> z = inner.task("z").after(a).cpu(c -> c.input(a) * 6);
-                    long answer = ctx.execute(inner).result(z);
-                    return value(i, deps, ctx) + answer - 42;
-                });
-                case CANCELS_ITS_RUN -> b.cpu(ctx -> {
-                    GraphRun r = run.get();
-                    if (r != null && r.cancel()) {
-                        cancelledFromInside.incrementAndGet();
-                    }
-                    return value(i, deps, ctx);
-                });
+                case THROWS ->
+                    b.cpu(ctx -> {
+                        throw new IllegalStateException("t" + i + " fails on purpose");
+                    });
+                case FLAKY ->
+                    b.retries(2, Duration.ZERO).cpu(ctx -> {
+                        if (ctx.attempt() == 1) {
+                            throw new IllegalStateException("t" + i + " fails its first attempt");
+                        }
+                        return value(i, deps, ctx);
+                    });
+                case TIMES_OUT ->
+                    b.timeout(Duration.ofMillis(1)).retries(random.nextInt(2)).cpu(ctx -> {
+                        Blocking.untilInterrupted(Duration.ofMillis(50)); // interrupted by the time-out
+                        return value(i, deps, ctx);
+                    });
+                case TIMES_OUT_IGNORING_INTERRUPTS ->
+                    b.timeout(Duration.ofMillis(1)).cpu(ctx -> {
+                        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3 + sleepy);
+                        while (System.nanoTime() < until) {
+                            Thread.onSpinWait(); // ignores the interrupt
+                        }
+                        return value(i, deps, ctx);
+                    });
+                case NESTED ->
+                    b.cpu(ctx -> {
+                        TaskGraph inner = TaskGraph.named("inner");
+                        Task<Long> a = inner.task("a").cpu(c -> 7L);
+                        Task<Long> z = inner.task("z").after(a).cpu(c -> c.input(a) * 6);
+                        long answer = ctx.execute(inner).result(z);
+                        return value(i, deps, ctx) + answer - 42;
+                    });
+                case CANCELS_ITS_RUN ->
+                    b.cpu(ctx -> {
+                        GraphRun r = run.get();
+                        if (r != null && r.cancel()) {
+                            cancelledFromInside.incrementAndGet();
+                        }
+                        return value(i, deps, ctx);
+                    });
                 case USES_IO -> b.resource("io", 1 + random.nextInt(2)).cpu(value);
                 case ON_GPU -> b.bodies(value, gpu(i, deps));
                 case GPU_ONLY -> b.gpu(gpu(i, deps));
@@ -429,7 +470,8 @@ class RunLayerStressTests {
                 return;
             }
             ends.computeIfAbsent(e.runId(), k -> new ConcurrentHashMap<>())
-                    .computeIfAbsent(e.taskName(), k -> new AtomicInteger()).incrementAndGet();
+                    .computeIfAbsent(e.taskName(), k -> new AtomicInteger())
+                    .incrementAndGet();
             last.computeIfAbsent(e.runId(), k -> new ConcurrentHashMap<>()).put(e.taskName(), s);
         }
 

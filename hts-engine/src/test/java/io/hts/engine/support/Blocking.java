@@ -12,8 +12,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Blocking {
 
-    private Blocking() {
-    }
+    private Blocking() {}
 
     /**
      * Blocks until this thread is interrupted, or at most {@code bound}.

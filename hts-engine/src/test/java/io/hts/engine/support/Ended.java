@@ -1,17 +1,15 @@
 package io.hts.engine.support;
 
-import java.time.Duration;
-import java.util.concurrent.TimeoutException;
-
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
+import java.time.Duration;
+import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 
 /** Waits for a run to end, however it ends, for tests that look at it afterwards. */
 public final class Ended {
 
-    private Ended() {
-    }
+    private Ended() {}
 
     /**
      * Awaits {@code run} for at most 30 s, whether it succeeds or not.
@@ -34,17 +32,15 @@ public final class Ended {
         try {
             run.await(max);
             return null;
-        }
-        catch (GraphRunException ex) {
+        } catch (GraphRunException ex) {
             return ex;
-        }
-        catch (TimeoutException ex) {
+        } catch (TimeoutException ex) {
             String diagnosis = run + " states=" + run.states() + "\n" + run.diagnose();
             int pending = run.pendingTasks();
             run.cancel(); // so that the test's Scheduler.close(), which waits for active runs, returns
-            throw new AssertionError("run did not end within " + max + " (" + pending + " tasks pending): " + diagnosis, ex);
-        }
-        catch (InterruptedException ex) {
+            throw new AssertionError(
+                    "run did not end within " + max + " (" + pending + " tasks pending): " + diagnosis, ex);
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new AssertionError(ex);
         }

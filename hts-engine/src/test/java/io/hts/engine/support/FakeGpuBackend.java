@@ -1,12 +1,5 @@
 package io.hts.engine.support;
 
-import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.graph.Device;
@@ -15,6 +8,12 @@ import io.hts.engine.graph.GpuTaskContext;
 import io.hts.engine.graph.TaskContext;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A test-only stand-in for the GPU backend: runs GPU bodies on its own threads (one per "stream")
@@ -74,11 +73,9 @@ public final class FakeGpuBackend implements DeviceBackend {
                 Object result = task.gpuBody().run(new Context(task.context(), this));
                 ran.add(task.taskName());
                 task.complete(result);
-            }
-            catch (Throwable ex) {
+            } catch (Throwable ex) {
                 task.fail(ex);
-            }
-            finally {
+            } finally {
                 running.decrementAndGet();
             }
         });
@@ -114,8 +111,7 @@ public final class FakeGpuBackend implements DeviceBackend {
         executor.shutdown();
         try {
             executor.awaitTermination(10, TimeUnit.SECONDS);
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
     }

@@ -1,9 +1,8 @@
 package io.hts.engine.support;
 
-import java.util.concurrent.atomic.AtomicInteger;
-
 import io.hts.engine.observe.TaskEvent;
 import io.hts.engine.observe.TaskListener;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Wants only the notable events (failures, cancels, runs' ends), so the scheduler produces no

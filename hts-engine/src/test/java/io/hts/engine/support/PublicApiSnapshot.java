@@ -1,5 +1,13 @@
 package io.hts.engine.support;
 
+import static org.assertj.core.api.Assertions.fail;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaField;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,15 +20,6 @@ import java.util.Set;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
-import com.tngtech.archunit.core.domain.JavaClass;
-import com.tngtech.archunit.core.domain.JavaCodeUnit;
-import com.tngtech.archunit.core.domain.JavaField;
-import com.tngtech.archunit.core.domain.JavaModifier;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
-
-import static org.assertj.core.api.Assertions.fail;
-
 /**
  * A module's public API as text, one line per public type and per public or protected member of
  * it, compared with a file checked in beside the tests: the API changes only when that file changes
@@ -28,8 +27,7 @@ import static org.assertj.core.api.Assertions.fail;
  */
 public final class PublicApiSnapshot {
 
-    private PublicApiSnapshot() {
-    }
+    private PublicApiSnapshot() {}
 
     /**
      * The public API of the main classes under a package.
@@ -39,26 +37,39 @@ public final class PublicApiSnapshot {
      * @return sorted lines
      */
     public static List<String> of(String rootPackage, Predicate<String> exported) {
-        List<JavaClass> classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS).importPackages(rootPackage).stream()
-                .filter(c -> isApi(c, exported)).sorted(Comparator.comparing(JavaClass::getName)).toList();
+        List<JavaClass> classes = new ClassFileImporter()
+                        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
+                        .importPackages(rootPackage)
+                        .stream()
+                        .filter(c -> isApi(c, exported))
+                        .sorted(Comparator.comparing(JavaClass::getName))
+                        .toList();
         List<String> lines = new ArrayList<>();
         for (JavaClass c : classes) {
             lines.add(kind(c) + " " + c.getName() + supertypes(c));
             List<String> members = new ArrayList<>();
             for (JavaField f : c.getFields()) {
                 if (visible(f.getModifiers()) && !f.getModifiers().contains(JavaModifier.SYNTHETIC)) {
-                    members.add("  field " + f.getName() + " : " + f.getRawType().getName());
+                    members.add(
+                            "  field " + f.getName() + " : " + f.getRawType().getName());
                 }
             }
             for (JavaCodeUnit u : c.getCodeUnits()) {
                 Set<JavaModifier> m = u.getModifiers();
-                if (visible(m) && !m.contains(JavaModifier.SYNTHETIC) && !m.contains(JavaModifier.BRIDGE)
+                if (visible(m)
+                        && !m.contains(JavaModifier.SYNTHETIC)
+                        && !m.contains(JavaModifier.BRIDGE)
                         && !u.getName().equals("<clinit>")) {
-                    String params = u.getRawParameterTypes().stream().map(JavaClass::getName).collect(Collectors.joining(", "));
-                    members.add(u.getName().equals("<init>") ? "  new(" + params + ")"
-                            : "  " + (m.contains(JavaModifier.STATIC) ? "static " : "") + u.getName() + "(" + params + ") : "
-                                    + u.getRawReturnType().getName());
+                    String params = u.getRawParameterTypes().stream()
+                            .map(JavaClass::getName)
+                            .collect(Collectors.joining(", "));
+                    members.add(
+                            u.getName().equals("<init>")
+                                    ? "  new(" + params + ")"
+                                    : "  " + (m.contains(JavaModifier.STATIC) ? "static " : "") + u.getName() + "("
+                                            + params + ") : "
+                                            + u.getRawReturnType().getName());
                 }
             }
             members.sort(null);
@@ -79,7 +90,8 @@ public final class PublicApiSnapshot {
             Files.write(snapshot, actual, StandardCharsets.UTF_8);
             return;
         }
-        List<String> expected = Files.exists(snapshot) ? Files.readAllLines(snapshot, StandardCharsets.UTF_8) : List.of();
+        List<String> expected =
+                Files.exists(snapshot) ? Files.readAllLines(snapshot, StandardCharsets.UTF_8) : List.of();
         if (expected.equals(actual)) {
             return;
         }
@@ -100,8 +112,7 @@ public final class PublicApiSnapshot {
         for (String line : lines) {
             if (line.startsWith(" ")) {
                 out.add(type + " ::" + line.substring(1));
-            }
-            else {
+            } else {
                 type = line;
                 out.add(line);
             }
@@ -110,7 +121,9 @@ public final class PublicApiSnapshot {
     }
 
     private static boolean isApi(JavaClass c, Predicate<String> exported) {
-        if (!c.getModifiers().contains(JavaModifier.PUBLIC) || c.isAnonymousClass() || c.isLocalClass()
+        if (!c.getModifiers().contains(JavaModifier.PUBLIC)
+                || c.isAnonymousClass()
+                || c.isLocalClass()
                 || !exported.test(c.getPackageName())) {
             return false;
         }
@@ -140,8 +153,11 @@ public final class PublicApiSnapshot {
 
     private static String supertypes(JavaClass c) {
         List<String> names = new ArrayList<>();
-        c.getRawSuperclass().filter(s -> !s.getName().equals("java.lang.Object") && !s.getName().equals("java.lang.Enum")
-                && !s.getName().equals("java.lang.Record")).ifPresent(s -> names.add(s.getName()));
+        c.getRawSuperclass()
+                .filter(s -> !s.getName().equals("java.lang.Object")
+                        && !s.getName().equals("java.lang.Enum")
+                        && !s.getName().equals("java.lang.Record"))
+                .ifPresent(s -> names.add(s.getName()));
         c.getRawInterfaces().forEach(i -> names.add(i.getName()));
         return names.isEmpty() ? "" : " : " + String.join(", ", names);
     }

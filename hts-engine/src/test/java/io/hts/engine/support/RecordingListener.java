@@ -1,12 +1,11 @@
 package io.hts.engine.support;
 
-import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.function.Predicate;
-
 import io.hts.engine.observe.EventType;
 import io.hts.engine.observe.TaskEvent;
 import io.hts.engine.observe.TaskListener;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Predicate;
 
 /** Records every event it receives, for assertions. */
 public final class RecordingListener implements TaskListener {
@@ -27,7 +26,10 @@ public final class RecordingListener implements TaskListener {
     }
 
     public List<EventType> types(String task) {
-        return events.stream().filter(e -> task.equals(e.taskName())).map(TaskEvent::type).toList();
+        return events.stream()
+                .filter(e -> task.equals(e.taskName()))
+                .map(TaskEvent::type)
+                .toList();
     }
 
     public long count(EventType type) {

@@ -43,7 +43,15 @@ public interface Blas {
      * @param beta C's factor
      * @param c C, leading dimension m
      */
-    void gemm(Precision precision, int m, int n, int k, float alpha, DeviceBuffer a, DeviceBuffer b, float beta,
+    void gemm(
+            Precision precision,
+            int m,
+            int n,
+            int k,
+            float alpha,
+            DeviceBuffer a,
+            DeviceBuffer b,
+            float beta,
             DeviceBuffer c);
 
     /**

@@ -43,11 +43,12 @@ public final class CublasLibrary implements AutoCloseable {
             check("cublasCreate", JCublas2.cublasCreate(probe));
             JCublas2.cublasGetVersion(probe, version);
             JCublas2.cublasDestroy(probe);
-        }
-        catch (LinkageError ex) {
-            throw new IllegalStateException("cuBLAS could not be loaded (" + ex.getMessage() + "). JCuda 12.6.0 needs"
-                    + " libcublas.so.12; on a CUDA 13 machine retarget its natives to libcublas.so.13 with"
-                    + " hts-gpu/scripts/jcuda-cuda13.sh (docs/gpu.md). GPU tasks that do not use cuBLAS still run", ex);
+        } catch (LinkageError ex) {
+            throw new IllegalStateException(
+                    "cuBLAS could not be loaded (" + ex.getMessage() + "). JCuda 12.6.0 needs"
+                            + " libcublas.so.12; on a CUDA 13 machine retarget its natives to libcublas.so.13 with"
+                            + " hts-gpu/scripts/jcuda-cuda13.sh (docs/gpu.md). GPU tasks that do not use cuBLAS still run",
+                    ex);
         }
         return new CublasLibrary(lanes);
     }
@@ -77,10 +78,17 @@ public final class CublasLibrary implements AutoCloseable {
 
     private record StreamBlas(cublasHandle handle) implements Blas {
 
-
         @Override
-        public void gemm(Precision precision, int m, int n, int k, float alpha, DeviceBuffer a, DeviceBuffer b,
-                float beta, DeviceBuffer c) {
+        public void gemm(
+                Precision precision,
+                int m,
+                int n,
+                int k,
+                float alpha,
+                DeviceBuffer a,
+                DeviceBuffer b,
+                float beta,
+                DeviceBuffer c) {
             long e = precision.elementBytes();
             require(a, (long) m * k * e, "A");
             require(b, (long) k * n * e, "B");
@@ -90,11 +98,30 @@ public final class CublasLibrary implements AutoCloseable {
             int op = cublasOperation.CUBLAS_OP_N;
             switch (precision) {
                 case FP32, TF32 -> {
-                    check("cublasSetMathMode", JCublas2.cublasSetMathMode(handle, precision == Precision.TF32
-                            ? cublasMath.CUBLAS_TF32_TENSOR_OP_MATH : cublasMath.CUBLAS_DEFAULT_MATH));
-                    check("cublasSgemm", JCublas2.cublasSgemm(handle, op, op, m, n, k, pa,
-                            JCudaApi.pointer(a.address()), m, JCudaApi.pointer(b.address()), k, pb,
-                            JCudaApi.pointer(c.address()), m));
+                    check(
+                            "cublasSetMathMode",
+                            JCublas2.cublasSetMathMode(
+                                    handle,
+                                    precision == Precision.TF32
+                                            ? cublasMath.CUBLAS_TF32_TENSOR_OP_MATH
+                                            : cublasMath.CUBLAS_DEFAULT_MATH));
+                    check(
+                            "cublasSgemm",
+                            JCublas2.cublasSgemm(
+                                    handle,
+                                    op,
+                                    op,
+                                    m,
+                                    n,
+                                    k,
+                                    pa,
+                                    JCudaApi.pointer(a.address()),
+                                    m,
+                                    JCudaApi.pointer(b.address()),
+                                    k,
+                                    pb,
+                                    JCudaApi.pointer(c.address()),
+                                    m));
                 }
                 case BF16 -> gemm16(op, m, n, k, pa, a, b, pb, c, cudaDataType.CUDA_R_16BF);
                 case FP16 -> gemm16(op, m, n, k, pa, a, b, pb, c, cudaDataType.CUDA_R_16F);
@@ -107,17 +134,44 @@ public final class CublasLibrary implements AutoCloseable {
          * NOT_SUPPORTED for every type, measured on the H200; {@code cublasSgemmEx} has no
          * compute-type argument and works).
          */
-        private void gemm16(int op, int m, int n, int k, Pointer alpha, DeviceBuffer a, DeviceBuffer b, Pointer beta,
-                DeviceBuffer c, int type) {
+        private void gemm16(
+                int op,
+                int m,
+                int n,
+                int k,
+                Pointer alpha,
+                DeviceBuffer a,
+                DeviceBuffer b,
+                Pointer beta,
+                DeviceBuffer c,
+                int type) {
             check("cublasSetMathMode", JCublas2.cublasSetMathMode(handle, cublasMath.CUBLAS_DEFAULT_MATH));
-            check("cublasSgemmEx", JCublas2.cublasSgemmEx(handle, op, op, m, n, k, alpha, JCudaApi.pointer(a.address()),
-                    type, m, JCudaApi.pointer(b.address()), type, k, beta, JCudaApi.pointer(c.address()), type, m));
+            check(
+                    "cublasSgemmEx",
+                    JCublas2.cublasSgemmEx(
+                            handle,
+                            op,
+                            op,
+                            m,
+                            n,
+                            k,
+                            alpha,
+                            JCudaApi.pointer(a.address()),
+                            type,
+                            m,
+                            JCudaApi.pointer(b.address()),
+                            type,
+                            k,
+                            beta,
+                            JCudaApi.pointer(c.address()),
+                            type,
+                            m));
         }
 
         private static void require(DeviceBuffer buffer, long bytes, String name) {
             if (buffer.bytes() < bytes) {
-                throw new IllegalArgumentException("GEMM matrix " + name + " needs " + bytes + " bytes; " + buffer
-                        + " holds " + buffer.bytes());
+                throw new IllegalArgumentException(
+                        "GEMM matrix " + name + " needs " + bytes + " bytes; " + buffer + " holds " + buffer.bytes());
             }
         }
     }

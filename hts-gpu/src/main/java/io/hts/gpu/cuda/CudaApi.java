@@ -14,20 +14,16 @@ import java.nio.ByteBuffer;
 public interface CudaApi {
 
     /** A CUDA stream of this API. */
-    interface Stream {
-    }
+    interface Stream {}
 
     /** A CUDA event of this API (created without timing, for synchronization). */
-    interface Event {
-    }
+    interface Event {}
 
     /** A loaded module (PTX). */
-    interface Module {
-    }
+    interface Module {}
 
     /** A kernel of a loaded module. */
-    interface Function {
-    }
+    interface Function {}
 
     /** The number of CUDA devices. */
     int deviceCount();

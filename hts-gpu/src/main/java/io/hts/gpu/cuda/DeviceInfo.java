@@ -10,8 +10,8 @@ package io.hts.gpu.cuda;
  * @param computeMinor compute capability, minor
  * @param multiprocessors streaming multiprocessors
  */
-public record DeviceInfo(int ordinal, String name, long totalMemory, int computeMajor, int computeMinor,
-        int multiprocessors) {
+public record DeviceInfo(
+        int ordinal, String name, long totalMemory, int computeMajor, int computeMinor, int multiprocessors) {
 
     /** {@code cuda:0 NVIDIA H200 (sm_90, 132 SMs, 140.4 GiB)}. */
     @Override

@@ -12,8 +12,8 @@ public record Dim3(int x, int y, int z) {
     /** Validates the dimensions. */
     public Dim3 {
         if (x < 1 || y < 1 || z < 1) {
-            throw new IllegalArgumentException("launch dimensions must be at least 1, were (" + x + ", " + y + ", " + z
-                    + ")");
+            throw new IllegalArgumentException(
+                    "launch dimensions must be at least 1, were (" + x + ", " + y + ", " + z + ")");
         }
     }
 

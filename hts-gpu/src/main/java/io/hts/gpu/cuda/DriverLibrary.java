@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.Predicate;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -56,15 +55,20 @@ final class DriverLibrary {
         try {
             String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
             if (os.startsWith("linux")) {
-                return new DriverLibrary(LINUX, linuxDirectories(System.getenv("LD_LIBRARY_PATH"),
-                        System.getProperty("os.arch", "")), cachedPaths(LINKER_CACHE, LINUX), Files::exists);
+                return new DriverLibrary(
+                        LINUX,
+                        linuxDirectories(System.getenv("LD_LIBRARY_PATH"), System.getProperty("os.arch", "")),
+                        cachedPaths(LINKER_CACHE, LINUX),
+                        Files::exists);
             }
             if (os.startsWith("windows")) {
-                return new DriverLibrary(WINDOWS, windowsDirectories(System.getenv("SystemRoot"),
-                        System.getenv("PATH")), List.of(), Files::exists);
+                return new DriverLibrary(
+                        WINDOWS,
+                        windowsDirectories(System.getenv("SystemRoot"), System.getenv("PATH")),
+                        List.of(),
+                        Files::exists);
             }
-        }
-        catch (RuntimeException ex) {
+        } catch (RuntimeException ex) {
             // e.g. a security manager refusing the environment: JCuda's loading decides
         }
         return new DriverLibrary(null, List.of(), List.of(), p -> true);
@@ -73,7 +77,8 @@ final class DriverLibrary {
     /**
      * Why there is no driver, or {@code null} when the library is there (or nothing is checked here).
      */
-    @Nullable String missing() {
+    @Nullable
+    String missing() {
         if (fileName == null) {
             return null;
         }
@@ -96,7 +101,8 @@ final class DriverLibrary {
     /** {@code LD_LIBRARY_PATH}'s entries, then the standard and the usual NVIDIA directories. */
     static List<Path> linuxDirectories(@Nullable String libraryPath, String arch) {
         Set<String> dirs = new LinkedHashSet<>(entries(libraryPath, ":"));
-        @Nullable String multiarch = switch (arch) {
+        @Nullable
+        String multiarch = switch (arch) {
             case "amd64", "x86_64" -> "x86_64-linux-gnu";
             case "aarch64", "arm64" -> "aarch64-linux-gnu";
             case "ppc64le" -> "powerpc64le-linux-gnu";
@@ -106,8 +112,14 @@ final class DriverLibrary {
             dirs.add("/usr/lib/" + multiarch);
             dirs.add("/lib/" + multiarch);
         }
-        dirs.addAll(List.of("/usr/lib64", "/lib64", "/usr/lib", "/lib", "/usr/local/nvidia/lib64",
-                "/usr/local/cuda/compat", "/usr/lib/wsl/lib"));
+        dirs.addAll(List.of(
+                "/usr/lib64",
+                "/lib64",
+                "/usr/lib",
+                "/lib",
+                "/usr/local/nvidia/lib64",
+                "/usr/local/cuda/compat",
+                "/usr/lib/wsl/lib"));
         return paths(dirs);
     }
 
@@ -137,8 +149,7 @@ final class DriverLibrary {
         for (String d : dirs) {
             try {
                 paths.add(Path.of(d));
-            }
-            catch (InvalidPathException ex) {
+            } catch (InvalidPathException ex) {
                 // an entry that is no path cannot hold the library
             }
         }
@@ -154,8 +165,7 @@ final class DriverLibrary {
         String strings;
         try {
             strings = new String(Files.readAllBytes(cache), StandardCharsets.ISO_8859_1);
-        }
-        catch (IOException | SecurityException ex) {
+        } catch (IOException | SecurityException ex) {
             return List.of();
         }
         String suffix = "/" + fileName + "\0";
@@ -165,8 +175,7 @@ final class DriverLibrary {
             if (strings.charAt(start) == '/') {
                 try {
                     found.add(Path.of(strings.substring(start, at + suffix.length() - 1)));
-                }
-                catch (InvalidPathException ex) {
+                } catch (InvalidPathException ex) {
                     // not a path after all
                 }
             }

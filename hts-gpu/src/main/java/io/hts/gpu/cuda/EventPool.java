@@ -58,8 +58,7 @@ public final class EventPool implements AutoCloseable {
             for (CudaApi.Event e : idle) {
                 try {
                     api.destroyEvent(e);
-                }
-                catch (CudaException ignored) {
+                } catch (CudaException ignored) {
                     // a poisoned context cannot destroy its events; the driver reclaims them with it
                 }
             }

@@ -3,7 +3,6 @@ package io.hts.gpu.cuda;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
-
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,8 +18,7 @@ public final class GpuDiscovery {
 
     private static final Logger log = LoggerFactory.getLogger(GpuDiscovery.class);
 
-    private GpuDiscovery() {
-    }
+    private GpuDiscovery() {}
 
     /**
      * What discovery found.
@@ -32,7 +30,11 @@ public final class GpuDiscovery {
      * @param deviceCount how many devices the driver reports: {@code devices().size()}, more when
      *     the driver counted devices that could then not be queried, 0 when it did not load
      */
-    public record Result(@Nullable CudaApi api, List<DeviceInfo> devices, int driverVersion, @Nullable String reason,
+    public record Result(
+            @Nullable CudaApi api,
+            List<DeviceInfo> devices,
+            int driverVersion,
+            @Nullable String reason,
             int deviceCount) {
 
         /**
@@ -65,8 +67,8 @@ public final class GpuDiscovery {
             if (!available()) {
                 return "GPU unavailable: " + reason;
             }
-            return devices.size() + " CUDA device(s), driver CUDA " + driverVersion / 1000 + "." + driverVersion % 1000 / 10
-                    + ": " + devices;
+            return devices.size() + " CUDA device(s), driver CUDA " + driverVersion / 1000 + "."
+                    + driverVersion % 1000 / 10 + ": " + devices;
         }
     }
 
@@ -86,8 +88,7 @@ public final class GpuDiscovery {
         String missing;
         try {
             missing = driver.missing();
-        }
-        catch (RuntimeException ex) {
+        } catch (RuntimeException ex) {
             missing = null; // the check is only a shortcut: JCuda's loading decides
         }
         return report(missing != null ? unavailable(null, 0, missing) : probe(loader));
@@ -106,8 +107,7 @@ public final class GpuDiscovery {
     private static Result report(Result r) {
         if (r.available()) {
             log.info("HTS GPU backend: {}", r.describe());
-        }
-        else {
+        } else {
             log.info("HTS GPU backend unavailable, tasks run on the CPU: {}", r.reason());
         }
         return r;
@@ -117,18 +117,17 @@ public final class GpuDiscovery {
         CudaApi api;
         try {
             api = loader.get();
-        }
-        catch (NoClassDefFoundError ex) {
+        } catch (NoClassDefFoundError ex) {
             return unavailable(null, 0, "JCuda is not on the class path (" + ex.getMessage() + ")");
-        }
-        catch (UnsatisfiedLinkError ex) {
-            return unavailable(null, 0, "the CUDA driver or JCuda's native library could not be loaded: "
-                    + linkFailure(ex) + " (is an NVIDIA driver installed, with libcuda.so.1 on the library path?)");
-        }
-        catch (CudaException ex) {
+        } catch (UnsatisfiedLinkError ex) {
+            return unavailable(
+                    null,
+                    0,
+                    "the CUDA driver or JCuda's native library could not be loaded: " + linkFailure(ex)
+                            + " (is an NVIDIA driver installed, with libcuda.so.1 on the library path?)");
+        } catch (CudaException ex) {
             return unavailable(null, 0, "the CUDA driver refused to start: " + ex.getMessage());
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             return unavailable(null, 0, "CUDA could not be initialized: " + ex);
         }
         int version = 0;
@@ -136,8 +135,7 @@ public final class GpuDiscovery {
         try {
             version = api.driverVersion();
             count = api.deviceCount();
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             return unavailable(api, version, "CUDA devices could not be queried: " + ex);
         }
         if (count == 0) {
@@ -147,11 +145,15 @@ public final class GpuDiscovery {
         for (int i = 0; i < count; i++) {
             try {
                 devices.add(api.deviceInfo(i));
-            }
-            catch (Throwable ex) {
-                return new Result(api, List.of(), version, "CUDA devices could not be queried: the driver reports "
-                        + count + ", and cuda:" + i + " failed: "
-                        + (ex instanceof CudaException c ? c.getMessage() : ex.toString()), count);
+            } catch (Throwable ex) {
+                return new Result(
+                        api,
+                        List.of(),
+                        version,
+                        "CUDA devices could not be queried: the driver reports "
+                                + count + ", and cuda:" + i + " failed: "
+                                + (ex instanceof CudaException c ? c.getMessage() : ex.toString()),
+                        count);
             }
         }
         return new Result(api, List.copyOf(devices), version, null);

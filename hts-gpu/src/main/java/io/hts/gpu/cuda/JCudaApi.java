@@ -7,7 +7,6 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
@@ -36,17 +35,13 @@ public final class JCudaApi implements CudaApi {
     private final ThreadLocal<Integer> current = ThreadLocal.withInitial(() -> -1);
     private final Map<ByteBuffer, Pointer> pinned = Collections.synchronizedMap(new IdentityHashMap<>());
 
-    private record JStream(CUstream handle) implements Stream {
-    }
+    private record JStream(CUstream handle) implements Stream {}
 
-    private record JEvent(CUevent handle) implements Event {
-    }
+    private record JEvent(CUevent handle) implements Event {}
 
-    private record JModule(CUmodule handle) implements Module {
-    }
+    private record JModule(CUmodule handle) implements Module {}
 
-    private record JFunction(CUfunction handle, String name) implements Function {
-    }
+    private record JFunction(CUfunction handle, String name) implements Function {}
 
     /** A device pointer whose address can be read back (JCuda keeps it protected). */
     private static final class AllocatedPointer extends CUdeviceptr {
@@ -123,7 +118,10 @@ public final class JCudaApi implements CudaApi {
         }
         long[] memory = new long[1];
         check("cuDeviceTotalMem", JCudaDriver.cuDeviceTotalMem(memory, device));
-        return new DeviceInfo(ordinal, new String(name, 0, length, StandardCharsets.US_ASCII), memory[0],
+        return new DeviceInfo(
+                ordinal,
+                new String(name, 0, length, StandardCharsets.US_ASCII),
+                memory[0],
                 attribute(device, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
                 attribute(device, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR),
                 attribute(device, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
@@ -161,8 +159,7 @@ public final class JCudaApi implements CudaApi {
      * What was current on a borrowed thread: the driver's context ({@code null} when it was already
      * the device's, so that nothing is to be set back), and this class's note of it.
      */
-    private record Borrowed(@Nullable CUcontext context, int noted) {
-    }
+    private record Borrowed(@Nullable CUcontext context, int noted) {}
 
     @Override
     public Object borrow(int ordinal) {
@@ -193,7 +190,8 @@ public final class JCudaApi implements CudaApi {
             CUcontext context = contexts[ordinal];
             if (context == null) {
                 context = new CUcontext();
-                check("cuDevicePrimaryCtxRetain(" + ordinal + ")",
+                check(
+                        "cuDevicePrimaryCtxRetain(" + ordinal + ")",
                         JCudaDriver.cuDevicePrimaryCtxRetain(context, device(ordinal)));
                 contexts[ordinal] = context;
             }
@@ -290,14 +288,15 @@ public final class JCudaApi implements CudaApi {
 
     @Override
     public void wait(Stream stream, Event event) {
-        check("cuStreamWaitEvent", JCudaDriver.cuStreamWaitEvent(((JStream) stream).handle(),
-                ((JEvent) event).handle(), 0));
+        check(
+                "cuStreamWaitEvent",
+                JCudaDriver.cuStreamWaitEvent(((JStream) stream).handle(), ((JEvent) event).handle(), 0));
     }
 
     private static Pointer host(ByteBuffer buffer, long bytes) {
         if (!buffer.isDirect()) {
-            throw new IllegalArgumentException("asynchronous copies need direct (ideally pinned) host buffers;"
-                    + " got a heap buffer");
+            throw new IllegalArgumentException(
+                    "asynchronous copies need direct (ideally pinned) host buffers;" + " got a heap buffer");
         }
         if (buffer.remaining() < bytes) {
             throw new IllegalArgumentException("the host buffer has " + buffer.remaining() + " bytes from its position;"
@@ -308,20 +307,28 @@ public final class JCudaApi implements CudaApi {
 
     @Override
     public void copyToDevice(long target, ByteBuffer source, long bytes, Stream stream) {
-        check("cuMemcpyHtoDAsync(" + bytes + ")", JCudaDriver.cuMemcpyHtoDAsync(at(target), host(source, bytes), bytes,
-                ((JStream) stream).handle()));
+        check(
+                "cuMemcpyHtoDAsync(" + bytes + ")",
+                JCudaDriver.cuMemcpyHtoDAsync(at(target), host(source, bytes), bytes, ((JStream) stream).handle()));
     }
 
     @Override
     public void copyToHost(ByteBuffer target, long source, long bytes, Stream stream) {
-        check("cuMemcpyDtoHAsync(" + bytes + ")", JCudaDriver.cuMemcpyDtoHAsync(host(target, bytes), at(source), bytes,
-                ((JStream) stream).handle()));
+        check(
+                "cuMemcpyDtoHAsync(" + bytes + ")",
+                JCudaDriver.cuMemcpyDtoHAsync(host(target, bytes), at(source), bytes, ((JStream) stream).handle()));
     }
 
     @Override
     public void copyPeer(long target, int targetDevice, long source, int sourceDevice, long bytes, Stream stream) {
-        check("cuMemcpyPeerAsync(" + bytes + ", cuda:" + sourceDevice + " -> cuda:" + targetDevice + ")",
-                JCudaDriver.cuMemcpyPeerAsync(at(target), context(targetDevice), at(source), context(sourceDevice), bytes,
+        check(
+                "cuMemcpyPeerAsync(" + bytes + ", cuda:" + sourceDevice + " -> cuda:" + targetDevice + ")",
+                JCudaDriver.cuMemcpyPeerAsync(
+                        at(target),
+                        context(targetDevice),
+                        at(source),
+                        context(sourceDevice),
+                        bytes,
                         ((JStream) stream).handle()));
     }
 
@@ -343,14 +350,16 @@ public final class JCudaApi implements CudaApi {
 
     @Override
     public void copyOnDevice(long target, long source, long bytes, Stream stream) {
-        check("cuMemcpyDtoDAsync(" + bytes + ")", JCudaDriver.cuMemcpyDtoDAsync(at(target), at(source), bytes,
-                ((JStream) stream).handle()));
+        check(
+                "cuMemcpyDtoDAsync(" + bytes + ")",
+                JCudaDriver.cuMemcpyDtoDAsync(at(target), at(source), bytes, ((JStream) stream).handle()));
     }
 
     @Override
     public void fill(long target, byte value, long bytes, Stream stream) {
-        check("cuMemsetD8Async(" + bytes + ")", JCudaDriver.cuMemsetD8Async(at(target), value, bytes,
-                ((JStream) stream).handle()));
+        check(
+                "cuMemsetD8Async(" + bytes + ")",
+                JCudaDriver.cuMemsetD8Async(at(target), value, bytes, ((JStream) stream).handle()));
     }
 
     @Override
@@ -368,18 +377,22 @@ public final class JCudaApi implements CudaApi {
     @Override
     public Function function(Module module, String name) {
         CUfunction f = new CUfunction();
-        check("cuModuleGetFunction(" + name + ")", JCudaDriver.cuModuleGetFunction(f, ((JModule) module).handle(), name));
+        check(
+                "cuModuleGetFunction(" + name + ")",
+                JCudaDriver.cuModuleGetFunction(f, ((JModule) module).handle(), name));
         return new JFunction(f, name);
     }
 
     @Override
     public void whenDone(Stream stream, Runnable callback) {
-        check("cuLaunchHostFunc", JCudaDriver.cuLaunchHostFunc(((JStream) stream).handle(), data -> callback.run(), null));
+        check(
+                "cuLaunchHostFunc",
+                JCudaDriver.cuLaunchHostFunc(((JStream) stream).handle(), data -> callback.run(), null));
     }
 
     @Override
-    public void launch(Function function, Dim3 grid, Dim3 block, int sharedBytes, Stream stream,
-            KernelArguments arguments) {
+    public void launch(
+            Function function, Dim3 grid, Dim3 block, int sharedBytes, Stream stream, KernelArguments arguments) {
         List<KernelArguments.Argument> args = arguments.arguments();
         Pointer[] params = new Pointer[args.size()];
         for (int i = 0; i < params.length; i++) {
@@ -393,7 +406,19 @@ public final class JCudaApi implements CudaApi {
             };
         }
         JFunction f = (JFunction) function;
-        check("cuLaunchKernel(" + f.name() + ")", JCudaDriver.cuLaunchKernel(f.handle(), grid.x(), grid.y(), grid.z(),
-                block.x(), block.y(), block.z(), sharedBytes, ((JStream) stream).handle(), Pointer.to(params), null));
+        check(
+                "cuLaunchKernel(" + f.name() + ")",
+                JCudaDriver.cuLaunchKernel(
+                        f.handle(),
+                        grid.x(),
+                        grid.y(),
+                        grid.z(),
+                        block.x(),
+                        block.y(),
+                        block.z(),
+                        sharedBytes,
+                        ((JStream) stream).handle(),
+                        Pointer.to(params),
+                        null));
     }
 }

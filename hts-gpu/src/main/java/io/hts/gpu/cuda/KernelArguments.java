@@ -11,8 +11,7 @@ import java.util.List;
 public final class KernelArguments {
 
     /** An argument: its kind and value (a {@code Long}, {@code Integer}, {@code Float} or {@code Double}). */
-    public record Argument(Kind kind, Number value) {
-    }
+    public record Argument(Kind kind, Number value) {}
 
     /** Argument kinds, as the kernel declares them. */
     public enum Kind {
@@ -30,8 +29,7 @@ public final class KernelArguments {
 
     private final List<Argument> arguments = new ArrayList<>();
 
-    private KernelArguments() {
-    }
+    private KernelArguments() {}
 
     /** An empty argument list. */
     public static KernelArguments of() {

@@ -28,8 +28,8 @@ public final class BuiltinOps {
 
     private static void require(DeviceBuffer b, long n) {
         if (b.bytes() < n * Float.BYTES) {
-            throw new IllegalArgumentException(b + " holds " + b.bytes() / Float.BYTES + " floats; the operation needs "
-                    + n);
+            throw new IllegalArgumentException(
+                    b + " holds " + b.bytes() / Float.BYTES + " floats; the operation needs " + n);
         }
     }
 
@@ -44,7 +44,10 @@ public final class BuiltinOps {
     public void axpy(long n, float a, DeviceBuffer x, DeviceBuffer y) {
         require(x, n);
         require(y, n);
-        ctx.launch(kernels.builtin("hts_axpy_f32"), grid(n), Dim3.of(THREADS),
+        ctx.launch(
+                kernels.builtin("hts_axpy_f32"),
+                grid(n),
+                Dim3.of(THREADS),
                 KernelArguments.of().i64(n).f32(a).pointer(x.address()).pointer(y.address()));
     }
 
@@ -57,7 +60,10 @@ public final class BuiltinOps {
      */
     public void scale(long n, float a, DeviceBuffer x) {
         require(x, n);
-        ctx.launch(kernels.builtin("hts_scale_f32"), grid(n), Dim3.of(THREADS),
+        ctx.launch(
+                kernels.builtin("hts_scale_f32"),
+                grid(n),
+                Dim3.of(THREADS),
                 KernelArguments.of().i64(n).f32(a).pointer(x.address()));
     }
 
@@ -70,7 +76,10 @@ public final class BuiltinOps {
      */
     public void fill(long n, float value, DeviceBuffer x) {
         require(x, n);
-        ctx.launch(kernels.builtin("hts_fill_f32"), grid(n), Dim3.of(THREADS),
+        ctx.launch(
+                kernels.builtin("hts_fill_f32"),
+                grid(n),
+                Dim3.of(THREADS),
                 KernelArguments.of().i64(n).f32(value).pointer(x.address()));
     }
 
@@ -87,7 +96,10 @@ public final class BuiltinOps {
         require(x, n);
         require(out, 1);
         ctx.cuda().fill(out.address(), (byte) 0, Float.BYTES, ctx.stream());
-        ctx.launch(kernels.builtin("hts_sum_f32"), grid(n), Dim3.of(THREADS),
+        ctx.launch(
+                kernels.builtin("hts_sum_f32"),
+                grid(n),
+                Dim3.of(THREADS),
                 KernelArguments.of().i64(n).pointer(x.address()).pointer(out.address()));
     }
 }

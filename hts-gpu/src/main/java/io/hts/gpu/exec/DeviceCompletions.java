@@ -1,16 +1,15 @@
 package io.hts.gpu.exec;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.Consumer;
-
 import io.hts.gpu.cuda.CudaApi;
 import io.hts.gpu.cuda.CudaErrorKind;
 import io.hts.gpu.cuda.CudaException;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.stream.StreamManager;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,14 +45,22 @@ final class DeviceCompletions {
     private final Thread launcher;
     /** Hands the queued tasks back (refused with the device's reason and this cause). */
     private final Consumer<@Nullable Throwable> drainQueue;
+
     private final List<InFlight> inFlight = new ArrayList<>();
     /** Set by a waiter that left a task's actions to the launcher, cleared by the launcher's poll. */
     private boolean launcherWanted;
     /** Set by the driver that saw a sticky error, before the device is marked DOWN. */
     private boolean poisoned;
 
-    DeviceCompletions(GpuBackend backend, CudaApi api, StreamManager streams, DeviceTimes times,
-            FollowedWork followable, AtomicInteger running, Thread launcher, Consumer<@Nullable Throwable> drainQueue) {
+    DeviceCompletions(
+            GpuBackend backend,
+            CudaApi api,
+            StreamManager streams,
+            DeviceTimes times,
+            FollowedWork followable,
+            AtomicInteger running,
+            Thread launcher,
+            Consumer<@Nullable Throwable> drainQueue) {
         this.backend = backend;
         this.api = api;
         this.streams = streams;
@@ -106,8 +113,7 @@ final class DeviceCompletions {
             try {
                 // a task that follows others on the device completes after them, never before
                 done = (f.event == null || api.isComplete(f.event)) && backend.predecessorsDone(f.task);
-            }
-            catch (CudaException ex) {
+            } catch (CudaException ex) {
                 f.error = InFlight.merge(f.error, ex);
                 if (ex.kind() == CudaErrorKind.STICKY) {
                     deviceDown(ex, "task '" + f.task.taskName() + "'", f);
@@ -124,8 +130,7 @@ final class DeviceCompletions {
                 inFlight.remove(k);
                 finish(f);
                 any = true;
-            }
-            else {
+            } else {
                 k++;
             }
         }
@@ -144,8 +149,7 @@ final class DeviceCompletions {
             for (int k = 0, n = actions.size(); k < n; k++) {
                 try {
                     actions.get(k).run();
-                }
-                catch (Throwable ex) { // an Error too: the task fails, the launcher goes on
+                } catch (Throwable ex) { // an Error too: the task fails, the launcher goes on
                     error = InFlight.merge(error, ex);
                 }
             }
@@ -158,20 +162,20 @@ final class DeviceCompletions {
         try {
             if (error == null) {
                 f.task.complete(f.result);
-            }
-            else {
-                if (f.result instanceof DeviceBuffer b && !f.handedOut && usable && !f.task.inputs().contains(b)) {
+            } else {
+                if (f.result instanceof DeviceBuffer b
+                        && !f.handedOut
+                        && usable
+                        && !f.task.inputs().contains(b)) {
                     b.close(); // reaches nobody (one handed to followers is the run's; an input passed on is not its)
                 }
                 if (poisoned && !backend.anotherDeviceUsable()) {
                     f.task.failDeviceLost(error); // a retry would meet the device DOWN: none, or on the CPU
-                }
-                else {
+                } else {
                     f.task.fail(error);
                 }
             }
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             log.warn("HTS GPU backend {}: reporting task '{}' failed", backend.name(), f.task.taskName(), ex);
         }
         // only after the report: a caller waiting for this task's run keeps assisting until it ended
@@ -209,8 +213,8 @@ final class DeviceCompletions {
         inFlight.clear();
         for (InFlight f : rest) {
             if (f.error == null) {
-                f.error = new GpuUnavailableException("the device failed while task '" + f.task.taskName() + "' ran: "
-                        + backend.refusal(), error);
+                f.error = new GpuUnavailableException(
+                        "the device failed while task '" + f.task.taskName() + "' ran: " + backend.refusal(), error);
             }
             finish(f);
         }
@@ -232,10 +236,11 @@ final class DeviceCompletions {
                 drained &= !f.keepResources;
             }
             try {
-                f.task.fail(new GpuUnavailableException("the launcher of " + backend.name() + " stopped while"
-                        + " task '" + f.task.taskName() + "' ran", ex));
-            }
-            catch (Throwable report) {
+                f.task.fail(new GpuUnavailableException(
+                        "the launcher of " + backend.name() + " stopped while" + " task '" + f.task.taskName()
+                                + "' ran",
+                        ex));
+            } catch (Throwable report) {
                 ex.addSuppressed(report);
             }
             running.decrementAndGet();
@@ -249,10 +254,13 @@ final class DeviceCompletions {
         try {
             api.synchronize(f.lease.stream());
             return true;
-        }
-        catch (RuntimeException ex) {
-            log.warn("HTS GPU backend {}: the work of task '{}' cannot be followed ({}); its stream and memory are"
-                    + " kept, not reused", backend.name(), f.task.taskName(), ex.toString());
+        } catch (RuntimeException ex) {
+            log.warn(
+                    "HTS GPU backend {}: the work of task '{}' cannot be followed ({}); its stream and memory are"
+                            + " kept, not reused",
+                    backend.name(),
+                    f.task.taskName(),
+                    ex.toString());
             return false;
         }
     }

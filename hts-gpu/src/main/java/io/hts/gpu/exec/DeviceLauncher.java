@@ -1,18 +1,17 @@
 package io.hts.gpu.exec;
 
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
-
 import io.hts.engine.exec.DeviceTask;
 import io.hts.gpu.cuda.CudaApi;
 import io.hts.gpu.cuda.CudaException;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.stream.StreamLease;
 import io.hts.gpu.stream.StreamManager;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,9 +73,11 @@ final class DeviceLauncher {
     private final DeviceCompletions completions;
     /** The completion events of in-flight tasks that others may follow; see the class comment. */
     private final FollowedWork followable;
+
     private final Thread thread;
     /** Enqueued after long tasks' work: wakes a sleeping launcher when the work has completed. */
     private final Runnable wake;
+
     private final CountDownLatch exitedLatch = new CountDownLatch(1);
     /** Who drives the device now (see the class comment), or null. */
     private final AtomicReference<@Nullable Thread> driver = new AtomicReference<>();
@@ -84,6 +85,7 @@ final class DeviceLauncher {
     private final long pollSpinNanos;
     /** When a waiting caller last polled the device ({@link #assist}), 0 before one did. */
     private volatile long assistedAt;
+
     private volatile boolean closing;
     private volatile boolean exited;
 
@@ -97,7 +99,14 @@ final class DeviceLauncher {
         Thread t = thread;
         this.wake = () -> LockSupport.unpark(t);
         thread.setDaemon(true);
-        this.completions = new DeviceCompletions(backend, api, streams, times, followable, running, thread,
+        this.completions = new DeviceCompletions(
+                backend,
+                api,
+                streams,
+                times,
+                followable,
+                running,
+                thread,
                 cause -> drainQueue(backend.refusal(), cause));
         this.pollSpinNanos = settings.pollSpinNanos();
     }
@@ -163,8 +172,7 @@ final class DeviceLauncher {
             running.incrementAndGet();
             launched = true;
             launch(task, lease);
-        }
-        finally {
+        } finally {
             giveBack(previous);
             driver.set(null);
             if (launched) {
@@ -184,8 +192,7 @@ final class DeviceLauncher {
             long now = System.nanoTime();
             if (deadline == 0) {
                 deadline = now + TOKEN_WAIT_NANOS;
-            }
-            else if (now - deadline > 0) {
+            } else if (now - deadline > 0) {
                 return false;
             }
             Thread.onSpinWait();
@@ -232,13 +239,12 @@ final class DeviceLauncher {
         try {
             if (!closing) {
                 previous = api.borrow(backend.deviceInfo().ordinal()); // the waiter's own context comes back after
-                completions.poll(); // bodies and user actions stay on the launcher: no waiter's interrupt or deadline reaches one
+                completions.poll(); // bodies and user actions stay on the launcher: no waiter's interrupt or deadline
+                // reaches one
             }
-        }
-        catch (RuntimeException ex) {
+        } catch (RuntimeException ex) {
             log.warn("HTS GPU backend {}: a waiting caller's step failed; the launcher goes on", backend.name(), ex);
-        }
-        finally {
+        } finally {
             giveBack(previous);
             driver.set(null);
             if (interrupted) {
@@ -258,10 +264,11 @@ final class DeviceLauncher {
         }
         try {
             api.giveBack(previous);
-        }
-        catch (RuntimeException ex) {
-            log.warn("HTS GPU backend {}: the calling thread's own CUDA context could not be made current again",
-                    backend.name(), ex);
+        } catch (RuntimeException ex) {
+            log.warn(
+                    "HTS GPU backend {}: the calling thread's own CUDA context could not be made current again",
+                    backend.name(),
+                    ex);
         }
     }
 
@@ -285,8 +292,7 @@ final class DeviceLauncher {
         }
         try {
             return exitedLatch.await(timeout, unit);
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             return exitedLatch.getCount() == 0;
         }
@@ -308,30 +314,26 @@ final class DeviceLauncher {
         boolean releasable = true; // false when a stream's work could not be followed to its end
         try {
             api.makeCurrent(backend.deviceInfo().ordinal());
-        }
-        catch (CudaException ex) {
+        } catch (CudaException ex) {
             completions.deviceDown(ex, "making the context current", null);
         }
         try {
             loop();
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             while (!driver.compareAndSet(null, thread)) {
                 Thread.onSpinWait(); // a waiter drives the device for a step: take the device back for good
             }
             log.error("HTS GPU launcher of {} stopped by an unexpected error; its tasks fail", backend.name(), ex);
             backend.down("the launcher of " + backend.name() + " stopped: " + ex);
             releasable = completions.launcherStopped(ex);
-        }
-        finally {
+        } finally {
             exited = true;
             drainQueue(backend.refusal(), null);
             try {
                 if (releasable && !completions.poisoned()) {
                     backend.releaseResources(); // a poisoned context releases nothing through it
                 }
-            }
-            catch (RuntimeException ex) {
+            } catch (RuntimeException ex) {
                 log.warn("HTS GPU backend {}: releasing its resources failed", backend.name(), ex);
             }
             exitedLatch.countDown();
@@ -359,8 +361,7 @@ final class DeviceLauncher {
                 if (progress) {
                     times.progress();
                     park = -1;
-                }
-                else if (completions.isEmpty()) {
+                } else if (completions.isEmpty()) {
                     if (closing && queue.isEmpty()) {
                         exit = true; // the launcher keeps the token: no waiter drives a closed device
                         return;
@@ -368,8 +369,7 @@ final class DeviceLauncher {
                     backend.housekeeping(true, now);
                     park = times.idleWait(now, pollSpinNanos);
                     idle = true;
-                }
-                else {
+                } else {
                     park = settings.spinWhileBusy() ? 0 : times.busyWait(completions.inFlight(), now, pollSpinNanos);
                     if (park > 0) {
                         backend.housekeeping(false, now); // while sleeping through long work, never near an end
@@ -378,19 +378,16 @@ final class DeviceLauncher {
                         park = Math.max(park, ASSISTED_PARK_NANOS); // looks again in a while, and at its callback
                     }
                 }
-            }
-            finally {
+            } finally {
                 if (!exit) {
                     driver.set(null);
                 }
             }
             if (park > 0) {
                 LockSupport.parkNanos(this, park);
-            }
-            else if (park == 0 && idle) {
+            } else if (park == 0 && idle) {
                 spinIdle();
-            }
-            else if (park == 0) {
+            } else if (park == 0) {
                 Thread.onSpinWait();
             }
         }
@@ -448,11 +445,9 @@ final class DeviceLauncher {
             }
             result = task.gpuBody().run(ctx);
             ctx.checkResult(result);
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             error = ex;
-        }
-        finally {
+        } finally {
             if (onLauncher) {
                 Thread.interrupted(); // a flag the body set is not the launcher's; on a caller, the engine settled it
             }
@@ -466,8 +461,7 @@ final class DeviceLauncher {
             if (callback) {
                 streams.whenDone(event, wake);
             }
-        }
-        catch (CudaException ex) {
+        } catch (CudaException ex) {
             error = InFlight.merge(error, ex);
         }
         // Only a device buffer (or no result) may be read before the task completes, by work ordered
@@ -478,8 +472,7 @@ final class DeviceLauncher {
         CudaException sticky = CudaException.stickyIn(error);
         if (sticky != null) {
             completions.deviceDown(sticky, "task '" + task.taskName() + "'", f);
-        }
-        else if (onDevice) {
+        } else if (onDevice) {
             followable.add(task, event);
             f.handedOut = task.enqueued(result); // the scheduler may now dispatch successors that follow this work
         }

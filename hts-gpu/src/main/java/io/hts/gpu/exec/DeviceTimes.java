@@ -21,12 +21,15 @@ final class DeviceTimes {
 
     /** At least this long before long work's expected end the poller stops sleeping and spins. */
     private static final long MIN_SPIN_LEAD = 150_000;
+
     static final long MAX_SLEEP = TimeUnit.MILLISECONDS.toNanos(5);
     /** How often short tasks, which have no completion callback, are polled past their window. */
     static final long SHORT_POLL = 50_000;
+
     private static final long CALLBACK_THRESHOLD = TimeUnit.MILLISECONDS.toNanos(1);
     /** Within how long a waiting caller polls the device before it blocks (50 ms from its launch). */
     private static final long CALLER_POLLS = TimeUnit.MILLISECONDS.toNanos(40);
+
     private static final int MAX_NAMES = 10_000;
     private static final long IDLE_PARK = TimeUnit.MILLISECONDS.toNanos(100);
     /** How often the launcher retries for the token a waiter holds before it parks. */
@@ -34,6 +37,7 @@ final class DeviceTimes {
 
     /** Device time of all tasks: {mean, mean absolute deviation}, for names without a history. */
     private final long[] all = new long[2];
+
     private final Map<String, long[]> byName = new HashMap<>();
     /** When the current spin window ends, 0 while none has started. */
     private long spinDeadline;
@@ -91,8 +95,7 @@ final class DeviceTimes {
     private static void update(long[] m, long took) {
         if (m[0] == 0) {
             m[0] = took;
-        }
-        else {
+        } else {
             m[1] = (m[1] * 7 + Math.abs(took - m[0])) / 8;
             m[0] = (m[0] * 7 + took) / 8;
         }
@@ -168,8 +171,7 @@ final class DeviceTimes {
     static void waitForToken(int refused) {
         if (refused < TOKEN_SPINS) {
             Thread.onSpinWait();
-        }
-        else {
+        } else {
             LockSupport.parkNanos(SHORT_POLL);
         }
     }

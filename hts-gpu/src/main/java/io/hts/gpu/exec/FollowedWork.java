@@ -1,11 +1,10 @@
 package io.hts.gpu.exec;
 
+import io.hts.engine.exec.DeviceTask;
+import io.hts.gpu.cuda.CudaApi;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Map;
-
-import io.hts.engine.exec.DeviceTask;
-import io.hts.gpu.cuda.CudaApi;
 
 /**
  * The completion events of one device's in-flight tasks that others may follow on the device

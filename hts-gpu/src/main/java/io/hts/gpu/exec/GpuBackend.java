@@ -1,11 +1,5 @@
 package io.hts.gpu.exec;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.graph.Device;
@@ -22,6 +16,11 @@ import io.hts.gpu.memory.DeviceMemoryPool;
 import io.hts.gpu.memory.PinnedStagingPool;
 import io.hts.gpu.stream.StreamLease;
 import io.hts.gpu.stream.StreamManager;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -81,6 +80,7 @@ public final class GpuBackend implements DeviceBackend {
     private final DeviceLauncher launcher;
     /** This GPU and the others of its host ({@link MultiGpuBackend}), whose in-flight work a task here may follow. */
     private volatile List<GpuBackend> onHost = List.of(this);
+
     private volatile DeviceHealth health;
     private volatile String detail;
     /** When housekeeping last asked the driver for free memory; the driving thread's only. */
@@ -107,8 +107,7 @@ public final class GpuBackend implements DeviceBackend {
         try {
             pinned = new PinnedStagingPool(api, settings.stagingBytes());
             lanes = new StreamManager(api, info.ordinal(), settings.streams());
-        }
-        catch (RuntimeException ex) {
+        } catch (RuntimeException ex) {
             if (pinned != null) {
                 pinned.close();
             }
@@ -123,8 +122,7 @@ public final class GpuBackend implements DeviceBackend {
         if (loadCublas) {
             try {
                 blas = CublasLibrary.load(settings.streams());
-            }
-            catch (IllegalStateException | LinkageError ex) {
+            } catch (IllegalStateException | LinkageError ex) {
                 problem = ex.getMessage();
                 log.warn("HTS GPU backend {}: {}", info, problem);
             }
@@ -152,8 +150,7 @@ public final class GpuBackend implements DeviceBackend {
         DeviceInfo device = found.devices().get(0);
         try {
             return Optional.of(new GpuBackend(api, device, settings.apply(device.totalMemory()), true));
-        }
-        catch (RuntimeException ex) {
+        } catch (RuntimeException ex) {
             log.warn("HTS GPU backend could not start on {}; tasks run on the CPU: {}", device, ex.toString());
             return Optional.empty();
         }
@@ -182,8 +179,15 @@ public final class GpuBackend implements DeviceBackend {
         int r = launcher.running.get();
         long backlog = (long) (q + r) * launcher.times().meanTaskNanos();
         boolean down = health == DeviceHealth.DOWN;
-        return new DeviceStatus(Device.GPU, health, down ? 0 : streams.size(), q, r, backlog,
-                down ? 0 : memory.availableBytes(), detail);
+        return new DeviceStatus(
+                Device.GPU,
+                health,
+                down ? 0 : streams.size(),
+                q,
+                r,
+                backlog,
+                down ? 0 : memory.availableBytes(),
+                detail);
     }
 
     /**
@@ -228,8 +232,8 @@ public final class GpuBackend implements DeviceBackend {
      */
     void refuse(DeviceTask task, String reason, @Nullable Throwable cause) {
         if (!task.fallBackToCpu(reason)) {
-            task.fail(new GpuUnavailableException("task '" + task.taskName() + "' cannot run on " + name() + ": "
-                    + reason, cause));
+            task.fail(new GpuUnavailableException(
+                    "task '" + task.taskName() + "' cannot run on " + name() + ": " + reason, cause));
         }
     }
 
@@ -362,8 +366,7 @@ public final class GpuBackend implements DeviceBackend {
             if (nothingInFlight) {
                 kernels.unloadEvicted();
             }
-        }
-        catch (RuntimeException ex) {
+        } catch (RuntimeException ex) {
             log.warn("HTS GPU backend {}: housekeeping failed", name(), ex);
         }
     }
@@ -377,8 +380,11 @@ public final class GpuBackend implements DeviceBackend {
     @Override
     public void close() {
         if (!launcher.close(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS) && !launcher.drivingHere()) {
-            log.warn("HTS GPU backend {}: device work still in flight after {} s; its resources are released when"
-                    + " it ends", name(), CLOSE_WAIT_SECONDS);
+            log.warn(
+                    "HTS GPU backend {}: device work still in flight after {} s; its resources are released when"
+                            + " it ends",
+                    name(),
+                    CLOSE_WAIT_SECONDS);
         }
     }
 
@@ -393,8 +399,7 @@ public final class GpuBackend implements DeviceBackend {
         }
         try {
             kernels.close();
-        }
-        catch (RuntimeException ex) {
+        } catch (RuntimeException ex) {
             log.warn("HTS GPU backend {}: unloading kernel modules failed", name(), ex);
         }
         memory.close(); // waits for pending frees, whose events are on the streams
@@ -404,6 +409,7 @@ public final class GpuBackend implements DeviceBackend {
 
     @Override
     public String toString() {
-        return "GpuBackend[" + name() + ", " + health + ", " + streams.size() + " streams, " + memory.statistics() + "]";
+        return "GpuBackend[" + name() + ", " + health + ", " + streams.size() + " streams, " + memory.statistics()
+                + "]";
     }
 }

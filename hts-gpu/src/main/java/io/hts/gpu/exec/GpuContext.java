@@ -1,10 +1,5 @@
 package io.hts.gpu.exec;
 
-import java.lang.ref.Reference;
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
-
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.ForwardingTaskContext;
@@ -17,6 +12,10 @@ import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.memory.DeviceMemoryPool;
 import io.hts.gpu.memory.PinnedStagingPool;
 import io.hts.gpu.stream.StreamLease;
+import java.lang.ref.Reference;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -266,8 +265,7 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
             return buffer;
         }
         DeviceBuffer local = scratch(buffer.bytes());
-        backend.cuda().copyPeer(local.address(), here, buffer.address(), buffer.device(), buffer.bytes(),
-                stream());
+        backend.cuda().copyPeer(local.address(), here, buffer.address(), buffer.device(), buffer.bytes(), stream());
         return local;
     }
 
@@ -410,8 +408,8 @@ public final class GpuContext extends ForwardingTaskContext implements GpuTaskCo
         if (type.isInstance(this)) {
             return type.cast(this);
         }
-        throw new IllegalArgumentException("the GPU context is a " + GpuContext.class.getName() + ", not a "
-                + type.getName());
+        throw new IllegalArgumentException(
+                "the GPU context is a " + GpuContext.class.getName() + ", not a " + type.getName());
     }
 
     @Override

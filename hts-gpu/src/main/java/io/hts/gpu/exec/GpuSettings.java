@@ -1,8 +1,7 @@
 package io.hts.gpu.exec;
 
-import java.time.Duration;
-
 import io.hts.gpu.memory.PoolSettings;
+import java.time.Duration;
 
 /**
  * How the GPU backend runs one device.
@@ -17,8 +16,8 @@ import io.hts.gpu.memory.PoolSettings;
  *     per busy device, completions seen within microseconds, like CUDA's default synchronize)
  *     instead of sleeping until shortly before the work's expected end
  */
-public record GpuSettings(int streams, PoolSettings memory, long stagingBytes, Duration pollSpin,
-        boolean spinWhileBusy) {
+public record GpuSettings(
+        int streams, PoolSettings memory, long stagingBytes, Duration pollSpin, boolean spinWhileBusy) {
 
     /** The longest spin: a longer {@code pollSpin} spins this long, practically for ever. */
     public static final Duration MAX_POLL_SPIN = Duration.ofDays(1);
@@ -29,8 +28,8 @@ public record GpuSettings(int streams, PoolSettings memory, long stagingBytes, D
             throw new IllegalArgumentException("hts.gpu.streams-per-device must be at least 1, was " + streams);
         }
         if (stagingBytes < 4096 || Long.bitCount(stagingBytes) != 1) {
-            throw new IllegalArgumentException("the pinned staging arena must be a power of two of at least 4096 bytes,"
-                    + " was " + stagingBytes);
+            throw new IllegalArgumentException(
+                    "the pinned staging arena must be a power of two of at least 4096 bytes," + " was " + stagingBytes);
         }
         if (pollSpin.isNegative()) {
             throw new IllegalArgumentException("hts.gpu.poll-spin must be 0 or more, was " + pollSpin);
@@ -45,8 +44,15 @@ public record GpuSettings(int streams, PoolSettings memory, long stagingBytes, D
      * @return the settings
      */
     public static GpuSettings defaults(long maximumMemory) {
-        return new GpuSettings(4, new PoolSettings(Math.min(PoolSettings.DEFAULT_ARENA, maximumMemory), maximumMemory,
-                PoolSettings.DEFAULT_ARENA, PoolSettings.DEFAULT_MINIMUM_BLOCK), 64L << 20, Duration.ofNanos(50_000),
+        return new GpuSettings(
+                4,
+                new PoolSettings(
+                        Math.min(PoolSettings.DEFAULT_ARENA, maximumMemory),
+                        maximumMemory,
+                        PoolSettings.DEFAULT_ARENA,
+                        PoolSettings.DEFAULT_MINIMUM_BLOCK),
+                64L << 20,
+                Duration.ofNanos(50_000),
                 false);
     }
 

@@ -1,14 +1,13 @@
 package io.hts.gpu.exec;
 
+import io.hts.engine.exec.DeviceBackend;
+import io.hts.gpu.cuda.CudaApi;
+import io.hts.gpu.cuda.DeviceInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-
-import io.hts.engine.exec.DeviceBackend;
-import io.hts.gpu.cuda.CudaApi;
-import io.hts.gpu.cuda.DeviceInfo;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,7 +46,10 @@ public final class GpuStartup {
      * @param loadCublas whether each backend loads cuBLAS
      * @return what started and what did not
      */
-    public static GpuStartup start(CudaApi api, List<DeviceInfo> devices, Function<? super DeviceInfo, GpuSettings> settings,
+    public static GpuStartup start(
+            CudaApi api,
+            List<DeviceInfo> devices,
+            Function<? super DeviceInfo, GpuSettings> settings,
             boolean loadCublas) {
         if (devices.isEmpty()) {
             throw new IllegalArgumentException("no GPU to start");
@@ -59,8 +61,7 @@ public final class GpuStartup {
             DeviceInfo device = devices.get(i);
             try {
                 started.add(new GpuBackend(api, device, each.get(i), loadCublas));
-            }
-            catch (RuntimeException | LinkageError ex) {
+            } catch (RuntimeException | LinkageError ex) {
                 log.debug("HTS GPU backend: {} could not be started", device, ex);
                 failed.add(UnusableGpuBackend.failedToStart(device, ex));
             }
@@ -108,7 +109,10 @@ public final class GpuStartup {
 
     /** The error of the first GPU that could not be started, if one could not. */
     public Optional<Throwable> firstCause() {
-        return failed.stream().map(UnusableGpuBackend::cause).flatMap(Optional::stream).findFirst();
+        return failed.stream()
+                .map(UnusableGpuBackend::cause)
+                .flatMap(Optional::stream)
+                .findFirst();
     }
 
     /** Closes the GPUs that run (when a failure stops the caller). */

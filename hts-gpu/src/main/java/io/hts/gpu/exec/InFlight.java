@@ -16,8 +16,12 @@ final class InFlight {
     final StreamLease lease;
     /** Recorded on the task's stream after its work; null when recording failed. */
     final CudaApi.@Nullable Event event;
+
     final @Nullable Object result;
-    @Nullable Throwable error;
+
+    @Nullable
+    Throwable error;
+
     final long startNanos;
     /** Device time of tasks of this name: {mean, mean absolute deviation} ({@link DeviceTimes}). */
     final long[] times;
@@ -30,8 +34,16 @@ final class InFlight {
     /** Whether its device work could not be followed to its end: its stream and memory are never reused. */
     boolean keepResources;
 
-    InFlight(DeviceTask task, GpuContext ctx, StreamLease lease, CudaApi.@Nullable Event event,
-            @Nullable Object result, @Nullable Throwable error, long startNanos, long[] times, boolean callback,
+    InFlight(
+            DeviceTask task,
+            GpuContext ctx,
+            StreamLease lease,
+            CudaApi.@Nullable Event event,
+            @Nullable Object result,
+            @Nullable Throwable error,
+            long startNanos,
+            long[] times,
+            boolean callback,
             boolean followable) {
         this.task = task;
         this.ctx = ctx;

@@ -1,12 +1,5 @@
 package io.hts.gpu.exec;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.function.LongFunction;
-import java.util.stream.Collectors;
-
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.graph.Device;
@@ -15,6 +8,12 @@ import io.hts.engine.policy.DeviceStatus;
 import io.hts.gpu.cuda.CudaApi;
 import io.hts.gpu.cuda.GpuDiscovery;
 import io.hts.gpu.memory.DeviceBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.LongFunction;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,11 +60,12 @@ public final class MultiGpuBackend implements DeviceBackend {
                 int to = o.deviceInfo().ordinal();
                 try {
                     if (!api.enablePeerAccess(from, to)) {
-                        log.info("HTS: cuda:{} cannot access cuda:{} directly; copies between them go through the host",
-                                from, to);
+                        log.info(
+                                "HTS: cuda:{} cannot access cuda:{} directly; copies between them go through the host",
+                                from,
+                                to);
                     }
-                }
-                catch (RuntimeException ex) {
+                } catch (RuntimeException ex) {
                     log.warn("HTS: peer access cuda:{} -> cuda:{} could not be enabled: {}", from, to, ex.toString());
                 }
             }
@@ -143,12 +143,23 @@ public final class MultiGpuBackend implements DeviceBackend {
             queued += s.queued();
             running += s.running();
             backlog += s.backlogNanos();
-            detail.append(detail.length() == 0 ? "" : "; ").append("cuda:").append(d.deviceInfo().ordinal())
-                    .append(' ').append(s.health()).append(s.health() == DeviceHealth.UP ? "" : " (" + s.detail() + ")");
+            detail.append(detail.length() == 0 ? "" : "; ")
+                    .append("cuda:")
+                    .append(d.deviceInfo().ordinal())
+                    .append(' ')
+                    .append(s.health())
+                    .append(s.health() == DeviceHealth.UP ? "" : " (" + s.detail() + ")");
         }
-        DeviceHealth health = usable == 0 ? DeviceHealth.DOWN : up == devices.size() ? DeviceHealth.UP
-                : DeviceHealth.DEGRADED;
-        return new DeviceStatus(Device.GPU, health, capacity, queued, running, backlog, freeMemory,
+        DeviceHealth health =
+                usable == 0 ? DeviceHealth.DOWN : up == devices.size() ? DeviceHealth.UP : DeviceHealth.DEGRADED;
+        return new DeviceStatus(
+                Device.GPU,
+                health,
+                capacity,
+                queued,
+                running,
+                backlog,
+                freeMemory,
                 devices.size() + " GPUs: " + detail);
     }
 

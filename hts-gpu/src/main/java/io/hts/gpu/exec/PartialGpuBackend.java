@@ -1,16 +1,15 @@
 package io.hts.gpu.exec;
 
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
-import java.util.Optional;
-import java.util.stream.Collectors;
-
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.graph.Device;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,7 +34,8 @@ public final class PartialGpuBackend implements DeviceBackend {
      */
     public PartialGpuBackend(@Nullable MultiGpuBackend running, List<UnusableGpuBackend> failed) {
         if (failed.isEmpty()) {
-            throw new IllegalArgumentException("a partial GPU backend needs at least one GPU that could not be started");
+            throw new IllegalArgumentException(
+                    "a partial GPU backend needs at least one GPU that could not be started");
         }
         this.running = running;
         this.failed = List.copyOf(failed);
@@ -59,8 +59,9 @@ public final class PartialGpuBackend implements DeviceBackend {
 
     @Override
     public String name() {
-        return running != null ? running.name() : failed.stream().map(UnusableGpuBackend::name)
-                .collect(Collectors.joining(" + "));
+        return running != null
+                ? running.name()
+                : failed.stream().map(UnusableGpuBackend::name).collect(Collectors.joining(" + "));
     }
 
     @Override
@@ -69,15 +70,20 @@ public final class PartialGpuBackend implements DeviceBackend {
             return new DeviceStatus(Device.GPU, DeviceHealth.DOWN, 0, 0, 0, 0, 0, failures);
         }
         DeviceStatus s = running.status();
-        return new DeviceStatus(Device.GPU, s.health() == DeviceHealth.DOWN ? DeviceHealth.DOWN : DeviceHealth.DEGRADED,
-                s.capacity(), s.queued(), s.running(), s.backlogNanos(), s.freeMemoryBytes(),
+        return new DeviceStatus(
+                Device.GPU,
+                s.health() == DeviceHealth.DOWN ? DeviceHealth.DOWN : DeviceHealth.DEGRADED,
+                s.capacity(),
+                s.queued(),
+                s.running(),
+                s.backlogNanos(),
+                s.freeMemoryBytes(),
                 failures + "; running: " + s.detail());
     }
 
     @Override
     public List<DeviceStatus> deviceStatuses() {
-        record Ordered(int ordinal, DeviceStatus status) {
-        }
+        record Ordered(int ordinal, DeviceStatus status) {}
         List<Ordered> all = new ArrayList<>();
         if (running != null) {
             running.devices().forEach(d -> all.add(new Ordered(d.deviceInfo().ordinal(), d.status())));
@@ -102,7 +108,8 @@ public final class PartialGpuBackend implements DeviceBackend {
     @Override
     public boolean dispatchHere(DeviceTask task) {
         MultiGpuBackend gpus = running;
-        return gpus != null && failed.stream().noneMatch(d -> d.ordinal() == task.gpuOrdinal())
+        return gpus != null
+                && failed.stream().noneMatch(d -> d.ordinal() == task.gpuOrdinal())
                 && gpus.dispatchHere(task);
     }
 
@@ -117,8 +124,7 @@ public final class PartialGpuBackend implements DeviceBackend {
         }
         if (running != null) {
             running.dispatch(task);
-        }
-        else {
+        } else {
             UnusableGpuBackend.refuse(task, name(), failures);
         }
     }

@@ -1,7 +1,5 @@
 package io.hts.gpu.exec;
 
-import java.util.Optional;
-
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.graph.Device;
@@ -10,6 +8,7 @@ import io.hts.engine.policy.DeviceStatus;
 import io.hts.gpu.cuda.CudaException;
 import io.hts.gpu.cuda.DeviceInfo;
 import io.hts.gpu.cuda.GpuDiscovery;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -52,8 +51,11 @@ public final class UnusableGpuBackend implements DeviceBackend {
      * @return the DOWN backend of that device
      */
     public static UnusableGpuBackend failedToStart(DeviceInfo device, Throwable error) {
-        return new UnusableGpuBackend(device.ordinal(), "cuda:" + device.ordinal() + " " + device.name(),
-                "could not be started: " + describe(error), error);
+        return new UnusableGpuBackend(
+                device.ordinal(),
+                "cuda:" + device.ordinal() + " " + device.name(),
+                "could not be started: " + describe(error),
+                error);
     }
 
     /**
@@ -64,8 +66,8 @@ public final class UnusableGpuBackend implements DeviceBackend {
      * @return a DOWN backend standing for all of them
      */
     public static UnusableGpuBackend undiscovered(GpuDiscovery.Result found) {
-        return new UnusableGpuBackend(-1, found.deviceCount() + " CUDA device(s)", "cannot be used: " + found.reason(),
-                null);
+        return new UnusableGpuBackend(
+                -1, found.deviceCount() + " CUDA device(s)", "cannot be used: " + found.reason(), null);
     }
 
     /** The device's ordinal, or -1 when this backend stands for every GPU of the host. */
@@ -122,8 +124,8 @@ public final class UnusableGpuBackend implements DeviceBackend {
      */
     static void refuse(DeviceTask task, String device, String reason) {
         if (!task.fallBackToCpu(reason)) {
-            task.fail(new GpuUnavailableException("task '" + task.taskName() + "' cannot run on " + device + ": "
-                    + reason));
+            task.fail(new GpuUnavailableException(
+                    "task '" + task.taskName() + "' cannot run on " + device + ": " + reason));
         }
     }
 

@@ -1,5 +1,7 @@
 package io.hts.gpu.kernel;
 
+import io.hts.gpu.cuda.CudaApi;
+import io.hts.gpu.cuda.DeviceInfo;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -9,9 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-
-import io.hts.gpu.cuda.CudaApi;
-import io.hts.gpu.cuda.DeviceInfo;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -55,7 +54,9 @@ public final class KernelCache implements AutoCloseable {
 
     /** Where a module's text came from. */
     enum Origin {
-        BUILTIN("built-in module"), PTX("PTX module"), SOURCE("CUDA C module");
+        BUILTIN("built-in module"),
+        PTX("PTX module"),
+        SOURCE("CUDA C module");
 
         final String description;
 
@@ -70,6 +71,7 @@ public final class KernelCache implements AutoCloseable {
         final Origin origin;
         /** The text it is keyed by (the PTX or the CUDA C source; the resource name for the built-in one). */
         final String text;
+
         final CudaApi.Module module;
         final Map<String, Kernel> kernels = new ConcurrentHashMap<>();
         volatile long lastUse;
@@ -92,6 +94,7 @@ public final class KernelCache implements AutoCloseable {
     private final AtomicLong clock = new AtomicLong();
     /** Evicted modules not unloaded yet; guarded by this. */
     private final List<LoadedModule> evicted = new ArrayList<>();
+
     private volatile int evictedCount;
     private volatile @Nullable LoadedModule builtin;
     /** Guarded by this. */
@@ -135,11 +138,11 @@ public final class KernelCache implements AutoCloseable {
     public static String builtinPtx() {
         try (InputStream in = KernelCache.class.getResourceAsStream(BUILTIN_PTX)) {
             if (in == null) {
-                throw new IllegalStateException("the built-in kernels' PTX " + BUILTIN_PTX + " is missing from the jar");
+                throw new IllegalStateException(
+                        "the built-in kernels' PTX " + BUILTIN_PTX + " is missing from the jar");
             }
             return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
-        }
-        catch (IOException ex) {
+        } catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }
     }
@@ -209,8 +212,7 @@ public final class KernelCache implements AutoCloseable {
             m = new LoadedModule(origin, text, api.loadModule(ptx));
             if (origin == Origin.BUILTIN) {
                 builtin = m;
-            }
-            else {
+            } else {
                 modules(origin).put(text, m);
                 evictBeyondBound(m);
             }
@@ -328,12 +330,10 @@ public final class KernelCache implements AutoCloseable {
         for (LoadedModule m : modules) {
             try {
                 api.unloadModule(m.module);
-            }
-            catch (RuntimeException ex) {
+            } catch (RuntimeException ex) {
                 if (failure == null) {
                     failure = ex;
-                }
-                else {
+                } else {
                     failure.addSuppressed(ex);
                 }
             }

@@ -12,20 +12,20 @@ import jcuda.nvrtc.nvrtcResult;
  */
 final class NvrtcCompiler {
 
-    private NvrtcCompiler() {
-    }
+    private NvrtcCompiler() {}
 
     static NvrtcCompiler load() {
         try {
             JNvrtc.setExceptionsEnabled(false);
             int[] version = new int[2];
             JNvrtc.nvrtcVersion(version, new int[1]);
-        }
-        catch (LinkageError ex) {
-            throw new IllegalStateException("NVRTC could not be loaded (" + ex.getMessage() + "). JCuda 12.6.0 needs"
-                    + " libnvrtc.so.12; on a CUDA 13 machine retarget its natives to libnvrtc.so.13 with"
-                    + " hts-gpu/scripts/jcuda-cuda13.sh (docs/gpu.md), or compile to PTX ahead of time with nvcc and"
-                    + " use GpuContext.kernel(ptx, name)", ex);
+        } catch (LinkageError ex) {
+            throw new IllegalStateException(
+                    "NVRTC could not be loaded (" + ex.getMessage() + "). JCuda 12.6.0 needs"
+                            + " libnvrtc.so.12; on a CUDA 13 machine retarget its natives to libnvrtc.so.13 with"
+                            + " hts-gpu/scripts/jcuda-cuda13.sh (docs/gpu.md), or compile to PTX ahead of time with nvcc and"
+                            + " use GpuContext.kernel(ptx, name)",
+                    ex);
         }
         return new NvrtcCompiler();
     }
@@ -38,14 +38,13 @@ final class NvrtcCompiler {
             if (result != nvrtcResult.NVRTC_SUCCESS) {
                 String[] log = new String[1];
                 JNvrtc.nvrtcGetProgramLog(program, log);
-                throw new KernelCompilationException("NVRTC could not compile " + fileName + ": "
-                        + nvrtcResult.stringFor(result) + "\n" + log[0]);
+                throw new KernelCompilationException(
+                        "NVRTC could not compile " + fileName + ": " + nvrtcResult.stringFor(result) + "\n" + log[0]);
             }
             String[] ptx = new String[1];
             check("nvrtcGetPTX", JNvrtc.nvrtcGetPTX(program, ptx));
             return ptx[0];
-        }
-        finally {
+        } finally {
             JNvrtc.nvrtcDestroyProgram(program);
         }
     }

@@ -3,7 +3,6 @@ package io.hts.gpu.memory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -157,8 +156,11 @@ public final class BuddyAllocator {
         MemoryBlock b = tryAllocate(bytes);
         if (b == null) {
             MemoryStatistics s = statistics();
-            throw new MemoryExhaustedException("cannot allocate " + MemoryStatistics.bytes(bytes) + " (a block of "
-                    + MemoryStatistics.bytes(blockSize(bytes)) + ")", bytes, s);
+            throw new MemoryExhaustedException(
+                    "cannot allocate " + MemoryStatistics.bytes(bytes) + " (a block of "
+                            + MemoryStatistics.bytes(blockSize(bytes)) + ")",
+                    bytes,
+                    s);
         }
         return b;
     }
@@ -206,8 +208,7 @@ public final class BuddyAllocator {
                             }
                         }
                     }
-                }
-                finally {
+                } finally {
                     landings.incrementAndGet();
                     inTransit.decrementAndGet();
                 }
@@ -280,8 +281,7 @@ public final class BuddyAllocator {
                 }
                 index >>>= 1;
             }
-        }
-        finally {
+        } finally {
             landings.incrementAndGet();
             if (moving) {
                 inTransit.decrementAndGet();
@@ -310,8 +310,19 @@ public final class BuddyAllocator {
 
     /** A snapshot of the allocator's state. */
     public MemoryStatistics statistics() {
-        return new MemoryStatistics(capacity, capacity, used.get(), requested.get(), 0, 0, largestFreeBlock(),
-                highWater.get(), live.get(), allocations.sum(), failures.sum(), 1);
+        return new MemoryStatistics(
+                capacity,
+                capacity,
+                used.get(),
+                requested.get(),
+                0,
+                0,
+                largestFreeBlock(),
+                highWater.get(),
+                live.get(),
+                allocations.sum(),
+                failures.sum(),
+                1);
     }
 
     /** Whether nothing is allocated and the whole range is one free block again. */
@@ -329,7 +340,7 @@ public final class BuddyAllocator {
 
     @Override
     public String toString() {
-        return "BuddyAllocator[" + MemoryStatistics.bytes(capacity) + " in blocks of " + MemoryStatistics.bytes(minBlock)
-                + " and up]";
+        return "BuddyAllocator[" + MemoryStatistics.bytes(capacity) + " in blocks of "
+                + MemoryStatistics.bytes(minBlock) + " and up]";
     }
 }

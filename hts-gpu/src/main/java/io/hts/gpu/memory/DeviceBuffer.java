@@ -1,12 +1,11 @@
 package io.hts.gpu.memory;
 
+import io.hts.engine.graph.Releasable;
+import io.hts.gpu.cuda.CudaApi;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-
-import io.hts.engine.graph.Releasable;
-import io.hts.gpu.cuda.CudaApi;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 
@@ -149,8 +148,7 @@ public final class DeviceBuffer implements AutoCloseable, Releasable {
         for (Runnable a : actions) {
             try {
                 a.run();
-            }
-            catch (RuntimeException ex) {
+            } catch (RuntimeException ex) {
                 LoggerFactory.getLogger(DeviceBuffer.class).warn("An action on the release of {} failed", this, ex);
             }
         }
@@ -158,7 +156,7 @@ public final class DeviceBuffer implements AutoCloseable, Releasable {
 
     @Override
     public String toString() {
-        return "DeviceBuffer[cuda:" + device() + " 0x" + Long.toHexString(address) + ", " + MemoryStatistics.bytes(bytes)
-                + (isReleased() ? ", released" : "") + "]";
+        return "DeviceBuffer[cuda:" + device() + " 0x" + Long.toHexString(address) + ", "
+                + MemoryStatistics.bytes(bytes) + (isReleased() ? ", released" : "") + "]";
     }
 }

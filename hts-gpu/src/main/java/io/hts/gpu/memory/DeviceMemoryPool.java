@@ -1,16 +1,15 @@
 package io.hts.gpu.memory;
 
+import io.hts.gpu.cuda.CudaApi;
+import io.hts.gpu.cuda.CudaErrorKind;
+import io.hts.gpu.cuda.CudaException;
+import io.hts.gpu.cuda.EventPool;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-
-import io.hts.gpu.cuda.CudaApi;
-import io.hts.gpu.cuda.CudaErrorKind;
-import io.hts.gpu.cuda.CudaException;
-import io.hts.gpu.cuda.EventPool;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -68,6 +67,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
     private final AtomicLong reserved = new AtomicLong();
     /** Bytes taken from the arenas' buddies (cached blocks included); changed only on cache misses. */
     private final AtomicLong taken = new AtomicLong();
+
     private final AtomicLong highWater = new AtomicLong();
     private final LongAdder failures = new LongAdder();
     /** The device's memory in all, from the driver at construction. */
@@ -77,15 +77,14 @@ public final class DeviceMemoryPool implements AutoCloseable {
      * pool grows or fails to), which bounds what the pool can still reserve whatever its limit.
      */
     private volatile long deviceFree;
+
     private final FreeBlockCache cache;
     private volatile @Nullable String poisoned;
     private volatile boolean closed;
 
-    private record Arena(long base, BuddyAllocator allocator) {
-    }
+    private record Arena(long base, BuddyAllocator allocator) {}
 
-    private record Pending(DeviceBuffer buffer, CudaApi.Event event) {
-    }
+    private record Pending(DeviceBuffer buffer, CudaApi.Event event) {}
 
     /**
      * Creates a pool and reserves its initial arenas.
@@ -110,8 +109,10 @@ public final class DeviceMemoryPool implements AutoCloseable {
                     + " (90 %, the default when unset)");
         }
         this.events = new EventPool(api);
-        this.cache = new FreeBlockCache(Long.numberOfTrailingZeros(settings.arenaBytes() / settings.minimumBlock()),
-                Math.max(settings.minimumBlock(), settings.arenaBytes() / 16), settings.arenaBytes());
+        this.cache = new FreeBlockCache(
+                Long.numberOfTrailingZeros(settings.arenaBytes() / settings.minimumBlock()),
+                Math.max(settings.minimumBlock(), settings.arenaBytes() / 16),
+                settings.arenaBytes());
         // in arenas of powers of two of at least the minimum block: an initial size that is not a multiple
         // of it (90 % of a device's memory, where the maximum caps the initial size) is rounded down to one
         long initial = settings.initialBytes() / settings.minimumBlock() * settings.minimumBlock();
@@ -142,8 +143,11 @@ public final class DeviceMemoryPool implements AutoCloseable {
     public DeviceBuffer allocate(long bytes) {
         DeviceBuffer b = tryAllocate(bytes);
         if (b == null) {
-            throw new MemoryExhaustedException("the memory pool of cuda:" + device + " cannot allocate "
-                    + MemoryStatistics.bytes(bytes) + shortage(bytes), bytes, statistics());
+            throw new MemoryExhaustedException(
+                    "the memory pool of cuda:" + device + " cannot allocate " + MemoryStatistics.bytes(bytes)
+                            + shortage(bytes),
+                    bytes,
+                    statistics());
         }
         return b;
     }
@@ -192,16 +196,19 @@ public final class DeviceMemoryPool implements AutoCloseable {
                     + " processes hold the rest), within the pool's limit of "
                     + MemoryStatistics.bytes(settings.maximumBytes()) + " (hts.gpu.memory-pool.maximum)";
         }
-        return " within its limit of " + MemoryStatistics.bytes(settings.maximumBytes()) + " (hts.gpu.memory-pool.maximum)"
-                + (block > bytes ? "; it takes a block of " + MemoryStatistics.bytes(block) + " (sizes round up to a power"
-                        + " of two)" : "");
+        return " within its limit of " + MemoryStatistics.bytes(settings.maximumBytes())
+                + " (hts.gpu.memory-pool.maximum)"
+                + (block > bytes
+                        ? "; it takes a block of " + MemoryStatistics.bytes(block) + " (sizes round up to a power"
+                                + " of two)"
+                        : "");
     }
 
     private void checkUsable() {
         String p = poisoned;
         if (p != null) {
-            throw new IllegalStateException("the memory pool of cuda:" + device + " is poisoned by " + p
-                    + " and can no longer be used");
+            throw new IllegalStateException(
+                    "the memory pool of cuda:" + device + " is poisoned by " + p + " and can no longer be used");
         }
         if (closed) {
             throw new IllegalStateException("the memory pool of cuda:" + device + " is closed");
@@ -252,8 +259,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
             }
             try {
                 addArena(size);
-            }
-            catch (CudaException ex) {
+            } catch (CudaException ex) {
                 if (ex.kind() == CudaErrorKind.OUT_OF_MEMORY) {
                     refreshDeviceFree();
                     return null; // the device has less free memory than the limit allows
@@ -284,8 +290,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
     public void refreshDeviceFree() {
         try {
             deviceFree = api.memoryInfo()[0];
-        }
-        catch (CudaException ex) {
+        } catch (CudaException ex) {
             deviceFree = 0; // a device that cannot say has nothing to give
         }
     }
@@ -369,8 +374,8 @@ public final class DeviceMemoryPool implements AutoCloseable {
             parts.add(a.allocator().statistics());
         }
         long[] cached = cache.held();
-        return MemoryStatistics.combine(parts, settings.maximumBytes(), pendingBytes.get(), cached,
-                highWater.get(), failures.sum());
+        return MemoryStatistics.combine(
+                parts, settings.maximumBytes(), pendingBytes.get(), cached, highWater.get(), failures.sum());
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.hts.gpu.memory;
 
 import java.util.concurrent.atomic.LongAdder;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -41,8 +40,7 @@ final class FreeBlockCache {
     }
 
     /** A cached block and the base address of its arena. */
-    record Entry(MemoryBlock block, long arenaBase) {
-    }
+    record Entry(MemoryBlock block, long arenaBase) {}
 
     FreeBlockCache(int maxOrder, long maxCachedBytes, long budgetBytes) {
         this.maxCachedBytes = maxCachedBytes;
@@ -71,7 +69,8 @@ final class FreeBlockCache {
     }
 
     /** Takes a cached block of {@code order}, or returns {@code null}. */
-    @Nullable Entry take(int order) {
+    @Nullable
+    Entry take(int order) {
         if (order >= orders[0].length) {
             return null;
         }
@@ -97,7 +96,8 @@ final class FreeBlockCache {
 
     /** Keeps a free block; false when it is too large, its stripe's order is full or the budget is spent. */
     boolean offer(MemoryBlock block, long arenaBase) {
-        if (block.size() > maxCachedBytes || block.order() >= orders[0].length
+        if (block.size() > maxCachedBytes
+                || block.order() >= orders[0].length
                 || held.sum() + block.size() > budgetBytes) {
             return false;
         }

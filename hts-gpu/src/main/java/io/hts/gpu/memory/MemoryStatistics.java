@@ -20,8 +20,19 @@ import java.util.Locale;
  * @param failures allocations refused for lack of memory
  * @param arenas the number of arenas (address ranges) managed
  */
-public record MemoryStatistics(long capacity, long limit, long used, long requested, long pendingFree,
-        long cachedFree, long largestFreeBlock, long highWaterMark, long liveBlocks, long allocations, long failures, int arenas) {
+public record MemoryStatistics(
+        long capacity,
+        long limit,
+        long used,
+        long requested,
+        long pendingFree,
+        long cachedFree,
+        long largestFreeBlock,
+        long highWaterMark,
+        long liveBlocks,
+        long allocations,
+        long failures,
+        int arenas) {
 
     /** Bytes that can be allocated now, in any block sizes, without growing. */
     public long free() {
@@ -49,8 +60,13 @@ public record MemoryStatistics(long capacity, long limit, long used, long reques
      * Sums snapshots of several arenas (a pool's), with the pool's limit, pending bytes and cached
      * blocks ({bytes, largest, count, requested}: free to the pool though allocated in the arenas).
      */
-    static MemoryStatistics combine(Iterable<MemoryStatistics> parts, long limit, long pendingFree, long[] cached,
-            long highWaterMark, long failures) {
+    static MemoryStatistics combine(
+            Iterable<MemoryStatistics> parts,
+            long limit,
+            long pendingFree,
+            long[] cached,
+            long highWaterMark,
+            long failures) {
         long cachedFree = cached[0];
         long capacity = 0;
         long used = 0;
@@ -68,17 +84,41 @@ public record MemoryStatistics(long capacity, long limit, long used, long reques
             allocations += s.allocations;
             arenas += s.arenas;
         }
-        return new MemoryStatistics(capacity, limit, used - pendingFree - cachedFree, requested - cached[3], pendingFree,
-                cachedFree, largest, highWaterMark, live - cached[2], allocations, failures, arenas);
+        return new MemoryStatistics(
+                capacity,
+                limit,
+                used - pendingFree - cachedFree,
+                requested - cached[3],
+                pendingFree,
+                cachedFree,
+                largest,
+                highWaterMark,
+                live - cached[2],
+                allocations,
+                failures,
+                arenas);
     }
 
     @Override
     public String toString() {
-        return String.format(Locale.ROOT, "used %s of %s (limit %s, %d arenas), pending free %s, cached free %s,"
-                + " largest free block %s, high water %s, %d live blocks, %d allocations, %d failures, fragmentation"
-                + " internal %.1f%% external %.1f%%", bytes(used), bytes(capacity), bytes(limit), arenas,
-                bytes(pendingFree), bytes(cachedFree), bytes(largestFreeBlock), bytes(highWaterMark), liveBlocks, allocations, failures,
-                100 * internalFragmentation(), 100 * externalFragmentation());
+        return String.format(
+                Locale.ROOT,
+                "used %s of %s (limit %s, %d arenas), pending free %s, cached free %s,"
+                        + " largest free block %s, high water %s, %d live blocks, %d allocations, %d failures, fragmentation"
+                        + " internal %.1f%% external %.1f%%",
+                bytes(used),
+                bytes(capacity),
+                bytes(limit),
+                arenas,
+                bytes(pendingFree),
+                bytes(cachedFree),
+                bytes(largestFreeBlock),
+                bytes(highWaterMark),
+                liveBlocks,
+                allocations,
+                failures,
+                100 * internalFragmentation(),
+                100 * externalFragmentation());
     }
 
     /** Bytes in the largest binary unit that keeps the number at least 1 (B, KiB, MiB, GiB, TiB). */

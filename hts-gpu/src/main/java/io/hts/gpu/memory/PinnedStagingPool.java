@@ -1,9 +1,8 @@
 package io.hts.gpu.memory;
 
+import io.hts.gpu.cuda.CudaApi;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-
-import io.hts.gpu.cuda.CudaApi;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,8 +29,7 @@ public final class PinnedStagingPool implements AutoCloseable {
      * @param buffer the host memory (native byte order)
      * @param block its block in the arena, or {@code null} when pinned on its own
      */
-    public record Staging(ByteBuffer buffer, @Nullable MemoryBlock block) {
-    }
+    public record Staging(ByteBuffer buffer, @Nullable MemoryBlock block) {}
 
     /**
      * Pins the arena.
@@ -56,15 +54,18 @@ public final class PinnedStagingPool implements AutoCloseable {
             throw new IllegalStateException("the pinned staging pool is closed");
         }
         if (bytes > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("a staging buffer holds at most 2 GiB, asked for " + bytes
-                    + " bytes; copy in parts");
+            throw new IllegalArgumentException(
+                    "a staging buffer holds at most 2 GiB, asked for " + bytes + " bytes; copy in parts");
         }
         MemoryBlock block = allocator.tryAllocate(bytes);
         if (block == null) {
             return new Staging(api.allocatePinned(bytes), null);
         }
-        ByteBuffer view = arena.duplicate().position((int) block.offset()).limit((int) (block.offset() + bytes))
-                .slice().order(ByteOrder.nativeOrder());
+        ByteBuffer view = arena.duplicate()
+                .position((int) block.offset())
+                .limit((int) (block.offset() + bytes))
+                .slice()
+                .order(ByteOrder.nativeOrder());
         return new Staging(view, block);
     }
 
@@ -77,8 +78,7 @@ public final class PinnedStagingPool implements AutoCloseable {
         MemoryBlock b = staging.block();
         if (b == null) {
             api.freePinned(staging.buffer());
-        }
-        else {
+        } else {
             allocator.free(b);
         }
     }

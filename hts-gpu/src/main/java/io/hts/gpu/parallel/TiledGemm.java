@@ -1,9 +1,5 @@
 package io.hts.gpu.parallel;
 
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
-
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskBuilder;
 import io.hts.engine.graph.TaskGraph;
@@ -11,6 +7,9 @@ import io.hts.engine.graph.TaskGroup;
 import io.hts.gpu.blas.Blas;
 import io.hts.gpu.exec.GpuContext;
 import io.hts.gpu.memory.DeviceBuffer;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * {@code C = A B} for matrices in host memory, as GPU tasks whose copies overlap with compute:
@@ -83,9 +82,9 @@ public final class TiledGemm {
     public TiledGemm tiles(int tiles) {
         int most = m / Math.max(1, devices.length);
         if (tiles < 1 || tiles > most) {
-            throw new IllegalArgumentException("a GEMM of " + m + " rows" + (devices.length > 1 ? " over "
-                    + devices.length + " GPUs" : "") + " splits into 1 to " + most + " bands" + (devices.length > 1
-                            ? " per GPU" : "") + "; asked for " + tiles);
+            throw new IllegalArgumentException("a GEMM of " + m + " rows"
+                    + (devices.length > 1 ? " over " + devices.length + " GPUs" : "") + " splits into 1 to " + most
+                    + " bands" + (devices.length > 1 ? " per GPU" : "") + "; asked for " + tiles);
         }
         return new TiledGemm(precision, m, n, k, tiles, devices);
     }
@@ -100,14 +99,15 @@ public final class TiledGemm {
      * @return a plan over those devices
      */
     public TiledGemm devices(int... ordinals) {
-        if (ordinals.length == 0 || java.util.Arrays.stream(ordinals).distinct().count() != ordinals.length
+        if (ordinals.length == 0
+                || java.util.Arrays.stream(ordinals).distinct().count() != ordinals.length
                 || java.util.Arrays.stream(ordinals).anyMatch(o -> o < 0)) {
             throw new IllegalArgumentException("devices must be distinct CUDA ordinals of 0 or more, at least one;"
                     + " got " + java.util.Arrays.toString(ordinals));
         }
         if (ordinals.length > m) {
-            throw new IllegalArgumentException("a GEMM of " + m + " rows cannot be split over " + ordinals.length
-                    + " GPUs");
+            throw new IllegalArgumentException(
+                    "a GEMM of " + m + " rows cannot be split over " + ordinals.length + " GPUs");
         }
         return new TiledGemm(precision, m, n, k, Math.min(tiles, m / ordinals.length), ordinals.clone());
     }
@@ -191,8 +191,8 @@ public final class TiledGemm {
 
     private static ByteBuffer region(String matrix, ByteBuffer buffer, long bytes) {
         if (!buffer.isDirect()) {
-            throw new IllegalArgumentException("matrix " + matrix + " must be in a direct (ideally pinned) buffer;"
-                    + " got a heap buffer");
+            throw new IllegalArgumentException(
+                    "matrix " + matrix + " must be in a direct (ideally pinned) buffer;" + " got a heap buffer");
         }
         if (bytes > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("matrix " + matrix + " is " + bytes + " bytes; a host buffer holds at"

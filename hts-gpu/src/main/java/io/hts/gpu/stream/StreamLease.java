@@ -9,5 +9,4 @@ import io.hts.gpu.cuda.CudaApi;
  * @param lane the stream's index in its manager, the task's lane in events and traces
  * @param stream the CUDA stream
  */
-public record StreamLease(int lane, CudaApi.Stream stream) {
-}
+public record StreamLease(int lane, CudaApi.Stream stream) {}

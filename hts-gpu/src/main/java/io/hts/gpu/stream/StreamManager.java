@@ -1,12 +1,11 @@
 package io.hts.gpu.stream;
 
-import java.util.ArrayList;
-import java.util.BitSet;
-import java.util.List;
-
 import io.hts.gpu.cuda.CudaApi;
 import io.hts.gpu.cuda.CudaException;
 import io.hts.gpu.cuda.EventPool;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,6 +26,7 @@ public final class StreamManager implements AutoCloseable {
     private final EventPool events;
     /** Carries completion callbacks, each after its task's event, so that no task's stream waits for one. */
     private final CudaApi.Stream callbacks;
+
     private boolean closed;
 
     /**
@@ -143,8 +143,7 @@ public final class StreamManager implements AutoCloseable {
             try {
                 api.synchronize(stream);
                 api.destroyStream(stream);
-            }
-            catch (CudaException ignored) {
+            } catch (CudaException ignored) {
                 // a poisoned context fails every call; its streams go with it
             }
         }

@@ -1,23 +1,9 @@
 package io.hts.gpu.adversarial;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+import static org.awaitility.Awaitility.await;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -40,14 +26,27 @@ import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.exec.MultiGpuBackend;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.support.SimulatedCuda;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.fail;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Attacks on the caller of {@code Scheduler.execute} launching its first GPU root itself
@@ -79,14 +78,14 @@ class CallerLaunchAttackTests {
     private static Object outcome(Scheduler s, TaskGraph g) {
         try {
             return s.execute(g);
-        }
-        catch (GraphRunException ex) {
+        } catch (GraphRunException ex) {
             return ex;
         }
     }
 
     private static void assertAllFinal(GraphRun run) {
-        assertThat(run.states().values()).as("every task of %s in one final state", run)
+        assertThat(run.states().values())
+                .as("every task of %s in one final state", run)
                 .allSatisfy(st -> assertThat(st).isIn(TaskState.SUCCEEDED, TaskState.FAILED, TaskState.CANCELLED));
     }
 
@@ -117,22 +116,20 @@ class CallerLaunchAttackTests {
                 long t0 = System.nanoTime();
                 try {
                     r = f.get(3, TimeUnit.SECONDS);
-                }
-                catch (TimeoutException ex) {
+                } catch (TimeoutException ex) {
                     r = "execute() still blocked after 3 s although the task's 100 ms time limit passed";
-                }
-                finally {
+                } finally {
                     release.countDown();
                 }
                 f.get(10, TimeUnit.SECONDS);
                 long ms = (System.nanoTime() - t0) / 1_000_000;
                 sawCaller |= ranOn.get() != null && ranOn.get().getName().startsWith("caller-");
-                assertThat(r).as("round %d (body on %s, %d ms)", i, ranOn.get(), ms)
+                assertThat(r)
+                        .as("round %d (body on %s, %d ms)", i, ranOn.get(), ms)
                         .isInstanceOf(GraphRunException.class);
             }
             assertThat(sawCaller).as("a timed root's body ran on its caller").isFalse();
-        }
-        finally {
+        } finally {
             callers.shutdownNow();
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> cuda.allocatedBytes() == 0);
@@ -148,10 +145,10 @@ class CallerLaunchAttackTests {
                 g.task("hang").timeout(Duration.ofMillis(100)).gpu(ctx -> release.await(5, TimeUnit.SECONDS));
                 GraphRun run = s.submit(g);
                 try {
-                    assertThatThrownBy(() -> run.await(Duration.ofSeconds(3))).isInstanceOf(GraphRunException.class)
+                    assertThatThrownBy(() -> run.await(Duration.ofSeconds(3)))
+                            .isInstanceOf(GraphRunException.class)
                             .hasMessageContaining("time limit");
-                }
-                finally {
+                } finally {
                     release.countDown();
                 }
             }
@@ -203,8 +200,8 @@ class CallerLaunchAttackTests {
                 Task<float[]> o = outer.task("outer").gpu(ctx -> {
                     float[] r = (execute ? sb.execute(inner) : sb.submit(inner).await()).result(in);
                     if (two.currentDevice() != 0) {
-                        wrong.add("outer-" + v + " on " + Thread.currentThread().getName() + " after the nested execute: "
-                                + "device " + two.currentDevice());
+                        wrong.add("outer-" + v + " on " + Thread.currentThread().getName()
+                                + " after the nested execute: " + "device " + two.currentDevice());
                     }
                     GpuContext c = ctx.unwrap(GpuContext.class);
                     DeviceBuffer buf = c.scratch(4 * N);
@@ -213,7 +210,8 @@ class CallerLaunchAttackTests {
                 });
                 Task<float[]> next = outer.task("next").after(o).gpu(ctx -> {
                     if (two.currentDevice() != 0) {
-                        wrong.add("next-" + v + " on " + Thread.currentThread().getName() + ": device " + two.currentDevice());
+                        wrong.add("next-" + v + " on " + Thread.currentThread().getName() + ": device "
+                                + two.currentDevice());
                     }
                     GpuContext c = ctx.unwrap(GpuContext.class);
                     DeviceBuffer buf = c.scratch(4 * N);
@@ -224,7 +222,9 @@ class CallerLaunchAttackTests {
                 assertThat(run.result(next)).containsOnly((v + 1) * 2);
             }
         }
-        assertThat(wrong).as("bodies of device 0 that ran under another device's context").isEmpty();
+        assertThat(wrong)
+                .as("bodies of device 0 that ran under another device's context")
+                .isEmpty();
     }
 
     /**
@@ -259,8 +259,8 @@ class CallerLaunchAttackTests {
                 return 1;
             });
             TaskGraph outer = TaskGraph.named("outer");
-            Task<Integer> o = outer.task("outer").gpu(ctx -> (execute ? sb.execute(inner) : sb.submit(inner).await())
-                    .result(in));
+            Task<Integer> o = outer.task("outer")
+                    .gpu(ctx -> (execute ? sb.execute(inner) : sb.submit(inner).await()).result(in));
             assertThat(sa.submit(outer).await().result(o)).isEqualTo(1); // on device 0's launcher
             // now eight tasks in flight at once on device 0
             two.autoRun(false);
@@ -282,7 +282,8 @@ class CallerLaunchAttackTests {
             });
             two.autoRun(true);
             Object r = outcome(sa, wide);
-            assertThat(run.status()).as("%s: %s", run, r instanceof GraphRunException ex ? ex.getMessage() : "")
+            assertThat(run.status())
+                    .as("%s: %s", run, r instanceof GraphRunException ex ? ex.getMessage() : "")
                     .isEqualTo(RunStatus.SUCCEEDED);
             for (int k = 0; k < 8; k++) {
                 assertThat(run.result(outs.get(k))).containsOnly((float) k);
@@ -304,7 +305,10 @@ class CallerLaunchAttackTests {
     void scopesApplyOnTheCallerAndTheCallersContextIsGivenBack() throws Exception {
         List<String> opened = new CopyOnWriteArrayList<>();
         List<String> closedOn = new CopyOnWriteArrayList<>();
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(backend()).logContext(true)
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(backend())
+                .logContext(true)
                 .taskScope((run, graph, task) -> {
                     Thread opener = Thread.currentThread();
                     String before = CONTEXT.get();
@@ -314,7 +318,8 @@ class CallerLaunchAttackTests {
                         closedOn.add(Thread.currentThread() == opener ? "same" : "other");
                         CONTEXT.set(before);
                     };
-                }).build()) {
+                })
+                .build()) {
             int onCaller = 0;
             for (int i = 0; i < TRIES && onCaller < 10; i++) {
                 AtomicReference<Thread> ranOn = new AtomicReference<>();
@@ -328,9 +333,10 @@ class CallerLaunchAttackTests {
                 CONTEXT.set("callers-own");
                 try {
                     s.execute(g);
-                    assertThat(CONTEXT.get()).as("the caller's context is given back").isEqualTo("callers-own");
-                }
-                finally {
+                    assertThat(CONTEXT.get())
+                            .as("the caller's context is given back")
+                            .isEqualTo("callers-own");
+                } finally {
                     CONTEXT.remove();
                 }
                 assertThat(seen.get()).as("the body runs in its task's scope").isEqualTo("t" + i);
@@ -347,7 +353,9 @@ class CallerLaunchAttackTests {
     @Test
     void listenersThatThrowOrInterruptOnTheCallerDisturbNothing() throws Exception {
         AtomicInteger seen = new AtomicInteger();
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(backend())
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(backend())
                 .listener(e -> {
                     seen.incrementAndGet();
                     throw new IllegalStateException("listener throws on " + e.type());
@@ -368,7 +376,9 @@ class CallerLaunchAttackTests {
                 });
                 g.task("after").after(t).cpu(ctx -> 1);
                 GraphRun run = s.execute(g);
-                assertThat(Thread.interrupted()).as("a listener's flag is not left on the caller").isFalse();
+                assertThat(Thread.interrupted())
+                        .as("a listener's flag is not left on the caller")
+                        .isFalse();
                 assertThat(bodySawFlag).isFalse();
                 assertThat(run.result(t)).isTrue();
                 onCaller += onCaller(ranOn) ? 1 : 0;
@@ -402,9 +412,10 @@ class CallerLaunchAttackTests {
                 GraphRun run;
                 try {
                     run = s.execute(g);
-                }
-                finally {
-                    assertThat(Thread.interrupted()).as("the caller's own flag is given back").isTrue();
+                } finally {
+                    assertThat(Thread.interrupted())
+                            .as("the caller's own flag is given back")
+                            .isTrue();
                 }
                 assertThat(run.result(t)).isTrue();
                 onCaller += onCaller(ranOn) ? 1 : 0;
@@ -434,7 +445,9 @@ class CallerLaunchAttackTests {
                     assertThat(ex.failures()).extracting(f -> f.taskName()).containsExactly("t");
                     assertThat(ex.cancelled()).containsExactly("after");
                 });
-                assertThat(Thread.interrupted()).as("the body's flag is not the caller's").isFalse();
+                assertThat(Thread.interrupted())
+                        .as("the body's flag is not the caller's")
+                        .isFalse();
                 onCaller += onCaller(ranOn) ? 1 : 0;
             }
             assertThat(onCaller).isPositive();
@@ -449,7 +462,9 @@ class CallerLaunchAttackTests {
     void aBodyOnTheCallerThatClosesTheSchedulerEndsItsRunAndTheSchedulerTerminates() throws Exception {
         for (int i = 0; i < 30; i++) {
             SimulatedCuda c = new SimulatedCuda(64 * MIB);
-            Scheduler s = Scheduler.builder().threads(2).gpuBackend(new GpuBackend(c, c.deviceInfo(0), parking(2), false))
+            Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .gpuBackend(new GpuBackend(c, c.deviceInfo(0), parking(2), false))
                     .build();
             AtomicReference<Thread> ranOn = new AtomicReference<>();
             TaskGraph g = TaskGraph.named("closer-" + i);
@@ -470,8 +485,7 @@ class CallerLaunchAttackTests {
                 assertThat(run.result(cpuAfter)).isEqualTo(2);
                 assertThat(s.awaitTermination(Duration.ofSeconds(10))).isTrue();
                 assertThat(c.allocatedBytes()).isZero();
-            }
-            finally {
+            } finally {
                 one.shutdownNow();
                 s.shutdownNow();
             }
@@ -486,7 +500,9 @@ class CallerLaunchAttackTests {
             int onCaller = 0;
             for (int i = 0; i < 60 && onCaller < 5; i++) {
                 SimulatedCuda c = new SimulatedCuda(64 * MIB);
-                Scheduler s = Scheduler.builder().threads(2).gpuBackend(new GpuBackend(c, c.deviceInfo(0), parking(2), false))
+                Scheduler s = Scheduler.builder()
+                        .threads(2)
+                        .gpuBackend(new GpuBackend(c, c.deviceInfo(0), parking(2), false))
                         .build();
                 CountDownLatch inBody = new CountDownLatch(1);
                 CountDownLatch shut = new CountDownLatch(1);
@@ -512,8 +528,7 @@ class CallerLaunchAttackTests {
                 killer.get(20, TimeUnit.SECONDS);
                 if (r instanceof GraphRun run) {
                     assertAllFinal(run);
-                }
-                else {
+                } else {
                     assertThat(((GraphRunException) r).status()).isEqualTo(RunStatus.CANCELLED);
                 }
                 assertThat(s.isTerminated()).isTrue();
@@ -521,8 +536,7 @@ class CallerLaunchAttackTests {
                 onCaller += onCaller(ranOn) ? 1 : 0;
             }
             assertThat(onCaller).isPositive();
-        }
-        finally {
+        } finally {
             other.shutdownNow();
         }
     }
@@ -540,8 +554,10 @@ class CallerLaunchAttackTests {
         int onCaller = 0;
         for (int round = 0; round < 60 && onCaller < 5; round++) {
             SimulatedCuda c = new SimulatedCuda(64 * MIB);
-            try (Scheduler s = Scheduler.builder().threads(2)
-                    .gpuBackend(new GpuBackend(c, c.deviceInfo(0), parking(2), false)).build()) {
+            try (Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .gpuBackend(new GpuBackend(c, c.deviceInfo(0), parking(2), false))
+                    .build()) {
                 c.autoRun(false);
                 TaskGraph o = TaskGraph.named("other-" + round);
                 CountDownLatch otherLaunched = new CountDownLatch(1);
@@ -579,8 +595,7 @@ class CallerLaunchAttackTests {
                     Object[] pair;
                     try {
                         pair = (Object[]) f.get(10, TimeUnit.SECONDS);
-                    }
-                    finally {
+                    } finally {
                         c.autoRun(true);
                     }
                     r = pair[0];
@@ -588,8 +603,7 @@ class CallerLaunchAttackTests {
                         other.future().handle((x, e) -> x).get(10, TimeUnit.SECONDS);
                         continue;
                     }
-                }
-                finally {
+                } finally {
                     one.shutdownNow();
                 }
                 onCaller++;
@@ -615,8 +629,10 @@ class CallerLaunchAttackTests {
         int onCaller = 0;
         for (int round = 0; round < 40 && onCaller < 5; round++) {
             SimulatedCuda c = new SimulatedCuda(64 * MIB);
-            try (Scheduler s = Scheduler.builder().threads(2)
-                    .gpuBackend(new GpuBackend(c, c.deviceInfo(0), parking(2), false)).build()) {
+            try (Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .gpuBackend(new GpuBackend(c, c.deviceInfo(0), parking(2), false))
+                    .build()) {
                 AtomicReference<Thread> ranOn = new AtomicReference<>();
                 TaskGraph g = TaskGraph.named("sticky-late-" + round);
                 Task<float[]> bad = g.task("bad").gpu(ctx -> {
@@ -646,7 +662,11 @@ class CallerLaunchAttackTests {
     @Test
     void retriesOfAGpuRootTheCallerLaunchedEndWithTheRightResult() throws Exception {
         Finals finals = new Finals();
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(backend()).listener(finals).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(backend())
+                .listener(finals)
+                .build()) {
             int onCaller = 0;
             for (int i = 0; i < TRIES && onCaller < 10; i++) {
                 AtomicReference<Thread> first = new AtomicReference<>();
@@ -684,11 +704,18 @@ class CallerLaunchAttackTests {
      */
     @Test
     void aBreakerThatOpensAndHalfOpensUnderCallerLaunchesLosesNoPermit() throws Exception {
-        CircuitBreaker breaker = CircuitBreaker.of("gpu", CircuitBreakerConfig.custom().slidingWindowSize(4)
-                .minimumNumberOfCalls(4).failureRateThreshold(50).waitDurationInOpenState(Duration.ofMillis(20))
-                .automaticTransitionFromOpenToHalfOpenEnabled(true) // as HtsResilience builds it
-                .permittedNumberOfCallsInHalfOpenState(1).build());
-        DeviceBackend guarded = new CircuitBreakingBackend(backend(), breaker, null, CircuitBreakingBackend.WhenOpen.FAIL);
+        CircuitBreaker breaker = CircuitBreaker.of(
+                "gpu",
+                CircuitBreakerConfig.custom()
+                        .slidingWindowSize(4)
+                        .minimumNumberOfCalls(4)
+                        .failureRateThreshold(50)
+                        .waitDurationInOpenState(Duration.ofMillis(20))
+                        .automaticTransitionFromOpenToHalfOpenEnabled(true) // as HtsResilience builds it
+                        .permittedNumberOfCallsInHalfOpenState(1)
+                        .build());
+        DeviceBackend guarded =
+                new CircuitBreakingBackend(backend(), breaker, null, CircuitBreakingBackend.WhenOpen.FAIL);
         ExecutorService callers = Executors.newFixedThreadPool(3);
         AtomicBoolean failing = new AtomicBoolean(true);
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(guarded).build()) {
@@ -709,8 +736,7 @@ class CallerLaunchAttackTests {
                                 }
                                 return 1;
                             });
-                        }
-                        else {
+                        } else {
                             t = g.task("t").gpu(ctx -> {
                                 if (fail) {
                                     throw new IllegalStateException("gpu fails");
@@ -721,8 +747,7 @@ class CallerLaunchAttackTests {
                         Object o = outcome(s, g);
                         if (o instanceof GraphRun run) {
                             assertThat(run.result(t)).isEqualTo(1);
-                        }
-                        else {
+                        } else {
                             assertThat(((GraphRunException) o).status()).isEqualTo(RunStatus.FAILED);
                         }
                     }
@@ -740,18 +765,19 @@ class CallerLaunchAttackTests {
                     Task<String> t = g.task("t").gpu(ctx -> "gpu");
                     Object o = outcome(s, g);
                     last.set(o);
-                    return o instanceof GraphRun run && "gpu".equals(run.result(t))
+                    return o instanceof GraphRun run
+                            && "gpu".equals(run.result(t))
                             && breaker.getState() == CircuitBreaker.State.CLOSED;
                 });
+            } catch (org.awaitility.core.ConditionTimeoutException ex) {
+                fail(
+                        "the breaker never closed again: " + breaker.getState() + ", buffered "
+                                + breaker.getMetrics().getNumberOfBufferedCalls() + ", not permitted "
+                                + breaker.getMetrics().getNumberOfNotPermittedCalls() + ", waiting "
+                                + ((CircuitBreakingBackend) guarded).waiting() + "; last heal run: " + last.get(),
+                        ex);
             }
-            catch (org.awaitility.core.ConditionTimeoutException ex) {
-                fail("the breaker never closed again: " + breaker.getState() + ", buffered "
-                        + breaker.getMetrics().getNumberOfBufferedCalls() + ", not permitted "
-                        + breaker.getMetrics().getNumberOfNotPermittedCalls() + ", waiting "
-                        + ((CircuitBreakingBackend) guarded).waiting() + "; last heal run: " + last.get(), ex);
-            }
-        }
-        finally {
+        } finally {
             callers.shutdownNow();
         }
         assertThat(cuda.allocatedBytes()).isZero();
@@ -764,18 +790,32 @@ class CallerLaunchAttackTests {
      */
     @Test
     void aBreakerWithABulkheadUnderCancelsAndCallerLaunchesLosesNoPermit() throws Exception {
-        CircuitBreaker breaker = CircuitBreaker.of("gpu", CircuitBreakerConfig.custom().slidingWindowSize(10)
-                .minimumNumberOfCalls(10).failureRateThreshold(90).waitDurationInOpenState(Duration.ofMillis(10))
-                .automaticTransitionFromOpenToHalfOpenEnabled(true).permittedNumberOfCallsInHalfOpenState(2).build());
-        io.github.resilience4j.bulkhead.Bulkhead bulkhead = io.github.resilience4j.bulkhead.Bulkhead.of("gpu",
-                io.github.resilience4j.bulkhead.BulkheadConfig.custom().maxConcurrentCalls(2)
-                        .maxWaitDuration(Duration.ZERO).build());
-        CircuitBreakingBackend guarded = new CircuitBreakingBackend(backend(), breaker, bulkhead,
-                CircuitBreakingBackend.WhenOpen.WAIT);
+        CircuitBreaker breaker = CircuitBreaker.of(
+                "gpu",
+                CircuitBreakerConfig.custom()
+                        .slidingWindowSize(10)
+                        .minimumNumberOfCalls(10)
+                        .failureRateThreshold(90)
+                        .waitDurationInOpenState(Duration.ofMillis(10))
+                        .automaticTransitionFromOpenToHalfOpenEnabled(true)
+                        .permittedNumberOfCallsInHalfOpenState(2)
+                        .build());
+        io.github.resilience4j.bulkhead.Bulkhead bulkhead = io.github.resilience4j.bulkhead.Bulkhead.of(
+                "gpu",
+                io.github.resilience4j.bulkhead.BulkheadConfig.custom()
+                        .maxConcurrentCalls(2)
+                        .maxWaitDuration(Duration.ZERO)
+                        .build());
+        CircuitBreakingBackend guarded =
+                new CircuitBreakingBackend(backend(), breaker, bulkhead, CircuitBreakingBackend.WhenOpen.WAIT);
         Finals finals = new Finals();
         ExecutorService callers = Executors.newFixedThreadPool(4);
         ExecutorService cancellers = Executors.newSingleThreadExecutor();
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(guarded).listener(finals).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(guarded)
+                .listener(finals)
+                .build()) {
             List<Future<Integer>> all = new ArrayList<>();
             for (int c = 0; c < 4; c++) {
                 int caller = c;
@@ -795,8 +835,9 @@ class CallerLaunchAttackTests {
                             return b;
                         });
                         Task<Integer> y = g.task("y").bodies(ctx -> 1, ctx -> 1);
-                        Task<float[]> back = g.task("back").after(x, y).gpu(ctx ->
-                                ctx.unwrap(GpuContext.class).download(ctx.input(x), new float[N]));
+                        Task<float[]> back = g.task("back")
+                                .after(x, y)
+                                .gpu(ctx -> ctx.unwrap(GpuContext.class).download(ctx.input(x), new float[N]));
                         boolean cancel = r.nextInt(4) == 0;
                         if (cancel) {
                             int spins = r.nextInt(10_000);
@@ -804,7 +845,8 @@ class CallerLaunchAttackTests {
                                 for (int k = spins; k > 0; k--) {
                                     Thread.onSpinWait();
                                 }
-                                s.activeRuns().stream().filter(a -> a.graph().name().equals(g.name()))
+                                s.activeRuns().stream()
+                                        .filter(a -> a.graph().name().equals(g.name()))
                                         .forEach(GraphRun::cancel);
                             });
                         }
@@ -812,10 +854,11 @@ class CallerLaunchAttackTests {
                         if (o instanceof GraphRun run) {
                             assertThat(fail).isFalse();
                             assertThat(run.result(back)).containsOnly(v);
-                        }
-                        else {
+                        } else {
                             GraphRunException ex = (GraphRunException) o;
-                            assertThat(ex.status() == RunStatus.FAILED ? fail : cancel).as(ex.getMessage()).isTrue();
+                            assertThat(ex.status() == RunStatus.FAILED ? fail : cancel)
+                                    .as(ex.getMessage())
+                                    .isTrue();
                         }
                     }
                     return 0;
@@ -827,8 +870,7 @@ class CallerLaunchAttackTests {
             await().atMost(Duration.ofSeconds(10)).until(() -> s.activeRuns().isEmpty());
             assertThat(bulkhead.getMetrics().getAvailableConcurrentCalls()).isEqualTo(2);
             assertThat(guarded.waiting()).isZero();
-        }
-        finally {
+        } finally {
             callers.shutdownNow();
             cancellers.shutdownNow();
         }
@@ -845,13 +887,17 @@ class CallerLaunchAttackTests {
     @Test
     void twoDevicesPinnedRootsConcurrentCallersAndCancels() throws Exception {
         SimulatedCuda two = new SimulatedCuda(256 * MIB).withDevices(2);
-        MultiGpuBackend gpus = new MultiGpuBackend(List.of(new GpuBackend(two, two.deviceInfo(0), parking(2), false),
-                new GpuBackend(two, two.deviceInfo(1), parking(2), false)), two);
+        MultiGpuBackend gpus = new MultiGpuBackend(
+                List.of(
+                        new GpuBackend(two, two.deviceInfo(0), parking(2), false),
+                        new GpuBackend(two, two.deviceInfo(1), parking(2), false)),
+                two);
         Finals finals = new Finals();
         Set<String> threads = ConcurrentHashMap.newKeySet();
         ExecutorService callers = Executors.newFixedThreadPool(4, r -> new Thread(r, "caller-multi"));
         ExecutorService cancellers = Executors.newSingleThreadExecutor();
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpus).listener(finals).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(2).gpuBackend(gpus).listener(finals).build()) {
             List<Future<Integer>> all = new ArrayList<>();
             for (int c = 0; c < 4; c++) {
                 int caller = c;
@@ -875,12 +921,14 @@ class CallerLaunchAttackTests {
                             gc.kernels().fill(N, v, b);
                             return b;
                         });
-                        Task<DeviceBuffer> y = g.task("y").onGpu(1 - Math.max(pin, 0)).gpu(ctx -> {
-                            GpuContext gc = ctx.unwrap(GpuContext.class);
-                            DeviceBuffer b = gc.allocate(4 * N);
-                            gc.kernels().fill(N, 1f, b);
-                            return b;
-                        });
+                        Task<DeviceBuffer> y = g.task("y")
+                                .onGpu(1 - Math.max(pin, 0))
+                                .gpu(ctx -> {
+                                    GpuContext gc = ctx.unwrap(GpuContext.class);
+                                    DeviceBuffer b = gc.allocate(4 * N);
+                                    gc.kernels().fill(N, 1f, b);
+                                    return b;
+                                });
                         Task<Object> twice = g.task("twice").after(x).gpu(ctx -> {
                             GpuContext gc = ctx.unwrap(GpuContext.class);
                             gc.kernels().scale(N, 2f, gc.onThisDevice(ctx.input(x)));
@@ -897,7 +945,8 @@ class CallerLaunchAttackTests {
                                 for (int k = spins; k > 0; k--) {
                                     Thread.onSpinWait();
                                 }
-                                s.activeRuns().stream().filter(a -> a.graph().name().equals(g.name()))
+                                s.activeRuns().stream()
+                                        .filter(a -> a.graph().name().equals(g.name()))
                                         .forEach(GraphRun::cancel);
                             });
                         }
@@ -907,9 +956,9 @@ class CallerLaunchAttackTests {
                             if (pin < 0 || !cancel) {
                                 assertThat(res).as(g.name()).containsOnly(2 * v);
                             }
-                        }
-                        else {
-                            assertThat(((GraphRunException) o).status()).as(((GraphRunException) o).getMessage())
+                        } else {
+                            assertThat(((GraphRunException) o).status())
+                                    .as(((GraphRunException) o).getMessage())
                                     .isEqualTo(RunStatus.CANCELLED);
                         }
                     }
@@ -920,8 +969,7 @@ class CallerLaunchAttackTests {
                 f.get(90, TimeUnit.SECONDS);
             }
             await().atMost(Duration.ofSeconds(10)).until(() -> s.activeRuns().isEmpty());
-        }
-        finally {
+        } finally {
             callers.shutdownNow();
             cancellers.shutdownNow();
         }
@@ -941,7 +989,11 @@ class CallerLaunchAttackTests {
     void resourcesOfKeptRootsComeBackUnderCancels() throws Exception {
         ExecutorService callers = Executors.newFixedThreadPool(4);
         ExecutorService cancellers = Executors.newSingleThreadExecutor();
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(backend()).resource("slot", 2).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(backend())
+                .resource("slot", 2)
+                .build()) {
             List<Future<Integer>> all = new ArrayList<>();
             for (int c = 0; c < 4; c++) {
                 int caller = c;
@@ -963,12 +1015,12 @@ class CallerLaunchAttackTests {
                                 for (int k = spins; k > 0; k--) {
                                     Thread.onSpinWait();
                                 }
-                                s.activeRuns().stream().filter(x -> x.graph().name().equals(g.name()))
+                                s.activeRuns().stream()
+                                        .filter(x -> x.graph().name().equals(g.name()))
                                         .forEach(x -> {
                                             if (whole) {
                                                 x.cancel();
-                                            }
-                                            else {
+                                            } else {
                                                 x.cancel(a);
                                             }
                                         });
@@ -985,8 +1037,7 @@ class CallerLaunchAttackTests {
             await().atMost(Duration.ofSeconds(10)).until(() -> s.activeRuns().isEmpty());
             assertThat(s.resources().available("slot")).isEqualTo(2);
             assertThat(s.resources().waiting()).isZero();
-        }
-        finally {
+        } finally {
             callers.shutdownNow();
             cancellers.shutdownNow();
         }
@@ -1011,7 +1062,8 @@ class CallerLaunchAttackTests {
                     return c.download(b, new float[N]);
                 });
                 TaskGraph outer = TaskGraph.named("outer-" + i);
-                Task<float[]> o = outer.task("o").cpu(ctx -> i0(ctx.execute(inner).result(in)));
+                Task<float[]> o =
+                        outer.task("o").cpu(ctx -> i0(ctx.execute(inner).result(in)));
                 Task<float[]> o2 = outer.task("o2").cpu(ctx -> s.execute(inner).result(in));
                 GraphRun run = s.execute(outer);
                 assertThat(run.result(o)).containsOnly(v);
@@ -1063,8 +1115,7 @@ class CallerLaunchAttackTests {
                 here += f.get(60, TimeUnit.SECONDS);
             }
             assertThat(here).isPositive();
-        }
-        finally {
+        } finally {
             vts.shutdownNow();
         }
         assertThat(cuda.allocatedBytes()).isZero();
@@ -1088,8 +1139,7 @@ class CallerLaunchAttackTests {
                     long t0 = System.nanoTime();
                     try {
                         s.submit(gpuNested).await(Duration.ofSeconds(5));
-                    }
-                    catch (Throwable ex) {
+                    } catch (Throwable ex) {
                         awaitError.set(ex);
                     }
                     if (System.nanoTime() - t0 > TimeUnit.SECONDS.toNanos(2)) {
@@ -1098,7 +1148,8 @@ class CallerLaunchAttackTests {
                     return s.execute(cpuNested).result(cn) + 1;
                 });
                 assertThat(s.execute(g).result(t)).isEqualTo(42);
-                assertThat(awaitError.get()).isInstanceOf(IllegalStateException.class)
+                assertThat(awaitError.get())
+                        .isInstanceOf(IllegalStateException.class)
                         .hasMessageContaining("would wait for itself");
                 onCaller += onCaller(ranOn) ? 1 : 0;
             }
@@ -1129,7 +1180,8 @@ class CallerLaunchAttackTests {
                     return null;
                 });
                 s.execute(g);
-                assertThat(inner.get().future().get(10, TimeUnit.SECONDS).result(n)).isEqualTo(5);
+                assertThat(inner.get().future().get(10, TimeUnit.SECONDS).result(n))
+                        .isEqualTo(5);
                 assertThat(innerOn.get().getName()).startsWith("hts-gpu-");
                 onCaller += onCaller(ranOn) ? 1 : 0;
             }
@@ -1156,15 +1208,17 @@ class CallerLaunchAttackTests {
                             return b;
                         }));
                     }
-                    Task<float[]> sum = g.task("sum").after(xs.toArray(new Task<?>[0])).gpu(ctx -> {
-                        GpuContext gc = ctx.unwrap(GpuContext.class);
-                        DeviceBuffer acc = gc.scratch(4 * N);
-                        gc.kernels().fill(N, 0f, acc);
-                        for (Task<DeviceBuffer> x : xs) {
-                            gc.kernels().axpy(N, 1f, ctx.input(x), acc);
-                        }
-                        return gc.download(acc, new float[N]);
-                    });
+                    Task<float[]> sum = g.task("sum")
+                            .after(xs.toArray(new Task<?>[0]))
+                            .gpu(ctx -> {
+                                GpuContext gc = ctx.unwrap(GpuContext.class);
+                                DeviceBuffer acc = gc.scratch(4 * N);
+                                gc.kernels().fill(N, 0f, acc);
+                                for (Task<DeviceBuffer> x : xs) {
+                                    gc.kernels().axpy(N, 1f, ctx.input(x), acc);
+                                }
+                                return gc.download(acc, new float[N]);
+                            });
                     GraphRun run = s.execute(g);
                     assertThat(run.result(sum)).containsOnly((float) (roots * (roots - 1) / 2));
                 }
@@ -1194,8 +1248,9 @@ class CallerLaunchAttackTests {
                     ctx.unwrap(GpuContext.class).kernels().scale(N, 3f, ctx.input(x));
                     return ctx.input(x); // passed on, in place
                 });
-                Task<float[]> host = g.task("host").after(scaled).gpu(ctx ->
-                        ctx.unwrap(GpuContext.class).download(ctx.input(scaled), new float[N]));
+                Task<float[]> host = g.task("host")
+                        .after(scaled)
+                        .gpu(ctx -> ctx.unwrap(GpuContext.class).download(ctx.input(scaled), new float[N]));
                 Task<Float> cpu = g.task("cpu").after(host).cpu(ctx -> ctx.input(host)[N - 1] + 1);
                 GraphRun run = s.execute(g);
                 assertThat(run.result(host)).containsOnly(3 * v);
@@ -1221,7 +1276,11 @@ class CallerLaunchAttackTests {
         ExecutorService callers = Executors.newFixedThreadPool(4, r -> new Thread(r, "fuzz-caller"));
         ExecutorService cancellers = Executors.newFixedThreadPool(2);
         List<String> problems = new CopyOnWriteArrayList<>();
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(backend()).listener(finals).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(backend())
+                .listener(finals)
+                .build()) {
             List<Future<Integer>> all = new ArrayList<>();
             for (int c = 0; c < 4; c++) {
                 int caller = c;
@@ -1262,8 +1321,9 @@ class CallerLaunchAttackTests {
                             ctx.unwrap(GpuContext.class).kernels().scale(N, 2f, ctx.input(x));
                             return null;
                         });
-                        Task<float[]> back = g.task("back").after(twice, x, cpu, both).gpu(ctx ->
-                                ctx.unwrap(GpuContext.class).download(ctx.input(x), new float[N]));
+                        Task<float[]> back = g.task("back")
+                                .after(twice, x, cpu, both)
+                                .gpu(ctx -> ctx.unwrap(GpuContext.class).download(ctx.input(x), new float[N]));
                         int cancel = r.nextInt(5); // 0: the run, 1: task x, 2: task back
                         if (cancel <= 2) {
                             int spins = r.nextInt(20_000);
@@ -1275,20 +1335,19 @@ class CallerLaunchAttackTests {
                                     if (a.graph().name().equals(g.name())) {
                                         if (cancel == 0) {
                                             a.cancel();
-                                        }
-                                        else {
+                                        } else {
                                             a.cancel(cancel == 1 ? x : back);
                                         }
                                     }
                                 }
                             });
                         }
-                        RunOptions opts = RunOptions.failureMode(r.nextBoolean() ? FailureMode.CONTINUE : FailureMode.FAIL_FAST);
+                        RunOptions opts =
+                                RunOptions.failureMode(r.nextBoolean() ? FailureMode.CONTINUE : FailureMode.FAIL_FAST);
                         Object o;
                         try {
                             o = submit ? s.submit(g, opts).await(Duration.ofSeconds(30)) : s.execute(g, opts);
-                        }
-                        catch (GraphRunException ex) {
+                        } catch (GraphRunException ex) {
                             o = ex;
                         }
                         if (o instanceof GraphRun run) {
@@ -1297,21 +1356,19 @@ class CallerLaunchAttackTests {
                                 if (res[0] != 2 * v || res[N - 1] != 2 * v) {
                                     problems.add(g.name() + ": result " + res[0] + " instead of " + 2 * v);
                                 }
-                            }
-                            else {
+                            } else {
                                 problems.add(g.name() + ": succeeded although x always fails");
                             }
-                        }
-                        else {
+                        } else {
                             GraphRunException ex = (GraphRunException) o;
                             if (ex.status() == RunStatus.FAILED) {
                                 for (var f : ex.failures()) {
                                     if (!f.taskName().equals("x") || !failX) {
-                                        problems.add(g.name() + ": unexpected failure of " + f.taskName() + ": " + f.error());
+                                        problems.add(g.name() + ": unexpected failure of " + f.taskName() + ": "
+                                                + f.error());
                                     }
                                 }
-                            }
-                            else if (cancel > 2) {
+                            } else if (cancel > 2) {
                                 problems.add(g.name() + ": cancelled without a cancel: " + ex.getMessage());
                             }
                         }
@@ -1325,14 +1382,15 @@ class CallerLaunchAttackTests {
             for (Future<Integer> f : all) {
                 try {
                     f.get(120, TimeUnit.SECONDS);
-                }
-                catch (TimeoutException ex) {
-                    fail("a caller hangs; active: " + s.activeRuns().stream().map(a -> a + "\n" + a.diagnose()).toList());
+                } catch (TimeoutException ex) {
+                    fail("a caller hangs; active: "
+                            + s.activeRuns().stream()
+                                    .map(a -> a + "\n" + a.diagnose())
+                                    .toList());
                 }
             }
             await().atMost(Duration.ofSeconds(10)).until(() -> s.activeRuns().isEmpty());
-        }
-        finally {
+        } finally {
             callers.shutdownNow();
             cancellers.shutdownNow();
         }
@@ -1347,8 +1405,10 @@ class CallerLaunchAttackTests {
 
         @Override
         public void onEvent(io.hts.engine.observe.TaskEvent e) {
-            if (e.taskName() != null && (e.type() == EventType.TASK_SUCCEEDED || e.type() == EventType.TASK_FAILED
-                    || e.type() == EventType.TASK_CANCELLED)) {
+            if (e.taskName() != null
+                    && (e.type() == EventType.TASK_SUCCEEDED
+                            || e.type() == EventType.TASK_FAILED
+                            || e.type() == EventType.TASK_CANCELLED)) {
                 counts.computeIfAbsent(e.runId() + "/" + e.graphName() + "/" + e.taskName(), k -> new AtomicInteger())
                         .incrementAndGet();
             }

@@ -1,5 +1,20 @@
 package io.hts.gpu.adversarial;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.graph.TaskState;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.GraphRunException;
+import io.hts.engine.run.Scheduler;
+import io.hts.gpu.exec.GpuBackend;
+import io.hts.gpu.exec.GpuContext;
+import io.hts.gpu.exec.GpuSettings;
+import io.hts.gpu.memory.DeviceBuffer;
+import io.hts.gpu.support.SimulatedCuda;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,23 +29,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-
-import io.hts.engine.graph.Task;
-import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.graph.TaskState;
-import io.hts.engine.run.GraphRun;
-import io.hts.engine.run.GraphRunException;
-import io.hts.engine.run.Scheduler;
-import io.hts.gpu.exec.GpuBackend;
-import io.hts.gpu.exec.GpuContext;
-import io.hts.gpu.exec.GpuSettings;
-import io.hts.gpu.memory.DeviceBuffer;
-import io.hts.gpu.support.SimulatedCuda;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Attacks on "a GPU root its caller launched gets no completion callback unless it may outlast the
@@ -50,8 +49,11 @@ class CallerPollingAttackTests {
     /** A launcher that parks as soon as it is idle, so that callers find it free and launch themselves. */
     private GpuBackend backend() {
         GpuSettings t = SimulatedCuda.testSettings(2);
-        return new GpuBackend(cuda, cuda.deviceInfo(0), new GpuSettings(t.streams(), t.memory(), t.stagingBytes(),
-                Duration.ZERO, false), false);
+        return new GpuBackend(
+                cuda,
+                cuda.deviceInfo(0),
+                new GpuSettings(t.streams(), t.memory(), t.stagingBytes(), Duration.ZERO, false),
+                false);
     }
 
     /** One GPU task "fill" (a name with a history of short tasks: no callback for a caller's launch). */
@@ -71,7 +73,8 @@ class CallerPollingAttackTests {
     private void history(Scheduler s) {
         for (int i = 0; i < 6; i++) {
             Task<?>[] t = new Task<?>[1];
-            assertThat((float[]) s.execute(fill("history-" + i, i, N, new AtomicReference<>(), t)).result(t[0]))
+            assertThat((float[]) s.execute(fill("history-" + i, i, N, new AtomicReference<>(), t))
+                            .result(t[0]))
                     .containsOnly((float) i);
         }
     }
@@ -80,7 +83,9 @@ class CallerPollingAttackTests {
         assertThat(run.isDone()).isTrue();
         assertThat(run.pendingTasks()).isZero();
         for (Map.Entry<String, TaskState> e : run.states().entrySet()) {
-            assertThat(e.getValue().isTerminal()).as("%s final: %s", e.getKey(), run.states()).isTrue();
+            assertThat(e.getValue().isTerminal())
+                    .as("%s final: %s", e.getKey(), run.states())
+                    .isTrue();
         }
     }
 
@@ -99,8 +104,7 @@ class CallerPollingAttackTests {
                 Task<?>[] t = new Task<?>[1];
                 GraphRun run = s.submit(fill("timeout-" + round, round, N, new AtomicReference<>(), t));
                 Duration first = Duration.ofMillis(round % 2 == 0 ? 1 : 60);
-                assertThatThrownBy(() -> run.await(first))
-                        .isInstanceOf(TimeoutException.class);
+                assertThatThrownBy(() -> run.await(first)).isInstanceOf(TimeoutException.class);
                 if (round % 3 == 0) {
                     // a second waiter comes and also times out, then the work runs with nobody waiting
                     assertThatThrownBy(() -> run.await(Duration.ofMillis(2))).isInstanceOf(TimeoutException.class);
@@ -142,11 +146,12 @@ class CallerPollingAttackTests {
                 Object[] out = f.get(MAX.toSeconds(), TimeUnit.SECONDS);
                 GraphRun run = (GraphRun) out[0];
                 assertThat((float[]) run.result(t[0])).containsOnly((float) round);
-                assertThat((Boolean) out[1]).as("the caller's interrupt is kept").isTrue();
+                assertThat((Boolean) out[1])
+                        .as("the caller's interrupt is kept")
+                        .isTrue();
             }
             System.out.println("rounds launched by the caller: " + launchedByCaller);
-        }
-        finally {
+        } finally {
             callers.shutdownNow();
         }
         assertThat(cuda.allocatedBytes()).isZero();
@@ -170,8 +175,7 @@ class CallerPollingAttackTests {
                     try {
                         run.await(Duration.ofSeconds(60));
                         return null;
-                    }
-                    catch (Throwable ex) {
+                    } catch (Throwable ex) {
                         return ex;
                     }
                 });
@@ -182,8 +186,7 @@ class CallerPollingAttackTests {
                 cuda.autoRun(true);
                 assertThat((float[]) run.await(MAX).result(t[0])).containsOnly((float) round);
             }
-        }
-        finally {
+        } finally {
             waiters.shutdownNow();
         }
         assertThat(cuda.allocatedBytes()).isZero();
@@ -236,8 +239,7 @@ class CallerPollingAttackTests {
                 await().atMost(MAX).until(() -> ranOn.get() != null);
                 if (round % 4 < 2) {
                     cuda.runAll(); // while the caller polls
-                }
-                else {
+                } else {
                     await().atMost(MAX).until(() -> blocked(caller.get()));
                     cuda.runAll(); // after it stopped polling
                 }
@@ -246,11 +248,12 @@ class CallerPollingAttackTests {
                 assertThat(run.result(sum)).isEqualTo((double) v * n);
                 if (!large) {
                     assertThat(actions).hasValue(1);
-                    assertThat(actionOn.get().getName()).as("a user action runs on the launcher").startsWith("hts-gpu-");
+                    assertThat(actionOn.get().getName())
+                            .as("a user action runs on the launcher")
+                            .startsWith("hts-gpu-");
                 }
             }
-        }
-        finally {
+        } finally {
             callers.shutdownNow();
         }
         assertThat(cuda.allocatedBytes()).isZero();
@@ -297,12 +300,13 @@ class CallerPollingAttackTests {
                 cuda.autoRun(true);
                 GraphRun run = f.get(MAX.toSeconds(), TimeUnit.SECONDS);
                 assertThat(run.result(c)).isEqualTo(v);
-                assertThat(actionAt.get()).as("the action ran before the successor's CPU task").isEqualTo(1);
+                assertThat(actionAt.get())
+                        .as("the action ran before the successor's CPU task")
+                        .isEqualTo(1);
                 assertThat(readSeenAt.get()).isEqualTo(2);
                 assertAllFinal(run);
             }
-        }
-        finally {
+        } finally {
             callers.shutdownNow();
         }
         assertThat(cuda.allocatedBytes()).isZero();
@@ -317,22 +321,24 @@ class CallerPollingAttackTests {
     void concurrentCallersUnderAnIntermittentlyHeldDeviceGetRightResults() throws Exception {
         ExecutorService callers = Executors.newFixedThreadPool(4);
         AtomicBoolean done = new AtomicBoolean();
-        Thread pump = new Thread(() -> {
-            ThreadLocalRandom r = ThreadLocalRandom.current();
-            while (!done.get()) {
-                cuda.autoRun(false);
-                long until = System.nanoTime() + r.nextInt(20_000, 2_000_000);
-                while (System.nanoTime() - until < 0 && !done.get()) {
-                    Thread.onSpinWait();
-                }
-                cuda.autoRun(true);
-                until = System.nanoTime() + r.nextInt(20_000, 500_000);
-                while (System.nanoTime() - until < 0 && !done.get()) {
-                    Thread.onSpinWait();
-                }
-            }
-            cuda.autoRun(true);
-        }, "pump");
+        Thread pump = new Thread(
+                () -> {
+                    ThreadLocalRandom r = ThreadLocalRandom.current();
+                    while (!done.get()) {
+                        cuda.autoRun(false);
+                        long until = System.nanoTime() + r.nextInt(20_000, 2_000_000);
+                        while (System.nanoTime() - until < 0 && !done.get()) {
+                            Thread.onSpinWait();
+                        }
+                        cuda.autoRun(true);
+                        until = System.nanoTime() + r.nextInt(20_000, 500_000);
+                        while (System.nanoTime() - until < 0 && !done.get()) {
+                            Thread.onSpinWait();
+                        }
+                    }
+                    cuda.autoRun(true);
+                },
+                "pump");
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(backend()).build()) {
             history(s);
             pump.start();
@@ -350,12 +356,13 @@ class CallerPollingAttackTests {
                             DeviceBuffer b = gc.allocate(4 * N);
                             gc.kernels().fill(N, v, b);
                             if (withAction) {
-                                gc.onDeviceDone(() -> { });
+                                gc.onDeviceDone(() -> {});
                             }
                             return b;
                         });
-                        Task<float[]> y = g.task("down").after(x).gpu(ctx ->
-                                ctx.unwrap(GpuContext.class).download(ctx.input(x), new float[N]));
+                        Task<float[]> y = g.task("down")
+                                .after(x)
+                                .gpu(ctx -> ctx.unwrap(GpuContext.class).download(ctx.input(x), new float[N]));
                         Task<Float> z = g.task("sum").after(y).cpu(ctx -> ctx.input(y)[0] + ctx.input(y)[N - 1]);
                         GraphRun run;
                         switch (i % 3) {
@@ -366,11 +373,13 @@ class CallerPollingAttackTests {
                                 long deadline = System.nanoTime() + MAX.toNanos();
                                 while (true) {
                                     try {
-                                        r.await(Duration.ofNanos(ThreadLocalRandom.current().nextInt(1_000, 300_000)));
+                                        r.await(Duration.ofNanos(
+                                                ThreadLocalRandom.current().nextInt(1_000, 300_000)));
                                         break;
-                                    }
-                                    catch (TimeoutException ex) {
-                                        assertThat(System.nanoTime() - deadline).as("run %s ends", r).isNegative();
+                                    } catch (TimeoutException ex) {
+                                        assertThat(System.nanoTime() - deadline)
+                                                .as("run %s ends", r)
+                                                .isNegative();
                                     }
                                 }
                                 run = r;
@@ -386,8 +395,7 @@ class CallerPollingAttackTests {
             for (Future<Integer> f : all) {
                 assertThat(f.get(120, TimeUnit.SECONDS)).isEqualTo(40);
             }
-        }
-        finally {
+        } finally {
             done.set(true);
             pump.join(10_000);
             callers.shutdownNow();
@@ -404,7 +412,8 @@ class CallerPollingAttackTests {
             for (int round = 0; round < 6; round++) {
                 cuda.autoRun(true);
                 GpuBackend gpu = backend();
-                try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
+                try (Scheduler s =
+                        Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
                     history(s);
                     cuda.autoRun(false);
                     AtomicReference<Thread> ranOn = new AtomicReference<>();
@@ -433,8 +442,7 @@ class CallerPollingAttackTests {
                 }
                 assertThat(cuda.allocatedBytes()).isZero();
             }
-        }
-        finally {
+        } finally {
             threads.shutdownNow();
             cuda.autoRun(true);
         }
@@ -447,7 +455,8 @@ class CallerPollingAttackTests {
         try {
             for (int round = 0; round < 6; round++) {
                 cuda.autoRun(true);
-                Scheduler s = Scheduler.builder().threads(2).gpuBackend(backend()).build();
+                Scheduler s =
+                        Scheduler.builder().threads(2).gpuBackend(backend()).build();
                 history(s);
                 cuda.autoRun(false);
                 AtomicReference<Thread> ranOn = new AtomicReference<>();
@@ -463,8 +472,7 @@ class CallerPollingAttackTests {
                     try {
                         seen.set(s.execute(g));
                         return null;
-                    }
-                    catch (Throwable ex) {
+                    } catch (Throwable ex) {
                         return ex;
                     }
                 });
@@ -476,7 +484,9 @@ class CallerPollingAttackTests {
                 cuda.runAll();
                 cuda.autoRun(true);
                 Throwable ex = f.get(MAX.toSeconds(), TimeUnit.SECONDS);
-                assertThat(ex == null || ex instanceof GraphRunException).as("%s", ex).isTrue();
+                assertThat(ex == null || ex instanceof GraphRunException)
+                        .as("%s", ex)
+                        .isTrue();
                 assertThat(cancelled).hasSize(1);
                 GraphRun run = cancelled.get(0);
                 assertAllFinal(run);
@@ -485,8 +495,7 @@ class CallerPollingAttackTests {
                 assertThat(s.awaitTermination(MAX)).isTrue();
                 assertThat(cuda.allocatedBytes()).isZero();
             }
-        }
-        finally {
+        } finally {
             threads.shutdownNow();
             cuda.autoRun(true);
         }
@@ -513,8 +522,7 @@ class CallerPollingAttackTests {
                 if (run != null) {
                     GraphRun r = run;
                     ex = org.junit.jupiter.api.Assertions.assertThrows(GraphRunException.class, () -> r.await(MAX));
-                }
-                else {
+                } else {
                     ex = org.junit.jupiter.api.Assertions.assertThrows(GraphRunException.class, () -> s.execute(g));
                 }
                 assertThat(ex.failures()).anySatisfy(f -> assertThat(f.error()).isInstanceOf(TimeoutException.class));

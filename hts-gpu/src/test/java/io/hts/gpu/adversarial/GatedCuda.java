@@ -1,5 +1,10 @@
 package io.hts.gpu.adversarial;
 
+import io.hts.gpu.cuda.CudaApi;
+import io.hts.gpu.cuda.DeviceInfo;
+import io.hts.gpu.cuda.Dim3;
+import io.hts.gpu.cuda.KernelArguments;
+import io.hts.gpu.support.SimulatedCuda;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -7,12 +12,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import io.hts.gpu.cuda.CudaApi;
-import io.hts.gpu.cuda.DeviceInfo;
-import io.hts.gpu.cuda.Dim3;
-import io.hts.gpu.cuda.KernelArguments;
-import io.hts.gpu.support.SimulatedCuda;
 
 /**
  * A SimulatedCuda with one more control: a stream that launches the "gate" kernel is held from
@@ -60,19 +59,70 @@ final class GatedCuda implements CudaApi {
         return true;
     }
 
-    @Override public synchronized int deviceCount() { return sim.deviceCount(); }
-    @Override public synchronized DeviceInfo deviceInfo(int ordinal) { return sim.deviceInfo(ordinal); }
-    @Override public int driverVersion() { return sim.driverVersion(); }
-    @Override public void makeCurrent(int ordinal) { sim.makeCurrent(ordinal); }
-    @Override public Object borrow(int ordinal) { return sim.borrow(ordinal); }
-    @Override public void giveBack(Object previous) { sim.giveBack(previous); }
-    @Override public synchronized long[] memoryInfo() { return sim.memoryInfo(); }
-    @Override public synchronized long allocate(long bytes) { return sim.allocate(bytes); }
-    @Override public synchronized void free(long address) { sim.free(address); }
-    @Override public synchronized ByteBuffer allocatePinned(long bytes) { return sim.allocatePinned(bytes); }
-    @Override public synchronized void freePinned(ByteBuffer buffer) { sim.freePinned(buffer); }
-    @Override public synchronized Stream createStream() { return sim.createStream(); }
-    @Override public synchronized void destroyStream(Stream stream) { sim.destroyStream(stream); }
+    @Override
+    public synchronized int deviceCount() {
+        return sim.deviceCount();
+    }
+
+    @Override
+    public synchronized DeviceInfo deviceInfo(int ordinal) {
+        return sim.deviceInfo(ordinal);
+    }
+
+    @Override
+    public int driverVersion() {
+        return sim.driverVersion();
+    }
+
+    @Override
+    public void makeCurrent(int ordinal) {
+        sim.makeCurrent(ordinal);
+    }
+
+    @Override
+    public Object borrow(int ordinal) {
+        return sim.borrow(ordinal);
+    }
+
+    @Override
+    public void giveBack(Object previous) {
+        sim.giveBack(previous);
+    }
+
+    @Override
+    public synchronized long[] memoryInfo() {
+        return sim.memoryInfo();
+    }
+
+    @Override
+    public synchronized long allocate(long bytes) {
+        return sim.allocate(bytes);
+    }
+
+    @Override
+    public synchronized void free(long address) {
+        sim.free(address);
+    }
+
+    @Override
+    public synchronized ByteBuffer allocatePinned(long bytes) {
+        return sim.allocatePinned(bytes);
+    }
+
+    @Override
+    public synchronized void freePinned(ByteBuffer buffer) {
+        sim.freePinned(buffer);
+    }
+
+    @Override
+    public synchronized Stream createStream() {
+        return sim.createStream();
+    }
+
+    @Override
+    public synchronized void destroyStream(Stream stream) {
+        sim.destroyStream(stream);
+    }
 
     @Override
     public synchronized void synchronize(Stream stream) {
@@ -82,8 +132,15 @@ final class GatedCuda implements CudaApi {
         sim.synchronize(stream);
     }
 
-    @Override public synchronized Event createEvent() { return sim.createEvent(); }
-    @Override public void destroyEvent(Event event) { sim.destroyEvent(event); }
+    @Override
+    public synchronized Event createEvent() {
+        return sim.createEvent();
+    }
+
+    @Override
+    public void destroyEvent(Event event) {
+        sim.destroyEvent(event);
+    }
 
     @Override
     public synchronized void record(Event event, Stream stream) {
@@ -146,14 +203,17 @@ final class GatedCuda implements CudaApi {
     }
 
     @Override
-    public synchronized void copyPeer(long target, int targetDevice, long source, int sourceDevice, long bytes,
-            Stream stream) {
+    public synchronized void copyPeer(
+            long target, int targetDevice, long source, int sourceDevice, long bytes, Stream stream) {
         if (!defer(stream, () -> sim.copyPeer(target, targetDevice, source, sourceDevice, bytes, stream))) {
             sim.copyPeer(target, targetDevice, source, sourceDevice, bytes, stream);
         }
     }
 
-    @Override public synchronized boolean enablePeerAccess(int device, int peer) { return sim.enablePeerAccess(device, peer); }
+    @Override
+    public synchronized boolean enablePeerAccess(int device, int peer) {
+        return sim.enablePeerAccess(device, peer);
+    }
 
     @Override
     public synchronized void fill(long target, byte value, long bytes, Stream stream) {
@@ -162,8 +222,15 @@ final class GatedCuda implements CudaApi {
         }
     }
 
-    @Override public synchronized Module loadModule(String ptx) { return sim.loadModule(ptx); }
-    @Override public synchronized void unloadModule(Module module) { sim.unloadModule(module); }
+    @Override
+    public synchronized Module loadModule(String ptx) {
+        return sim.loadModule(ptx);
+    }
+
+    @Override
+    public synchronized void unloadModule(Module module) {
+        sim.unloadModule(module);
+    }
 
     @Override
     public synchronized Function function(Module module, String name) {
@@ -180,8 +247,8 @@ final class GatedCuda implements CudaApi {
     }
 
     @Override
-    public synchronized void launch(Function function, Dim3 grid, Dim3 block, int sharedBytes, Stream stream,
-            KernelArguments arguments) {
+    public synchronized void launch(
+            Function function, Dim3 grid, Dim3 block, int sharedBytes, Stream stream, KernelArguments arguments) {
         if (GATE.equals(names.get(function))) {
             held.computeIfAbsent(stream, s -> new ArrayList<>());
         }

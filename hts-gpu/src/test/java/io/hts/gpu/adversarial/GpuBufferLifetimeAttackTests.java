@@ -1,7 +1,7 @@
 package io.hts.gpu.adversarial;
 
-import java.time.Duration;
-import java.util.concurrent.atomic.AtomicReference;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
@@ -14,10 +14,9 @@ import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuContext;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.support.SimulatedCuda;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /** Promise 1 and 4: device memory is never reused while device work (or the caller) may still read it. */
 class GpuBufferLifetimeAttackTests {
@@ -31,7 +30,10 @@ class GpuBufferLifetimeAttackTests {
     private final AtomicReference<Float> gateSaw = new AtomicReference<>();
 
     GpuBufferLifetimeAttackTests() {
-        sim.kernel(GatedCuda.GATE_MODULE, GatedCuda.GATE, l -> gateSaw.set(l.memory(0).getFloat(4 * (N - 1))));
+        sim.kernel(
+                GatedCuda.GATE_MODULE,
+                GatedCuda.GATE,
+                l -> gateSaw.set(l.memory(0).getFloat(4 * (N - 1))));
     }
 
     private GpuBackend backend() {
@@ -46,7 +48,10 @@ class GpuBufferLifetimeAttackTests {
 
     /** Enqueues the gate kernel, reading {@code x} on the device: this stream's work is held from here on. */
     private static void gatedRead(GpuContext c, DeviceBuffer x) {
-        c.launch(c.kernel(GatedCuda.GATE_MODULE, GatedCuda.GATE), Dim3.of(1), Dim3.of(1),
+        c.launch(
+                c.kernel(GatedCuda.GATE_MODULE, GatedCuda.GATE),
+                Dim3.of(1),
+                Dim3.of(1),
                 KernelArguments.of().pointer(x.address()));
     }
 
@@ -72,7 +77,8 @@ class GpuBufferLifetimeAttackTests {
             DeviceBuffer result = run.result(b);
             assertThat(result.isReleased()).as("the caller's result %s", result).isFalse();
             try (DeviceBuffer other = gpu.memory().allocate(4 * N)) {
-                assertThat(other.address()).as("a new allocation gets the caller's live buffer")
+                assertThat(other.address())
+                        .as("a new allocation gets the caller's live buffer")
                         .isNotEqualTo(result.address());
             }
         }
@@ -91,14 +97,19 @@ class GpuBufferLifetimeAttackTests {
             Task<DeviceBuffer> a = g.task("a").gpu(ctx -> filled(ctx.unwrap(GpuContext.class), 3f));
             Task<DeviceBuffer> b = g.task("b").after(a).gpu(ctx -> ctx.input(a));
             // a time limit keeps c from following b on the device: it starts once b completed
-            Task<float[]> c = g.task("c").after(b).timeout(Duration.ofSeconds(30)).gpu(ctx -> {
-                GpuContext gc = ctx.unwrap(GpuContext.class);
-                DeviceBuffer mine = gc.scratch(4 * N);
-                gc.kernels().fill(N, 7f, mine);
-                return gc.download(ctx.input(b), new float[N]);
-            });
+            Task<float[]> c = g.task("c")
+                    .after(b)
+                    .timeout(Duration.ofSeconds(30))
+                    .gpu(ctx -> {
+                        GpuContext gc = ctx.unwrap(GpuContext.class);
+                        DeviceBuffer mine = gc.scratch(4 * N);
+                        gc.kernels().fill(N, 7f, mine);
+                        return gc.download(ctx.input(b), new float[N]);
+                    });
             GraphRun run = s.execute(g);
-            assertThat(run.result(c)[N - 1]).as("c read b's result, which is a's buffer filled with 3").isEqualTo(3f);
+            assertThat(run.result(c)[N - 1])
+                    .as("c read b's result, which is a's buffer filled with 3")
+                    .isEqualTo(3f);
         }
     }
 
@@ -125,12 +136,13 @@ class GpuBufferLifetimeAttackTests {
             });
             GraphRun run = s.submit(g);
             try {
-                await().atMost(Duration.ofSeconds(5)).until(() -> cuda.holding() && run.state(a) == TaskState.SUCCEEDED);
+                await().atMost(Duration.ofSeconds(5))
+                        .until(() -> cuda.holding() && run.state(a) == TaskState.SUCCEEDED);
                 run.cancel();
-                await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2))
+                await().during(Duration.ofMillis(200))
+                        .atMost(Duration.ofSeconds(2))
                         .until(() -> !x.get().isReleased());
-            }
-            finally {
+            } finally {
                 cuda.open();
             }
             run.future().handle((r, e) -> r).get(10, java.util.concurrent.TimeUnit.SECONDS);
@@ -168,10 +180,13 @@ class GpuBufferLifetimeAttackTests {
             run = s.submit(g);
             try {
                 await().atMost(Duration.ofSeconds(5)).until(() -> run.state(a) == TaskState.FAILED);
-                assertThat(cuda.holding()).as("b's kernel is enqueued and has not run").isTrue();
-                assertThat(x.get().isReleased()).as("a's buffer while b's kernel has not read it yet").isFalse();
-            }
-            finally {
+                assertThat(cuda.holding())
+                        .as("b's kernel is enqueued and has not run")
+                        .isTrue();
+                assertThat(x.get().isReleased())
+                        .as("a's buffer while b's kernel has not read it yet")
+                        .isFalse();
+            } finally {
                 cuda.open();
             }
             run.future().handle((r, e) -> r).get(10, java.util.concurrent.TimeUnit.SECONDS);
@@ -204,10 +219,12 @@ class GpuBufferLifetimeAttackTests {
             try {
                 // refused when the body returns it: the follower never starts on it
                 await().atMost(Duration.ofSeconds(5)).until(() -> run.state(a) != TaskState.RUNNING);
-                assertThat(run.state(a)).as("a returned a buffer it does not own").isEqualTo(TaskState.FAILED);
-                assertThat(run.error(a)).hasValueSatisfying(e -> assertThat(e).hasStackTraceContaining("returned its scratch memory"));
-            }
-            finally {
+                assertThat(run.state(a))
+                        .as("a returned a buffer it does not own")
+                        .isEqualTo(TaskState.FAILED);
+                assertThat(run.error(a))
+                        .hasValueSatisfying(e -> assertThat(e).hasStackTraceContaining("returned its scratch memory"));
+            } finally {
                 cuda.open();
             }
             run.future().handle((r, e) -> r).get(10, java.util.concurrent.TimeUnit.SECONDS);
@@ -262,10 +279,10 @@ class GpuBufferLifetimeAttackTests {
             GraphRun run = s.submit(g);
             try {
                 await().atMost(Duration.ofSeconds(5)).until(() -> run.state(b) == TaskState.FAILED);
-                await().during(Duration.ofMillis(100)).atMost(Duration.ofSeconds(2))
+                await().during(Duration.ofMillis(100))
+                        .atMost(Duration.ofSeconds(2))
                         .until(() -> !x.get().isReleased());
-            }
-            finally {
+            } finally {
                 cuda.open();
             }
             assertThat(gateSaw.get()).isEqualTo(3f);

@@ -1,17 +1,8 @@
 package io.hts.gpu.adversarial;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
-import java.time.Duration;
-import java.time.temporal.ChronoUnit;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.FutureTask;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
@@ -28,11 +19,19 @@ import io.hts.gpu.exec.GpuUnavailableException;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.support.SimulatedCuda;
 import io.hts.gpu.support.WaiterFirstCuda;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Attacks on completion actions ({@link GpuContext#onDeviceDone}) while callers wait for their
@@ -45,20 +44,22 @@ class GpuCompletionActionAttackTests {
     private static final int N = 64;
 
     private final SimulatedCuda sim = new SimulatedCuda(256 * MIB);
+
     private interface Handler {
         Object handle(java.lang.reflect.Method method, Object[] args) throws Throwable;
     }
 
     private CudaApi proxy(Handler handler) {
-        return (CudaApi) Proxy.newProxyInstance(CudaApi.class.getClassLoader(), new Class<?>[] {CudaApi.class},
+        return (CudaApi) Proxy.newProxyInstance(
+                CudaApi.class.getClassLoader(),
+                new Class<?>[] {CudaApi.class},
                 (p, method, args) -> handler.handle(method, args));
     }
 
     private Object invoke(java.lang.reflect.Method method, Object[] args) throws Throwable {
         try {
             return method.invoke(sim, args);
-        }
-        catch (InvocationTargetException ex) {
+        } catch (InvocationTargetException ex) {
             throw ex.getCause();
         }
     }
@@ -87,8 +88,7 @@ class GpuCompletionActionAttackTests {
         t.start();
         try {
             return f.get(10, TimeUnit.SECONDS);
-        }
-        catch (TimeoutException ex) {
+        } catch (TimeoutException ex) {
             throw new AssertionError("hang of " + name + ":\n" + GpuWaiterAssistAttackTests.dump(), ex);
         }
     }
@@ -99,12 +99,15 @@ class GpuCompletionActionAttackTests {
      */
     @Test
     void completionActionsRunOnTheLauncherNeverOnAWaitingCaller() throws Exception {
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).build()) {
             Set<String> threads = ConcurrentHashMap.newKeySet();
             onCaller("caller-actions", () -> {
                 for (int i = 0; i < 300; i++) {
                     Task<?>[] out = new Task<?>[1];
-                    GraphRun run = s.execute(withAction("where-" + i, () -> threads.add(Thread.currentThread().getName()),
+                    GraphRun run = s.execute(withAction(
+                            "where-" + i,
+                            () -> threads.add(Thread.currentThread().getName()),
                             out));
                     assertThat(run.result(out[0])).isEqualTo(7f);
                 }
@@ -123,12 +126,15 @@ class GpuCompletionActionAttackTests {
     @Test
     void aSlowActionNeverHoldsAWaitersDeadline() throws Exception {
         for (boolean ownRun : new boolean[] {true, false}) {
-            try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).build()) {
+            try (Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .gpuBackend(waiterFirstBackend())
+                    .build()) {
                 CountDownLatch release = new CountDownLatch(1);
                 Task<?>[] slow = new Task<?>[1];
                 GraphRun slowRun = s.submit(withAction("slow", () -> awaitQuietly(release), slow));
                 Task<?>[] other = new Task<?>[1];
-                GraphRun otherRun = s.submit(withAction("other", () -> { }, other));
+                GraphRun otherRun = s.submit(withAction("other", () -> {}, other));
                 GraphRun awaited = ownRun ? slowRun : otherRun;
                 Object outcome;
                 try {
@@ -136,20 +142,20 @@ class GpuCompletionActionAttackTests {
                         try {
                             awaited.await(Duration.ofMillis(300));
                             return "ended";
-                        }
-                        catch (TimeoutException ex) {
+                        } catch (TimeoutException ex) {
                             return ex;
                         }
                     });
-                }
-                finally {
+                } finally {
                     release.countDown();
                 }
                 if (ownRun) {
                     assertThat(outcome).isInstanceOf(TimeoutException.class);
                 }
-                assertThat(slowRun.await(Duration.ofSeconds(10)).result(slow[0])).isEqualTo(7f);
-                assertThat(otherRun.await(Duration.ofSeconds(10)).result(other[0])).isEqualTo(7f);
+                assertThat(slowRun.await(Duration.ofSeconds(10)).result(slow[0]))
+                        .isEqualTo(7f);
+                assertThat(otherRun.await(Duration.ofSeconds(10)).result(other[0]))
+                        .isEqualTo(7f);
             }
         }
     }
@@ -157,20 +163,23 @@ class GpuCompletionActionAttackTests {
     /** An interrupt sent to a waiting caller while an action runs is the caller's, not the action's. */
     @Test
     void aWaitersInterruptNeverReachesAnActionAndIsNotLost() throws Exception {
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).build()) {
             CountDownLatch inAction = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             AtomicBoolean actionInterrupted = new AtomicBoolean();
             Task<?>[] out = new Task<?>[1];
-            GraphRun run = s.submit(withAction("interrupt-waiter", () -> {
-                inAction.countDown();
-                try {
-                    release.await();
-                }
-                catch (InterruptedException ex) {
-                    actionInterrupted.set(true);
-                }
-            }, out));
+            GraphRun run = s.submit(withAction(
+                    "interrupt-waiter",
+                    () -> {
+                        inAction.countDown();
+                        try {
+                            release.await();
+                        } catch (InterruptedException ex) {
+                            actionInterrupted.set(true);
+                        }
+                    },
+                    out));
             assertThat(inAction.await(10, TimeUnit.SECONDS)).isTrue();
             assertThat(GpuWaiterAssistAttackTests.interruptedWaiter(run)).isInstanceOf(InterruptedException.class);
             release.countDown();
@@ -182,15 +191,19 @@ class GpuCompletionActionAttackTests {
     /** An action that sets its thread's interrupt flag leaks it neither to a caller nor to the launcher. */
     @Test
     void anActionsInterruptLeaksNeitherToCallersNorToTheLauncher() throws Exception {
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).build()) {
             AtomicReference<Thread> launcher = new AtomicReference<>();
             Object leaked = onCaller("caller-leak", () -> {
                 for (int i = 0; i < 300; i++) {
                     Task<?>[] out = new Task<?>[1];
-                    s.execute(withAction("leak-" + i, () -> {
-                        launcher.set(Thread.currentThread());
-                        Thread.currentThread().interrupt();
-                    }, out));
+                    s.execute(withAction(
+                            "leak-" + i,
+                            () -> {
+                                launcher.set(Thread.currentThread());
+                                Thread.currentThread().interrupt();
+                            },
+                            out));
                     if (Thread.interrupted()) {
                         return "caller interrupted after run " + i;
                     }
@@ -212,7 +225,8 @@ class GpuCompletionActionAttackTests {
             try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
                 for (int i = 0; i < 20; i++) {
                     Task<?>[] out = new Task<?>[1];
-                    assertThat(s.execute(withAction("spin-" + i, () -> { }, out)).result(out[0])).isEqualTo(7f);
+                    assertThat(s.execute(withAction("spin-" + i, () -> {}, out)).result(out[0]))
+                            .isEqualTo(7f);
                 }
                 assertThat(gpu.status().health()).isEqualTo(DeviceHealth.UP);
             }
@@ -247,7 +261,8 @@ class GpuCompletionActionAttackTests {
             GraphRun run = s.submit(g);
             await().atMost(Duration.ofSeconds(10)).until(() -> sim.queuedWork() > 0);
             broken.set(true);
-            assertThatThrownBy(() -> run.await(Duration.ofSeconds(10))).isInstanceOf(GraphRunException.class)
+            assertThatThrownBy(() -> run.await(Duration.ofSeconds(10)))
+                    .isInstanceOf(GraphRunException.class)
                     .hasRootCauseMessage("test: a bug outside CUDA")
                     .satisfies(ex -> assertThat(ex.getCause()).isInstanceOf(GpuUnavailableException.class));
             assertThat(gpu.status().health()).isEqualTo(DeviceHealth.DOWN);
@@ -259,8 +274,7 @@ class GpuCompletionActionAttackTests {
     private static void awaitQuietly(CountDownLatch latch) {
         try {
             latch.await();
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
     }
@@ -281,18 +295,20 @@ class GpuCompletionActionAttackTests {
                     c.onDeviceDone(() -> {
                         if (memory) {
                             c.scratch(4 * N);
-                        }
-                        else {
-                            c.onDeviceDone(() -> { });
+                        } else {
+                            c.onDeviceDone(() -> {});
                         }
                     });
                     return 1f;
                 });
                 GraphRun run = s.submit(g);
-                assertThatThrownBy(() -> run.await(Duration.ofSeconds(10))).isInstanceOf(GraphRunException.class)
+                assertThatThrownBy(() -> run.await(Duration.ofSeconds(10)))
+                        .isInstanceOf(GraphRunException.class)
                         .hasStackTraceContaining("task 't': its device work has completed");
                 Task<?>[] out = new Task<?>[1];
-                assertThat(s.execute(withAction("after-" + memory, () -> { }, out)).result(out[0])).isEqualTo(7f);
+                assertThat(s.execute(withAction("after-" + memory, () -> {}, out))
+                                .result(out[0]))
+                        .isEqualTo(7f);
             }
             assertThat(gpu.status().health()).isEqualTo(DeviceHealth.UP);
         }
@@ -309,14 +325,18 @@ class GpuCompletionActionAttackTests {
      * the caller is never left interrupted.
      */
     private String listenerInterruptOutcome(EventType type, Set<String> onCaller) throws Exception {
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).listener(e -> {
-            if (e.type() == type) {
-                if (Thread.currentThread().getName().startsWith("caller")) {
-                    onCaller.add(e.type().toString());
-                }
-                Thread.currentThread().interrupt();
-            }
-        }).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(waiterFirstBackend())
+                .listener(e -> {
+                    if (e.type() == type) {
+                        if (Thread.currentThread().getName().startsWith("caller")) {
+                            onCaller.add(e.type().toString());
+                        }
+                        Thread.currentThread().interrupt();
+                    }
+                })
+                .build()) {
             return onCaller("caller-listener", () -> {
                 for (int i = 0; i < 200; i++) {
                     TaskGraph g = TaskGraph.named("l-" + i);
@@ -347,8 +367,7 @@ class GpuCompletionActionAttackTests {
     private static String interruptedWaiting(GraphRun run, int i) throws Exception {
         try {
             run.await(Duration.ofSeconds(10));
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             return "await interrupted at run " + i;
         }
         return Thread.interrupted() ? "flag set after run " + i : null;
@@ -376,7 +395,8 @@ class GpuCompletionActionAttackTests {
     @Test
     void stagesInterruptingThemselvesNeverInterruptTheWaitingCaller() throws Exception {
         Set<String> stageThreads = ConcurrentHashMap.newKeySet();
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).build()) {
+        try (Scheduler s =
+                Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).build()) {
             String outcome = onCaller("caller-stage", () -> {
                 for (int i = 0; i < 200; i++) {
                     TaskGraph g = TaskGraph.named("st-" + i);
@@ -396,7 +416,9 @@ class GpuCompletionActionAttackTests {
                 return "never";
             });
             assertThat(outcome).as("stages ran on %s", stageThreads).isEqualTo("never");
-            assertThat(stageThreads).as("threads the stages ran on").anySatisfy(n -> assertThat(n).startsWith("caller"));
+            assertThat(stageThreads)
+                    .as("threads the stages ran on")
+                    .anySatisfy(n -> assertThat(n).startsWith("caller"));
         }
     }
 }

@@ -1,14 +1,7 @@
 package io.hts.gpu.adversarial;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Random;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
@@ -23,12 +16,18 @@ import io.hts.gpu.exec.GpuContext;
 import io.hts.gpu.exec.GpuUnavailableException;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.support.SimulatedCuda;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /** Promises 2 and 3: a run always ends, every task once, the CUDA error first. */
 class GpuRunEndingAttackTests {
@@ -69,8 +68,7 @@ class GpuRunEndingAttackTests {
             GraphRun run = s.submit(g);
             GraphRun done = ended(run); // TimeoutException: the run never ends
             assertThat(done.state(t)).isEqualTo(TaskState.FAILED);
-        }
-        finally {
+        } finally {
             s.shutdownNow();
         }
     }
@@ -103,10 +101,10 @@ class GpuRunEndingAttackTests {
                 // the backend waits for the stream on the host before it releases anything the work
                 // uses; the scratch memory is never back while the fill kernel is still queued
                 assertThat(cuda.queuedKernels() == 0 || !scratch.get().isReleased())
-                        .as("scratch released while its kernel is still queued").isTrue();
+                        .as("scratch released while its kernel is still queued")
+                        .isTrue();
                 assertThat(run.state(t)).isEqualTo(TaskState.FAILED);
-            }
-            finally {
+            } finally {
                 cuda.autoRun(true);
             }
         }
@@ -146,8 +144,7 @@ class GpuRunEndingAttackTests {
                         DeviceBuffer b = gc.allocate(64);
                         if (kernel.equals("scale")) {
                             gc.kernels().scale(16, 2f, b);
-                        }
-                        else {
+                        } else {
                             gc.kernels().fill(16, 1f, b);
                         }
                         return b;
@@ -164,20 +161,22 @@ class GpuRunEndingAttackTests {
                 for (int i = 0; i < 1 + random.nextInt(5); i++) {
                     cuda.runAll();
                 }
-            }
-            finally {
+            } finally {
                 cuda.autoRun(true);
             }
             GraphRun done = ended(run);
             Map<String, TaskState> states = done.states();
-            assertThat(states.values()).as("every task final: %s", states)
+            assertThat(states.values())
+                    .as("every task final: %s", states)
                     .allMatch(st -> st == TaskState.SUCCEEDED || st == TaskState.FAILED || st == TaskState.CANCELLED);
             if (!done.failures().isEmpty()) {
                 Throwable first = done.failures().get(0).error();
                 assertThat(first).as("the first failure of %s", done.failures()).isInstanceOf(CudaException.class);
                 Set<String> failed = new HashSet<>();
                 for (TaskFailure f : done.failures()) {
-                    assertThat(failed.add(f.taskName())).as("%s failed once", f.taskName()).isTrue();
+                    assertThat(failed.add(f.taskName()))
+                            .as("%s failed once", f.taskName())
+                            .isTrue();
                     assertThat(states.get(f.taskName())).isEqualTo(TaskState.FAILED);
                     if (f.error() instanceof GpuUnavailableException u) {
                         assertThat(u.getCause()).as("cause of %s", f.taskName()).isInstanceOf(CudaException.class);
@@ -185,8 +184,7 @@ class GpuRunEndingAttackTests {
                 }
                 try {
                     done.await(Duration.ofMillis(1));
-                }
-                catch (GraphRunException ex) {
+                } catch (GraphRunException ex) {
                     assertThat(ex.cancelled()).doesNotContainAnyElementsOf(failed);
                     assertThat(ex.cancelled()).doesNotHaveDuplicates();
                 }

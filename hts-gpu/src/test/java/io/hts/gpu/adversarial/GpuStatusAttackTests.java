@@ -1,6 +1,6 @@
 package io.hts.gpu.adversarial;
 
-import java.time.Duration;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuSettings;
@@ -8,10 +8,9 @@ import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.memory.DeviceMemoryPool;
 import io.hts.gpu.memory.PoolSettings;
 import io.hts.gpu.support.SimulatedCuda;
+import java.time.Duration;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** Promise 6: the free memory a pool (and so GpuBackend.status()) reports never exceeds what the device can give. */
 class GpuStatusAttackTests {
@@ -28,14 +27,17 @@ class GpuStatusAttackTests {
     void availableBytesNeverExceedsWhatTheDeviceCanStillGive() {
         SimulatedCuda cuda = new SimulatedCuda(256 * MIB);
         PoolSettings settings = new PoolSettings(4 * MIB, 200 * MIB, 4 * MIB, 256);
-        GpuBackend gpu = new GpuBackend(cuda, cuda.deviceInfo(0), GpuSettings.defaults(200 * MIB).withMemory(settings),
-                false);
-        try (gpu; DeviceMemoryPool other = new DeviceMemoryPool(cuda, 0, settings)) {
+        GpuBackend gpu = new GpuBackend(
+                cuda, cuda.deviceInfo(0), GpuSettings.defaults(200 * MIB).withMemory(settings), false);
+        try (gpu;
+                DeviceMemoryPool other = new DeviceMemoryPool(cuda, 0, settings)) {
             DeviceBuffer taken = other.allocate(128 * MIB);
             long freeInArenas = 4 * MIB;
-            Awaitility.await().atMost(Duration.ofSeconds(5)).until(
-                    () -> gpu.status().freeMemoryBytes() <= freeInArenas + cuda.memoryInfo()[0]);
-            try (DeviceMemoryPool alone = new DeviceMemoryPool(cuda, 0, new PoolSettings(4 * MIB, 100 * MIB, 4 * MIB, 256))) {
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> gpu.status().freeMemoryBytes() <= freeInArenas + cuda.memoryInfo()[0]);
+            try (DeviceMemoryPool alone =
+                    new DeviceMemoryPool(cuda, 0, new PoolSettings(4 * MIB, 100 * MIB, 4 * MIB, 256))) {
                 DeviceBuffer more = other.allocate(64 * MIB);
                 alone.refreshDeviceFree();
                 assertThat(alone.availableBytes()).isLessThanOrEqualTo(freeInArenas + cuda.memoryInfo()[0]);

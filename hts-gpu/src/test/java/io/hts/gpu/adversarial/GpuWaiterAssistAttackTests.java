@@ -1,5 +1,24 @@
 package io.hts.gpu.adversarial;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+import static org.awaitility.Awaitility.await;
+
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.graph.TaskState;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.GraphRunException;
+import io.hts.engine.run.Scheduler;
+import io.hts.gpu.cuda.Dim3;
+import io.hts.gpu.cuda.KernelArguments;
+import io.hts.gpu.exec.GpuBackend;
+import io.hts.gpu.exec.GpuContext;
+import io.hts.gpu.exec.GpuSettings;
+import io.hts.gpu.exec.MultiGpuBackend;
+import io.hts.gpu.memory.DeviceBuffer;
+import io.hts.gpu.support.SimulatedCuda;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
@@ -16,29 +35,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-
-import io.hts.engine.graph.Task;
-import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.graph.TaskState;
-import io.hts.engine.run.GraphRun;
-import io.hts.engine.run.GraphRunException;
-import io.hts.engine.run.Scheduler;
-import io.hts.gpu.cuda.Dim3;
-import io.hts.gpu.cuda.KernelArguments;
-import io.hts.gpu.exec.GpuBackend;
-import io.hts.gpu.exec.GpuContext;
-import io.hts.gpu.exec.GpuSettings;
-import io.hts.gpu.exec.MultiGpuBackend;
-import io.hts.gpu.memory.DeviceBuffer;
-import io.hts.gpu.support.SimulatedCuda;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.fail;
-import static org.awaitility.Awaitility.await;
 
 /** Attacks on "a waiting caller drives the device" (DeviceBackend.assist). */
 class GpuWaiterAssistAttackTests {
@@ -50,7 +48,7 @@ class GpuWaiterAssistAttackTests {
     private final GatedCuda cuda = new GatedCuda(sim);
 
     GpuWaiterAssistAttackTests() {
-        sim.kernel(GatedCuda.GATE_MODULE, GatedCuda.GATE, l -> { });
+        sim.kernel(GatedCuda.GATE_MODULE, GatedCuda.GATE, l -> {});
     }
 
     private static GpuSettings settings() {
@@ -69,8 +67,7 @@ class GpuWaiterAssistAttackTests {
         t.start();
         try {
             return f.get(limit.toMillis(), TimeUnit.MILLISECONDS);
-        }
-        catch (TimeoutException ex) {
+        } catch (TimeoutException ex) {
             fail("hang of " + name + ":\n" + dump());
             throw ex;
         }
@@ -84,7 +81,9 @@ class GpuWaiterAssistAttackTests {
         await().pollDelay(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> true);
         long cpu = mx.getThreadCpuTime(launcher.getId()) - cpu0;
         long wall = System.nanoTime() - wall0;
-        assertThat(cpu).as("launcher CPU ns over %d ms of an idle device", wall / 1_000_000).isLessThan(wall / 5);
+        assertThat(cpu)
+                .as("launcher CPU ns over %d ms of an idle device", wall / 1_000_000)
+                .isLessThan(wall / 5);
     }
 
     /**
@@ -94,16 +93,17 @@ class GpuWaiterAssistAttackTests {
     static Object interruptedWaiter(GraphRun run) throws InterruptedException {
         AtomicReference<Object> outcome = new AtomicReference<>();
         CountDownLatch waiting = new CountDownLatch(1);
-        Thread waiter = new Thread(() -> {
-            waiting.countDown();
-            try {
-                run.await(Duration.ofSeconds(20));
-                outcome.set("returned");
-            }
-            catch (Exception ex) {
-                outcome.set(ex);
-            }
-        }, "caller-interrupted");
+        Thread waiter = new Thread(
+                () -> {
+                    waiting.countDown();
+                    try {
+                        run.await(Duration.ofSeconds(20));
+                        outcome.set("returned");
+                    } catch (Exception ex) {
+                        outcome.set(ex);
+                    }
+                },
+                "caller-interrupted");
         waiter.start();
         assertThat(waiting.await(5, TimeUnit.SECONDS)).isTrue();
         waiter.interrupt();
@@ -128,7 +128,10 @@ class GpuWaiterAssistAttackTests {
     }
 
     private static void gate(GpuContext c, DeviceBuffer x) {
-        c.launch(c.kernel(GatedCuda.GATE_MODULE, GatedCuda.GATE), Dim3.of(1), Dim3.of(1),
+        c.launch(
+                c.kernel(GatedCuda.GATE_MODULE, GatedCuda.GATE),
+                Dim3.of(1),
+                Dim3.of(1),
                 KernelArguments.of().pointer(x.address()));
     }
 
@@ -169,8 +172,7 @@ class GpuWaiterAssistAttackTests {
                 GraphRun r;
                 try {
                     r = s.execute(sumGraph("inner", 2f, inner));
-                }
-                catch (RuntimeException ex) {
+                } catch (RuntimeException ex) {
                     return -1f; // failing fast is acceptable
                 }
                 return (Float) r.result(inner[0]);
@@ -178,14 +180,12 @@ class GpuWaiterAssistAttackTests {
             Object result = onCaller("caller-nested", Duration.ofSeconds(5), () -> {
                 try {
                     return s.execute(g).result(outer);
-                }
-                catch (GraphRunException ex) {
+                } catch (GraphRunException ex) {
                     return ex;
                 }
             });
             assertThat(result).isNotNull();
-        }
-        finally {
+        } finally {
             s.shutdownNow();
         }
     }
@@ -209,8 +209,7 @@ class GpuWaiterAssistAttackTests {
                 GraphRun r;
                 try {
                     r = s.execute(sumGraph("inner", 2f, inner));
-                }
-                catch (RuntimeException ex) {
+                } catch (RuntimeException ex) {
                     return -1f;
                 }
                 return (Float) r.result(inner[0]);
@@ -221,8 +220,7 @@ class GpuWaiterAssistAttackTests {
                 return run.result(outer) + " on " + outerThread.get();
             });
             assertThat(result).isNotNull();
-        }
-        finally {
+        } finally {
             s.shutdownNow();
         }
     }
@@ -242,10 +240,10 @@ class GpuWaiterAssistAttackTests {
                 s.close();
                 return 1f;
             });
-            Object r = onCaller("caller-close", Duration.ofSeconds(5), () -> s.execute(g).result(t));
+            Object r = onCaller(
+                    "caller-close", Duration.ofSeconds(5), () -> s.execute(g).result(t));
             assertThat(r).isEqualTo(1f);
-        }
-        finally {
+        } finally {
             s.shutdownNow();
         }
     }
@@ -264,14 +262,12 @@ class GpuWaiterAssistAttackTests {
             Object r = onCaller("caller-close-backend", Duration.ofSeconds(5), () -> {
                 try {
                     return s.execute(g).result(t);
-                }
-                catch (GraphRunException ex) {
+                } catch (GraphRunException ex) {
                     return ex;
                 }
             });
             assertThat(r).isEqualTo(1f);
-        }
-        finally {
+        } finally {
             s.close();
         }
         assertThat(sim.allocatedBytes()).isZero();
@@ -304,8 +300,11 @@ class GpuWaiterAssistAttackTests {
             });
             GraphRun run = s.submit(g);
             assertThat(inBody.await(5, TimeUnit.SECONDS)).isTrue();
-            assertThatThrownBy(() -> run.await(Duration.ofMillis(20))).isInstanceOf(java.util.concurrent.TimeoutException.class);
-            assertThat(interruptedWaiter(run)).as("the interrupted waiter's outcome").isInstanceOf(InterruptedException.class);
+            assertThatThrownBy(() -> run.await(Duration.ofMillis(20)))
+                    .isInstanceOf(java.util.concurrent.TimeoutException.class);
+            assertThat(interruptedWaiter(run))
+                    .as("the interrupted waiter's outcome")
+                    .isInstanceOf(InterruptedException.class);
             release.countDown();
             assertThat(run.await(Duration.ofSeconds(10)).result(t)).isEqualTo(7f);
             assertThat(bodyThread.get()).startsWith("hts-gpu-");
@@ -366,7 +365,6 @@ class GpuWaiterAssistAttackTests {
         }
     }
 
-
     /** Many short time-outs in a row while assisting: results right, every run ends, memory back. */
     @Test
     void repeatedTinyTimeoutsWhileAssistingLoseNothing() throws Exception {
@@ -380,8 +378,7 @@ class GpuWaiterAssistAttackTests {
                         try {
                             run.await(Duration.ofNanos(1000));
                             break;
-                        }
-                        catch (TimeoutException ex) {
+                        } catch (TimeoutException ex) {
                             // again
                         }
                     }
@@ -429,19 +426,22 @@ class GpuWaiterAssistAttackTests {
                 return ctx.input(a).length;
             });
             AtomicReference<Object> r = new AtomicReference<>();
-            Thread waiter = new Thread(() -> {
-                try {
-                    r.set(s.execute(g).result(cpu));
-                }
-                catch (RuntimeException ex) {
-                    r.set(ex);
-                }
-            }, "caller-cpu-phase");
+            Thread waiter = new Thread(
+                    () -> {
+                        try {
+                            r.set(s.execute(g).result(cpu));
+                        } catch (RuntimeException ex) {
+                            r.set(ex);
+                        }
+                    },
+                    "caller-cpu-phase");
             waiter.start();
             assertThat(inCpu.await(5, TimeUnit.SECONDS)).isTrue();
             long cpu0 = mx.getThreadCpuTime(waiter.getId());
             long wall0 = System.nanoTime();
-            await().pollDelay(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> true);
+            await().pollDelay(Duration.ofMillis(500))
+                    .atMost(Duration.ofSeconds(2))
+                    .until(() -> true);
             long used = mx.getThreadCpuTime(waiter.getId()) - cpu0;
             long wall = System.nanoTime() - wall0;
             Thread.State state = waiter.getState();
@@ -450,7 +450,8 @@ class GpuWaiterAssistAttackTests {
             waiter.join(5000);
             otherRun.future().get(5, TimeUnit.SECONDS);
             assertThat(r.get()).isEqualTo(N);
-            assertThat(used).as("waiter CPU ns over %d ms of its run's CPU phase (state %s)", wall / 1_000_000, state)
+            assertThat(used)
+                    .as("waiter CPU ns over %d ms of its run's CPU phase (state %s)", wall / 1_000_000, state)
                     .isLessThan(wall / 5);
         }
     }
@@ -475,22 +476,26 @@ class GpuWaiterAssistAttackTests {
                 cpuPhase.await(10, TimeUnit.SECONDS);
                 return 5;
             });
-            Task<float[]> back = g.task("back").after(a, cpu).gpu(ctx -> ctx.unwrap(GpuContext.class)
-                    .download(ctx.input(a), new float[N]));
+            Task<float[]> back = g.task("back")
+                    .after(a, cpu)
+                    .gpu(ctx -> ctx.unwrap(GpuContext.class).download(ctx.input(a), new float[N]));
             AtomicReference<Object> r = new AtomicReference<>();
-            Thread waiter = new Thread(() -> {
-                try {
-                    r.set(s.execute(g).result(back)[N - 1]);
-                }
-                catch (RuntimeException ex) {
-                    r.set(ex);
-                }
-            }, "caller-idle");
+            Thread waiter = new Thread(
+                    () -> {
+                        try {
+                            r.set(s.execute(g).result(back)[N - 1]);
+                        } catch (RuntimeException ex) {
+                            r.set(ex);
+                        }
+                    },
+                    "caller-idle");
             waiter.start();
             assertThat(inCpu.await(5, TimeUnit.SECONDS)).isTrue();
             long cpu0 = mx.getThreadCpuTime(waiter.getId());
             long wall0 = System.nanoTime();
-            await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> true);
+            await().pollDelay(Duration.ofMillis(300))
+                    .atMost(Duration.ofSeconds(2))
+                    .until(() -> true);
             long used = mx.getThreadCpuTime(waiter.getId()) - cpu0;
             long wall = System.nanoTime() - wall0;
             Thread.State state = waiter.getState();
@@ -520,12 +525,12 @@ class GpuWaiterAssistAttackTests {
                     try {
                         run.await();
                         fail("succeeded");
-                    }
-                    catch (GraphRunException ex) {
+                    } catch (GraphRunException ex) {
                         assertThat(run.state(t)).isEqualTo(TaskState.FAILED);
                     }
                     Task<?>[] out = new Task<?>[1];
-                    assertThat(s.execute(sumGraph("after-error-" + i, 2f, out)).result(out[0])).isEqualTo(2f * N);
+                    assertThat(s.execute(sumGraph("after-error-" + i, 2f, out)).result(out[0]))
+                            .isEqualTo(2f * N);
                 }
                 return null;
             });
@@ -537,7 +542,7 @@ class GpuWaiterAssistAttackTests {
     @Test
     void aStickyErrorWhileWaitersDriveEndsEveryRunAndLaterWaitersBlock() throws Exception {
         GpuBackend gpu = backend();
-        sim.kernel("hts_sticky", l -> { });
+        sim.kernel("hts_sticky", l -> {});
         ExecutorService callers = Executors.newFixedThreadPool(4, r -> new Thread(r, "caller-sticky"));
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
             List<Future<Object>> all = new ArrayList<>();
@@ -553,8 +558,7 @@ class GpuWaiterAssistAttackTests {
                             GraphRun run = s.execute(sumGraph("s-" + caller + "-" + i, i, out));
                             assertThat(run.result(out[0])).isEqualTo((float) N * i);
                             ok++;
-                        }
-                        catch (GraphRunException ex) {
+                        } catch (GraphRunException ex) {
                             // after the device went down
                         }
                         if (caller == 0 && i == 10) {
@@ -568,21 +572,20 @@ class GpuWaiterAssistAttackTests {
             for (Future<Object> f : all) {
                 f.get(60, TimeUnit.SECONDS);
             }
-            await().atMost(Duration.ofSeconds(5)).until(() -> gpu.status().health().name().equals("DOWN"));
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> gpu.status().health().name().equals("DOWN"));
             // a GPU-only graph on the DOWN device: the waiter must not spin, the run fails
             TaskGraph g = TaskGraph.named("down");
             g.task("t").gpu(ctx -> 1f);
             Object r = onCaller("caller-down", Duration.ofSeconds(5), () -> {
                 try {
                     return s.execute(g);
-                }
-                catch (GraphRunException ex) {
+                } catch (GraphRunException ex) {
                     return ex;
                 }
             });
             assertThat(r).isInstanceOf(GraphRunException.class);
-        }
-        finally {
+        } finally {
             callers.shutdownNow();
         }
     }
@@ -593,8 +596,11 @@ class GpuWaiterAssistAttackTests {
     @Test
     void manyWaitersOnTwoDevicesGetRightResultsAndReturnAllMemory() throws Exception {
         SimulatedCuda two = new SimulatedCuda(256 * MIB).withDevices(2);
-        MultiGpuBackend gpus = new MultiGpuBackend(List.of(new GpuBackend(two, two.deviceInfo(0), settings(), false),
-                new GpuBackend(two, two.deviceInfo(1), settings(), false)), two);
+        MultiGpuBackend gpus = new MultiGpuBackend(
+                List.of(
+                        new GpuBackend(two, two.deviceInfo(0), settings(), false),
+                        new GpuBackend(two, two.deviceInfo(1), settings(), false)),
+                two);
         Set<String> bodyThreads = ConcurrentHashMap.newKeySet();
         ExecutorService callers = Executors.newFixedThreadPool(6, r -> new Thread(r, "caller-two"));
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpus).build()) {
@@ -632,8 +638,7 @@ class GpuWaiterAssistAttackTests {
                         GraphRun run = i % 3 == 0 ? s.execute(g) : s.submit(g);
                         if (i % 3 == 1) {
                             run.await(Duration.ofSeconds(20));
-                        }
-                        else if (i % 3 == 2) {
+                        } else if (i % 3 == 2) {
                             run.await();
                         }
                         float[] r = run.result(back);
@@ -648,16 +653,15 @@ class GpuWaiterAssistAttackTests {
             for (Future<Integer> f : all) {
                 try {
                     f.get(90, TimeUnit.SECONDS);
-                }
-                catch (TimeoutException ex) {
+                } catch (TimeoutException ex) {
                     fail("hang:\n" + dump());
                 }
             }
-        }
-        finally {
+        } finally {
             callers.shutdownNow();
         }
-        assertThat(bodyThreads).as("bodies run on the devices' launchers, or (a root of an execute) on its caller")
+        assertThat(bodyThreads)
+                .as("bodies run on the devices' launchers, or (a root of an execute) on its caller")
                 .allSatisfy(name -> assertThat(name).matches("hts-gpu-.*|caller-.*"));
         assertThat(two.allocatedBytes()).isZero();
     }

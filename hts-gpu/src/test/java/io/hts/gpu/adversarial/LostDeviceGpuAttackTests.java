@@ -1,17 +1,8 @@
 package io.hts.gpu.adversarial;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.Random;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskBuilder;
@@ -32,11 +23,19 @@ import io.hts.gpu.exec.GpuUnavailableException;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.support.SimulatedCuda;
 import io.hts.gpu.support.WaiterFirstCuda;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.RepeatedTest;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * Round 3 of break attempts, on the simulated GPU: sticky errors with retries (failDeviceLost),
@@ -57,8 +56,7 @@ class LostDeviceGpuAttackTests {
     private static GraphRunException runFailure(GraphRun run) throws Exception {
         try {
             run.await(Duration.ofSeconds(15));
-        }
-        catch (GraphRunException ex) {
+        } catch (GraphRunException ex) {
             return ex;
         }
         throw new AssertionError("the run did not fail: " + run.states());
@@ -96,19 +94,29 @@ class LostDeviceGpuAttackTests {
             Map<String, AtomicInteger> finals = new ConcurrentHashMap<>();
             AtomicReference<String> gpuBodyAfterDown = new AtomicReference<>();
             FailureMode mode = rnd.nextBoolean() ? FailureMode.CONTINUE : FailureMode.FAIL_FAST;
-            Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).policy(new GpuFirstPolicy()).resource(TaskBuilder.GPU_MEMORY, 64 * MIB)
+            Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .gpuBackend(gpu)
+                    .policy(new GpuFirstPolicy())
+                    .resource(TaskBuilder.GPU_MEMORY, 64 * MIB)
                     .listener(e -> {
-                        if (e.taskName() != null && (e.type() == EventType.TASK_FAILED
-                                || e.type() == EventType.TASK_SUCCEEDED || e.type() == EventType.TASK_CANCELLED)) {
-                            finals.computeIfAbsent(e.taskName(), k -> new AtomicInteger()).incrementAndGet();
+                        if (e.taskName() != null
+                                && (e.type() == EventType.TASK_FAILED
+                                        || e.type() == EventType.TASK_SUCCEEDED
+                                        || e.type() == EventType.TASK_CANCELLED)) {
+                            finals.computeIfAbsent(e.taskName(), k -> new AtomicInteger())
+                                    .incrementAndGet();
                         }
-                    }).build();
+                    })
+                    .build();
             try {
                 sim.failKernelAtCompletion("hts_scale_f32", 700);
                 TaskGraph g = TaskGraph.named("sticky-random-" + rep.getCurrentRepetition());
                 List<Task<?>> tasks = new ArrayList<>();
                 tasks.add(g.task("culprit").retries(3, Duration.ZERO).gpu(ctx -> {
-                    gpuBodies.computeIfAbsent("culprit", k -> new AtomicInteger()).incrementAndGet();
+                    gpuBodies
+                            .computeIfAbsent("culprit", k -> new AtomicInteger())
+                            .incrementAndGet();
                     if (gpu.status().health() == DeviceHealth.DOWN) {
                         gpuBodyAfterDown.set("culprit");
                     }
@@ -122,7 +130,9 @@ class LostDeviceGpuAttackTests {
                         tb = tb.resource(TaskBuilder.GPU_MEMORY, 4 * MIB);
                     }
                     io.hts.engine.graph.GpuBody<String> body = ctx -> {
-                        gpuBodies.computeIfAbsent(name, k -> new AtomicInteger()).incrementAndGet();
+                        gpuBodies
+                                .computeIfAbsent(name, k -> new AtomicInteger())
+                                .incrementAndGet();
                         if (gpu.status().health() == DeviceHealth.DOWN) {
                             gpuBodyAfterDown.set(name);
                         }
@@ -140,21 +150,32 @@ class LostDeviceGpuAttackTests {
                 String where = "mode " + mode + ", " + others + " others, states " + run.states() + ", failures "
                         + failure.failures();
                 assertThat(failure.failures().get(0).taskName()).as(where).isEqualTo("culprit");
-                assertThat(failure.failures().get(0).error()).as(where).isInstanceOf(CudaException.class)
+                assertThat(failure.failures().get(0).error())
+                        .as(where)
+                        .isInstanceOf(CudaException.class)
                         .hasMessageContaining("CUDA_ERROR_ILLEGAL_ADDRESS");
                 assertThat(gpuBodies.get("culprit")).as(where).hasValue(1);
-                assertThat(gpuBodyAfterDown.get()).as(where + ": a GPU body ran after the device went DOWN").isNull();
-                assertThat(gpuBodies).as(where).allSatisfy((k, v) -> assertThat(v.get()).as(k).isEqualTo(1));
+                assertThat(gpuBodyAfterDown.get())
+                        .as(where + ": a GPU body ran after the device went DOWN")
+                        .isNull();
+                assertThat(gpuBodies)
+                        .as(where)
+                        .allSatisfy((k, v) -> assertThat(v.get()).as(k).isEqualTo(1));
                 for (Task<?> t : tasks) {
-                    assertThat(run.state(t).isTerminal()).as(where + " " + t.name()).isTrue();
+                    assertThat(run.state(t).isTerminal())
+                            .as(where + " " + t.name())
+                            .isTrue();
                 }
-                assertThat(finals).as(where).allSatisfy((k, v) -> assertThat(v.get()).as(k).isEqualTo(1));
+                assertThat(finals)
+                        .as(where)
+                        .allSatisfy((k, v) -> assertThat(v.get()).as(k).isEqualTo(1));
                 assertThat(gpu.status().health()).isEqualTo(DeviceHealth.DOWN);
-            }
-            finally {
+            } finally {
                 sim.autoRun(true);
                 s.shutdownNow();
-                assertThat(s.awaitTermination(Duration.ofSeconds(15))).as("the scheduler terminated").isTrue();
+                assertThat(s.awaitTermination(Duration.ofSeconds(15)))
+                        .as("the scheduler terminated")
+                        .isTrue();
             }
         });
     }
@@ -171,19 +192,28 @@ class LostDeviceGpuAttackTests {
             GpuBackend gpu = backend(2);
             AtomicInteger gpuRuns = new AtomicInteger();
             AtomicInteger cpuRuns = new AtomicInteger();
-            try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).policy(new GpuFirstPolicy()).resource(TaskBuilder.GPU_MEMORY, 64 * MIB).build()) {
+            try (Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .gpuBackend(gpu)
+                    .policy(new GpuFirstPolicy())
+                    .resource(TaskBuilder.GPU_MEMORY, 64 * MIB)
+                    .build()) {
                 sim.failKernelAtCompletion("hts_scale_f32", 700);
                 TaskGraph g = TaskGraph.named("dual-culprit");
-                Task<String> culprit = g.task("culprit").retries(3, Duration.ZERO)
-                        .resource(TaskBuilder.GPU_MEMORY, 8 * MIB).bodies(ctx -> {
-                            if (cpuRuns.incrementAndGet() == 1) {
-                                throw new IllegalStateException("test: CPU body fails once");
-                            }
-                            return "cpu";
-                        }, ctx -> {
-                            gpuRuns.incrementAndGet();
-                            return scaleOnGpu(ctx.unwrap(GpuContext.class));
-                        });
+                Task<String> culprit = g.task("culprit")
+                        .retries(3, Duration.ZERO)
+                        .resource(TaskBuilder.GPU_MEMORY, 8 * MIB)
+                        .bodies(
+                                ctx -> {
+                                    if (cpuRuns.incrementAndGet() == 1) {
+                                        throw new IllegalStateException("test: CPU body fails once");
+                                    }
+                                    return "cpu";
+                                },
+                                ctx -> {
+                                    gpuRuns.incrementAndGet();
+                                    return scaleOnGpu(ctx.unwrap(GpuContext.class));
+                                });
                 GraphRun run = s.submit(g);
                 await().atMost(Duration.ofSeconds(10)).until(() -> sim.queuedWork() >= 1);
                 sim.runAll();
@@ -192,8 +222,7 @@ class LostDeviceGpuAttackTests {
                 assertThat(run.result(culprit)).isEqualTo("cpu");
                 assertThat(gpuRuns).hasValue(1);
                 assertThat(cpuRuns).hasValue(2);
-            }
-            finally {
+            } finally {
                 sim.autoRun(true);
             }
         });
@@ -214,15 +243,21 @@ class LostDeviceGpuAttackTests {
             GpuBackend gpu = backend(4);
             AtomicInteger gpuRuns = new AtomicInteger();
             CountDownLatch timedOut = new CountDownLatch(1);
-            try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).failureMode(FailureMode.CONTINUE)
+            try (Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .gpuBackend(gpu)
+                    .failureMode(FailureMode.CONTINUE)
                     .listener(e -> {
                         if (e.type() == EventType.TASK_TIMED_OUT) {
                             timedOut.countDown();
                         }
-                    }).build()) {
+                    })
+                    .build()) {
                 sim.failKernelAtCompletion("hts_scale_f32", 700);
                 TaskGraph g = TaskGraph.named("timeout-sticky");
-                Task<String> culprit = g.task("culprit").timeout(Duration.ofMillis(300)).retries(3, Duration.ZERO)
+                Task<String> culprit = g.task("culprit")
+                        .timeout(Duration.ofMillis(300))
+                        .retries(3, Duration.ZERO)
                         .gpu(ctx -> {
                             gpuRuns.incrementAndGet();
                             return scaleOnGpu(ctx.unwrap(GpuContext.class));
@@ -235,12 +270,13 @@ class LostDeviceGpuAttackTests {
                 GraphRunException failure = runFailure(run);
                 assertThat(run.state(culprit)).isEqualTo(TaskState.FAILED);
                 assertThat(failure.failures().get(0).taskName()).isEqualTo("culprit");
-                assertThat(failure.failures().get(0).error()).as("first failure %s, GPU bodies %s", failure.failures(),
-                        gpuRuns.get()).isInstanceOf(GpuUnavailableException.class).hasMessageContaining("task 'culprit'")
+                assertThat(failure.failures().get(0).error())
+                        .as("first failure %s, GPU bodies %s", failure.failures(), gpuRuns.get())
+                        .isInstanceOf(GpuUnavailableException.class)
+                        .hasMessageContaining("task 'culprit'")
                         .hasCauseInstanceOf(CudaException.class);
                 assertThat(gpuRuns).as("no attempt on the DOWN device").hasValue(2);
-            }
-            finally {
+            } finally {
                 sim.autoRun(true);
             }
         });
@@ -259,34 +295,47 @@ class LostDeviceGpuAttackTests {
             GpuBackend gpu = backend(2);
             Map<String, AtomicInteger> gpuBodies = new ConcurrentHashMap<>();
             Map<String, AtomicInteger> finals = new ConcurrentHashMap<>();
-            Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).listener(e -> {
-                if (e.taskName() != null && (e.type() == EventType.TASK_FAILED || e.type() == EventType.TASK_SUCCEEDED
-                        || e.type() == EventType.TASK_CANCELLED)) {
-                    finals.computeIfAbsent(e.taskName(), k -> new AtomicInteger()).incrementAndGet();
-                }
-            }).build();
+            Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .gpuBackend(gpu)
+                    .listener(e -> {
+                        if (e.taskName() != null
+                                && (e.type() == EventType.TASK_FAILED
+                                        || e.type() == EventType.TASK_SUCCEEDED
+                                        || e.type() == EventType.TASK_CANCELLED)) {
+                            finals.computeIfAbsent(e.taskName(), k -> new AtomicInteger())
+                                    .incrementAndGet();
+                        }
+                    })
+                    .build();
             try {
                 sim.failKernelAtCompletion("hts_scale_f32", 700);
                 TaskGraph g = TaskGraph.named("cancel-sticky");
                 List<Task<?>> tasks = new ArrayList<>();
                 tasks.add(g.task("culprit").retries(2, Duration.ZERO).gpu(ctx -> {
-                    gpuBodies.computeIfAbsent("culprit", k -> new AtomicInteger()).incrementAndGet();
+                    gpuBodies
+                            .computeIfAbsent("culprit", k -> new AtomicInteger())
+                            .incrementAndGet();
                     return scaleOnGpu(ctx.unwrap(GpuContext.class));
                 }));
                 for (int i = 0; i < 5; i++) {
                     String name = "o" + i;
                     tasks.add(g.task(name).retries(2, Duration.ZERO).gpu(ctx -> {
-                        gpuBodies.computeIfAbsent(name, k -> new AtomicInteger()).incrementAndGet();
+                        gpuBodies
+                                .computeIfAbsent(name, k -> new AtomicInteger())
+                                .incrementAndGet();
                         return fillOnGpu(ctx.unwrap(GpuContext.class));
                     }));
                 }
-                GraphRun run = s.submit(g, RunOptions.failureMode(rnd.nextBoolean() ? FailureMode.CONTINUE
-                        : FailureMode.FAIL_FAST));
+                GraphRun run = s.submit(
+                        g, RunOptions.failureMode(rnd.nextBoolean() ? FailureMode.CONTINUE : FailureMode.FAIL_FAST));
                 await().atMost(Duration.ofSeconds(10)).until(() -> sim.queuedWork() >= 2);
-                Thread canceller = new Thread(() -> {
-                    LockSupport.parkNanos(rnd.nextInt(2_000_000));
-                    run.cancel();
-                }, "canceller");
+                Thread canceller = new Thread(
+                        () -> {
+                            LockSupport.parkNanos(rnd.nextInt(2_000_000));
+                            run.cancel();
+                        },
+                        "canceller");
                 canceller.setDaemon(true);
                 canceller.start();
                 LockSupport.parkNanos(rnd.nextInt(2_000_000));
@@ -294,21 +343,26 @@ class LostDeviceGpuAttackTests {
                 sim.autoRun(true);
                 try {
                     run.await(Duration.ofSeconds(15));
-                }
-                catch (GraphRunException expected) {
+                } catch (GraphRunException expected) {
                     // failed or cancelled
                 }
                 canceller.join(10_000);
                 for (Task<?> t : tasks) {
-                    assertThat(run.state(t).isTerminal()).as(t.name() + " " + run.states()).isTrue();
+                    assertThat(run.state(t).isTerminal())
+                            .as(t.name() + " " + run.states())
+                            .isTrue();
                 }
-                assertThat(gpuBodies).as("GPU bodies per task").allSatisfy((k, v) -> assertThat(v.get()).as(k).isEqualTo(1));
-                assertThat(finals).allSatisfy((k, v) -> assertThat(v.get()).as(k).isEqualTo(1));
-            }
-            finally {
+                assertThat(gpuBodies)
+                        .as("GPU bodies per task")
+                        .allSatisfy((k, v) -> assertThat(v.get()).as(k).isEqualTo(1));
+                assertThat(finals)
+                        .allSatisfy((k, v) -> assertThat(v.get()).as(k).isEqualTo(1));
+            } finally {
                 sim.autoRun(true);
                 s.shutdownNow();
-                assertThat(s.awaitTermination(Duration.ofSeconds(15))).as("the scheduler terminated").isTrue();
+                assertThat(s.awaitTermination(Duration.ofSeconds(15)))
+                        .as("the scheduler terminated")
+                        .isTrue();
             }
         });
     }
@@ -321,8 +375,13 @@ class LostDeviceGpuAttackTests {
     void nonStickyFailuresWithRetriesLeakNoDeviceMemory() {
         assertTimeoutPreemptively(MAX, () -> {
             GpuBackend gpu = backend(4);
-            try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).policy(new GpuFirstPolicy()).resource(TaskBuilder.GPU_MEMORY, 64 * MIB)
-                    .failureMode(FailureMode.CONTINUE).build()) {
+            try (Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .gpuBackend(gpu)
+                    .policy(new GpuFirstPolicy())
+                    .resource(TaskBuilder.GPU_MEMORY, 64 * MIB)
+                    .failureMode(FailureMode.CONTINUE)
+                    .build()) {
                 for (int round = 0; round < 20; round++) {
                     sim.failNext("cuLaunchKernel", 2); // out of memory: not sticky
                     TaskGraph g = TaskGraph.named("plain-" + round);
@@ -330,8 +389,7 @@ class LostDeviceGpuAttackTests {
                         var tb = g.task("t" + i).retries(2, Duration.ZERO).resource(TaskBuilder.GPU_MEMORY, MIB);
                         if (i % 2 == 0) {
                             tb.gpu(ctx -> fillOnGpu(ctx.unwrap(GpuContext.class)));
-                        }
-                        else {
+                        } else {
                             tb.bodies(ctx -> 2f, ctx -> fillOnGpu(ctx.unwrap(GpuContext.class)));
                         }
                     }
@@ -348,7 +406,6 @@ class LostDeviceGpuAttackTests {
     private GpuBackend waiterFirstBackend() {
         return new GpuBackend(WaiterFirstCuda.over(sim), sim.deviceInfo(0), SimulatedCuda.testSettings(4), false);
     }
-
 
     private static Task<Float> oneGpuTask(TaskGraph g) {
         return g.task("t").gpu(ctx -> {
@@ -367,21 +424,25 @@ class LostDeviceGpuAttackTests {
     void anOutsideInterruptSwallowedByAListenerOnTheWaitingCallerIsKept() throws Exception {
         AtomicReference<Thread> caller = new AtomicReference<>();
         AtomicInteger onCaller = new AtomicInteger();
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).listener(e -> {
-            if (e.type() != EventType.TASK_SUCCEEDED || Thread.currentThread() != caller.get()) {
-                return;
-            }
-            onCaller.incrementAndGet();
-            Thread me = Thread.currentThread();
-            Thread interrupter = new Thread(me::interrupt, "interrupter");
-            interrupter.setDaemon(true);
-            interrupter.start();
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (!me.isInterrupted() && System.nanoTime() < until) {
-                LockSupport.parkNanos(100_000);
-            }
-            Thread.interrupted(); // swallowed
-        }).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(waiterFirstBackend())
+                .listener(e -> {
+                    if (e.type() != EventType.TASK_SUCCEEDED || Thread.currentThread() != caller.get()) {
+                        return;
+                    }
+                    onCaller.incrementAndGet();
+                    Thread me = Thread.currentThread();
+                    Thread interrupter = new Thread(me::interrupt, "interrupter");
+                    interrupter.setDaemon(true);
+                    interrupter.start();
+                    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                    while (!me.isInterrupted() && System.nanoTime() < until) {
+                        LockSupport.parkNanos(100_000);
+                    }
+                    Thread.interrupted(); // swallowed
+                })
+                .build()) {
             String outcome = GpuCompletionActionAttackTests.onCaller("caller-outside", () -> {
                 caller.set(Thread.currentThread());
                 int reported = 0;
@@ -394,8 +455,7 @@ class LostDeviceGpuAttackTests {
                     try {
                         run.await(Duration.ofSeconds(10));
                         interrupted = Thread.interrupted();
-                    }
-                    catch (InterruptedException ex) {
+                    } catch (InterruptedException ex) {
                         interrupted = true;
                         run.future().get(10, TimeUnit.SECONDS);
                     }
@@ -422,17 +482,22 @@ class LostDeviceGpuAttackTests {
     @RepeatedTest(10)
     void selfInterruptingCallbacksDuringAStickyErrorReportedByAWaiterDoNotInterruptIt() throws Exception {
         Set<String> threads = ConcurrentHashMap.newKeySet();
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend())
-                .failureMode(FailureMode.CONTINUE).listener(e -> {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(waiterFirstBackend())
+                .failureMode(FailureMode.CONTINUE)
+                .listener(e -> {
                     if (e.type() == EventType.TASK_FAILED || e.type() == EventType.RUN_FAILED) {
                         threads.add(Thread.currentThread().getName());
                         Thread.currentThread().interrupt();
                     }
-                }).build()) {
+                })
+                .build()) {
             String outcome = GpuCompletionActionAttackTests.onCaller("caller-sticky", () -> {
                 sim.failKernelAtCompletion("hts_scale_f32", 700);
                 TaskGraph g = TaskGraph.named("sticky-waiter");
-                Task<String> culprit = g.task("culprit").retries(2, Duration.ZERO)
+                Task<String> culprit = g.task("culprit")
+                        .retries(2, Duration.ZERO)
                         .gpu(ctx -> scaleOnGpu(ctx.unwrap(GpuContext.class)));
                 for (int i = 0; i < 3; i++) {
                     g.task("o" + i).retries(1, Duration.ZERO).gpu(ctx -> fillOnGpu(ctx.unwrap(GpuContext.class)));
@@ -454,11 +519,9 @@ class LostDeviceGpuAttackTests {
                 try {
                     run.await(Duration.ofSeconds(10));
                     return "the run succeeded";
-                }
-                catch (InterruptedException ex) {
+                } catch (InterruptedException ex) {
                     return "await interrupted";
-                }
-                catch (GraphRunException ex) {
+                } catch (GraphRunException ex) {
                     if (Thread.interrupted()) {
                         return "caller left interrupted";
                     }

@@ -1,5 +1,11 @@
 package io.hts.gpu.cuda;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.hts.gpu.exec.GpuBackend;
+import io.hts.gpu.exec.GpuSettings;
+import io.hts.gpu.support.SimulatedCuda;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -7,15 +13,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-
-import io.hts.gpu.exec.GpuBackend;
-import io.hts.gpu.exec.GpuSettings;
-import io.hts.gpu.support.SimulatedCuda;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Discovery never throws: every way of having no GPU gives a reason. */
 class GpuDiscoveryTests {
@@ -23,15 +22,22 @@ class GpuDiscoveryTests {
     @Test
     void missingJCudaNativesDriverOrDevicesEachGiveAReason() {
         assertThat(GpuDiscovery.discover(() -> {
-            throw new NoClassDefFoundError("jcuda/driver/JCudaDriver");
-        }).reason()).startsWith("JCuda is not on the class path");
+                            throw new NoClassDefFoundError("jcuda/driver/JCudaDriver");
+                        })
+                        .reason())
+                .startsWith("JCuda is not on the class path");
         assertThat(GpuDiscovery.discover(() -> {
-            throw new UnsatisfiedLinkError("libcuda.so.1: cannot open shared object file");
-        }).reason()).contains("could not be loaded", "libcuda.so.1", "is an NVIDIA driver installed");
+                            throw new UnsatisfiedLinkError("libcuda.so.1: cannot open shared object file");
+                        })
+                        .reason())
+                .contains("could not be loaded", "libcuda.so.1", "is an NVIDIA driver installed");
         assertThat(GpuDiscovery.discover(() -> {
-            throw new CudaException("cuInit(0)", 100, "CUDA_ERROR_NO_DEVICE");
-        }).reason()).contains("refused to start", "CUDA_ERROR_NO_DEVICE");
-        assertThat(GpuDiscovery.discover(() -> new SimulatedCuda(1 << 20).withDevices(0)).reason())
+                            throw new CudaException("cuInit(0)", 100, "CUDA_ERROR_NO_DEVICE");
+                        })
+                        .reason())
+                .contains("refused to start", "CUDA_ERROR_NO_DEVICE");
+        assertThat(GpuDiscovery.discover(() -> new SimulatedCuda(1 << 20).withDevices(0))
+                        .reason())
                 .isEqualTo("the CUDA driver reports no device");
     }
 
@@ -44,10 +50,13 @@ class GpuDiscoveryTests {
                 + "java.lang.UnsatisfiedLinkError: /tmp/libJCudaDriver.so: libcuda.so.1: cannot open shared object file\n"
                 + "---(end of nested stack traces)---";
         String reason = GpuDiscovery.discover(() -> {
-            throw new UnsatisfiedLinkError(report);
-        }).reason();
-        assertThat(reason).contains("/tmp/libJCudaDriver.so: libcuda.so.1: cannot open shared object file")
-                .doesNotContain("\n").doesNotContain("Operating system");
+                    throw new UnsatisfiedLinkError(report);
+                })
+                .reason();
+        assertThat(reason)
+                .contains("/tmp/libJCudaDriver.so: libcuda.so.1: cannot open shared object file")
+                .doesNotContain("\n")
+                .doesNotContain("Operating system");
     }
 
     @Test
@@ -55,7 +64,8 @@ class GpuDiscoveryTests {
         GpuDiscovery.Result r = GpuDiscovery.discover(() -> new SimulatedCuda(1L << 30));
         assertThat(r.available()).isTrue();
         assertThat(r.devices()).hasSize(1);
-        assertThat(r.describe()).isEqualTo("1 CUDA device(s), driver CUDA 13.0: [cuda:0 Simulated GPU (sm_90, 4 SMs, 1.0 GiB)]");
+        assertThat(r.describe())
+                .isEqualTo("1 CUDA device(s), driver CUDA 13.0: [cuda:0 Simulated GPU (sm_90, 4 SMs, 1.0 GiB)]");
     }
 
     /** On a machine without a GPU (CI, the development box) the real discovery says why, and returns. */
@@ -81,37 +91,44 @@ class GpuDiscoveryTests {
 
     @Test
     void withoutTheDriversLibraryJCudaIsNotLoadedAndTheReasonSaysWhereItWasLookedFor() {
-        DriverLibrary none = new DriverLibrary(DriverLibrary.LINUX, List.of(Path.of("/opt/cuda/lib"), USR_LIB64),
-                List.of(), p -> false);
+        DriverLibrary none = new DriverLibrary(
+                DriverLibrary.LINUX, List.of(Path.of("/opt/cuda/lib"), USR_LIB64), List.of(), p -> false);
         GpuDiscovery.Result r = GpuDiscovery.discover(none, this::load);
         assertThat(r.available()).isFalse();
-        assertThat(r.reason()).isEqualTo("no NVIDIA driver: libcuda.so.1 was not found in /opt/cuda/lib, /usr/lib64"
-                + " nor in the dynamic linker's cache /etc/ld.so.cache; HTS runs tasks on the CPU");
+        assertThat(r.reason())
+                .isEqualTo("no NVIDIA driver: libcuda.so.1 was not found in /opt/cuda/lib, /usr/lib64"
+                        + " nor in the dynamic linker's cache /etc/ld.so.cache; HTS runs tasks on the CPU");
         assertThat(loads).as("the loader").hasValue(0);
 
-        DriverLibrary windows = new DriverLibrary(DriverLibrary.WINDOWS, List.of(Path.of("C:\\Windows\\System32")),
-                List.of(), p -> false);
-        assertThat(GpuDiscovery.discover(windows, this::load).reason()).isEqualTo(
-                "no NVIDIA driver: nvcuda.dll was not found in C:\\Windows\\System32; HTS runs tasks on the CPU");
+        DriverLibrary windows = new DriverLibrary(
+                DriverLibrary.WINDOWS, List.of(Path.of("C:\\Windows\\System32")), List.of(), p -> false);
+        assertThat(GpuDiscovery.discover(windows, this::load).reason())
+                .isEqualTo(
+                        "no NVIDIA driver: nvcuda.dll was not found in C:\\Windows\\System32; HTS runs tasks on the CPU");
         assertThat(loads).hasValue(0);
     }
 
     @Test
     void withTheDriversLibraryInADirectoryOrTheLinkersCacheJCudaIsLoaded() {
-        DriverLibrary inDirectory = new DriverLibrary(DriverLibrary.LINUX, List.of(USR_LIB64, MULTIARCH), List.of(),
+        DriverLibrary inDirectory = new DriverLibrary(
+                DriverLibrary.LINUX,
+                List.of(USR_LIB64, MULTIARCH),
+                List.of(),
                 p -> p.equals(MULTIARCH.resolve("libcuda.so.1")));
         assertThat(GpuDiscovery.discover(inDirectory, this::load).available()).isTrue();
         assertThat(loads).hasValue(1);
 
         Path cached = Path.of("/opt/nvidia/lib/libcuda.so.1");
-        DriverLibrary inCache = new DriverLibrary(DriverLibrary.LINUX, List.of(USR_LIB64), List.of(cached),
-                cached::equals);
+        DriverLibrary inCache =
+                new DriverLibrary(DriverLibrary.LINUX, List.of(USR_LIB64), List.of(cached), cached::equals);
         assertThat(GpuDiscovery.discover(inCache, this::load).available()).isTrue();
         assertThat(loads).hasValue(2);
 
         DriverLibrary unchecked = new DriverLibrary(null, List.of(), List.of(), p -> false);
         assertThat(GpuDiscovery.discover(unchecked, this::load).available()).isTrue();
-        assertThat(loads).as("elsewhere than Linux and Windows JCuda's loading decides").hasValue(3);
+        assertThat(loads)
+                .as("elsewhere than Linux and Windows JCuda's loading decides")
+                .hasValue(3);
 
         DriverLibrary failing = new DriverLibrary(DriverLibrary.LINUX, List.of(USR_LIB64), List.of(), p -> {
             throw new SecurityException("no file access");
@@ -124,10 +141,16 @@ class GpuDiscoveryTests {
     @Test
     void theLinuxDirectoriesAreTheLibraryPathsThenTheStandardOnes() {
         List<Path> dirs = DriverLibrary.linuxDirectories("/usr/local/cuda/lib64::/usr/lib64", "amd64");
-        assertThat(dirs).startsWith(Path.of("/usr/local/cuda/lib64"), USR_LIB64, MULTIARCH,
-                Path.of("/lib/x86_64-linux-gnu")).contains(Path.of("/usr/lib"), Path.of("/lib64"),
-                        Path.of("/usr/local/cuda/compat"), Path.of("/usr/lib/wsl/lib")).doesNotHaveDuplicates();
-        assertThat(DriverLibrary.linuxDirectories(null, "aarch64")).startsWith(Path.of("/usr/lib/aarch64-linux-gnu"))
+        assertThat(dirs)
+                .startsWith(Path.of("/usr/local/cuda/lib64"), USR_LIB64, MULTIARCH, Path.of("/lib/x86_64-linux-gnu"))
+                .contains(
+                        Path.of("/usr/lib"),
+                        Path.of("/lib64"),
+                        Path.of("/usr/local/cuda/compat"),
+                        Path.of("/usr/lib/wsl/lib"))
+                .doesNotHaveDuplicates();
+        assertThat(DriverLibrary.linuxDirectories(null, "aarch64"))
+                .startsWith(Path.of("/usr/lib/aarch64-linux-gnu"))
                 .doesNotContain(MULTIARCH);
         assertThat(DriverLibrary.windowsDirectories(null, "C:\\cuda\\bin;;D:\\tools"))
                 .containsExactly(Path.of("C:\\Windows\\System32"), Path.of("C:\\cuda\\bin"), Path.of("D:\\tools"));
@@ -136,12 +159,16 @@ class GpuDiscoveryTests {
     @Test
     void theLinkersCacheListsTheLibrarysPaths(@TempDir Path dir) throws IOException {
         Path cache = dir.resolve("ld.so.cache");
-        Files.write(cache, ("glibc-ld.so.cache1.1\u0001\u0002\0libcuda.so.1\0/usr/lib/x86_64-linux-gnu/libcuda.so.1\0"
-                + "libcuda.so\0/usr/lib/x86_64-linux-gnu/libcuda.so\0libxlibcuda.so.1.2\0"
-                + "/usr/lib/i386-linux-gnu/libcuda.so.1\0").getBytes(StandardCharsets.ISO_8859_1));
-        assertThat(DriverLibrary.cachedPaths(cache, "libcuda.so.1")).containsExactly(
-                MULTIARCH.resolve("libcuda.so.1"), Path.of("/usr/lib/i386-linux-gnu/libcuda.so.1"));
-        assertThat(DriverLibrary.cachedPaths(dir.resolve("missing"), "libcuda.so.1")).isEmpty();
+        Files.write(
+                cache,
+                ("glibc-ld.so.cache1.1\u0001\u0002\0libcuda.so.1\0/usr/lib/x86_64-linux-gnu/libcuda.so.1\0"
+                                + "libcuda.so\0/usr/lib/x86_64-linux-gnu/libcuda.so\0libxlibcuda.so.1.2\0"
+                                + "/usr/lib/i386-linux-gnu/libcuda.so.1\0")
+                        .getBytes(StandardCharsets.ISO_8859_1));
+        assertThat(DriverLibrary.cachedPaths(cache, "libcuda.so.1"))
+                .containsExactly(MULTIARCH.resolve("libcuda.so.1"), Path.of("/usr/lib/i386-linux-gnu/libcuda.so.1"));
+        assertThat(DriverLibrary.cachedPaths(dir.resolve("missing"), "libcuda.so.1"))
+                .isEmpty();
     }
 
     /** The parser on this machine's real glibc cache, which lists the C library. */
@@ -149,7 +176,8 @@ class GpuDiscoveryTests {
     void theRealLinkersCacheIsRead() {
         assumeTrue(Files.exists(DriverLibrary.LINKER_CACHE), "a glibc linker cache");
         assertThat(DriverLibrary.cachedPaths(DriverLibrary.LINKER_CACHE, "libc.so.6"))
-                .isNotEmpty().allMatch(p -> p.isAbsolute() && p.endsWith("libc.so.6"));
+                .isNotEmpty()
+                .allMatch(p -> p.isAbsolute() && p.endsWith("libc.so.6"));
     }
 
     /**
@@ -167,26 +195,34 @@ class GpuDiscoveryTests {
         System.setProperty("java.io.tmpdir", tmp.toString());
         try {
             r = GpuDiscovery.discover();
-        }
-        finally {
+        } finally {
             System.setProperty("java.io.tmpdir", tmpdir);
         }
         assertThat(r.available()).isFalse();
-        assertThat(r.reason()).startsWith("no NVIDIA driver: libcuda.so.1 was not found in ")
-                .contains("/usr/lib64, /lib64, /usr/lib, /lib").endsWith("; HTS runs tasks on the CPU");
-        assertThat(jcudaFiles(tmp)).as("libJCuda* files in java.io.tmpdir").isEqualTo(before).isEmpty();
+        assertThat(r.reason())
+                .startsWith("no NVIDIA driver: libcuda.so.1 was not found in ")
+                .contains("/usr/lib64, /lib64, /usr/lib, /lib")
+                .endsWith("; HTS runs tasks on the CPU");
+        assertThat(jcudaFiles(tmp))
+                .as("libJCuda* files in java.io.tmpdir")
+                .isEqualTo(before)
+                .isEmpty();
     }
 
     /** Without a driver the documented entry point gives no backend (its reason is logged once), and throws nothing. */
     @Test
     void startOnFirstDeviceWithoutADriverGivesNoBackend() {
         assumeTrue(DriverLibrary.ofThisSystem().missing() != null, "a machine without libcuda.so.1");
-        assertThat(GpuBackend.startOnFirstDevice(total -> GpuSettings.defaults(total / 2))).isEmpty();
+        assertThat(GpuBackend.startOnFirstDevice(total -> GpuSettings.defaults(total / 2)))
+                .isEmpty();
     }
 
     private static List<String> jcudaFiles(Path dir) throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
-            return files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("libJCuda")).sorted().toList();
+            return files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.startsWith("libJCuda"))
+                    .sorted()
+                    .toList();
         }
     }
 

@@ -1,8 +1,7 @@
 package io.hts.gpu.device;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.util.Random;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.Task;
@@ -30,12 +29,12 @@ import io.hts.gpu.memory.DeviceMemoryPool;
 import io.hts.gpu.memory.MemoryStatistics;
 import io.hts.gpu.memory.PinnedStagingPool;
 import io.hts.gpu.parallel.TiledGemm;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.within;
 
 /** The GPU backend, memory pool, kernels, NVRTC and cuBLAS on a real CUDA device. */
 @RequiresGpu
@@ -61,7 +60,11 @@ class GpuDeviceTests {
     }
 
     private static Scheduler scheduler(SchedulingPolicy policy) {
-        return Scheduler.builder().threads(2).policy(policy).gpuBackend(new Unclosed(backend)).build();
+        return Scheduler.builder()
+                .threads(2)
+                .policy(policy)
+                .gpuBackend(new Unclosed(backend))
+                .build();
     }
 
     private static float[] random(int n, long seed) {
@@ -78,15 +81,23 @@ class GpuDeviceTests {
         assertThat(device.totalMemory()).isGreaterThan(1L << 30);
         assertThat(device.computeMajor()).isGreaterThanOrEqualTo(7);
         assertThat(backend.name()).startsWith("cuda:0 ");
-        assertThat(backend.cublasProblem()).as("cuBLAS loads through the kit's retargeted natives").isEmpty();
-        System.out.println("GPU under test: " + device + ", " + GpuRequirement.gpu().describe());
+        assertThat(backend.cublasProblem())
+                .as("cuBLAS loads through the kit's retargeted natives")
+                .isEmpty();
+        System.out.println(
+                "GPU under test: " + device + ", " + GpuRequirement.gpu().describe());
     }
 
     /** The documented entry point (docs/gpu.md): discovery, a backend on the first device, a task on it. */
     @Test
     void startOnFirstDeviceGivesABackendThatRunsATask() {
-        GpuBackend first = GpuBackend.startOnFirstDevice(total -> GpuSettings.defaults(1L << 30)).orElseThrow();
-        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(first).build()) {
+        GpuBackend first = GpuBackend.startOnFirstDevice(total -> GpuSettings.defaults(1L << 30))
+                .orElseThrow();
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .policy(new GpuFirstPolicy())
+                .gpuBackend(first)
+                .build()) {
             assertThat(first.deviceInfo().ordinal()).isZero();
             float[] x = random(1 << 16, 9);
             double expected = 0;
@@ -119,22 +130,27 @@ class GpuDeviceTests {
         for (SchedulingPolicy policy : new SchedulingPolicy[] {new GpuFirstPolicy(), new CpuFirstPolicy()}) {
             try (Scheduler s = scheduler(policy)) {
                 TaskGraph g = TaskGraph.named("axpy-sum");
-                TaskGroup<float[]> parts = g.group("axpy", 4, (i, t) -> t.bodies(ctx -> {
-                    float[] out = new float[n];
-                    for (int j = 0; j < n; j++) {
-                        out[j] = 0.5f * x[j] + y[j];
-                    }
-                    return out;
-                }, ctx -> {
-                    GpuContext c = ctx.unwrap(GpuContext.class);
-                    DeviceBuffer dx = c.upload(x);
-                    DeviceBuffer dy = c.upload(y);
-                    c.kernels().axpy(n, 0.5f, dx, dy);
-                    float[] out = c.download(dy, new float[n]);
-                    c.release(dx);
-                    c.release(dy);
-                    return out;
-                }));
+                TaskGroup<float[]> parts = g.group(
+                        "axpy",
+                        4,
+                        (i, t) -> t.bodies(
+                                ctx -> {
+                                    float[] out = new float[n];
+                                    for (int j = 0; j < n; j++) {
+                                        out[j] = 0.5f * x[j] + y[j];
+                                    }
+                                    return out;
+                                },
+                                ctx -> {
+                                    GpuContext c = ctx.unwrap(GpuContext.class);
+                                    DeviceBuffer dx = c.upload(x);
+                                    DeviceBuffer dy = c.upload(y);
+                                    c.kernels().axpy(n, 0.5f, dx, dy);
+                                    float[] out = c.download(dy, new float[n]);
+                                    c.release(dx);
+                                    c.release(dy);
+                                    return out;
+                                }));
                 Task<Double> total = g.task("total").after(parts).cpu(ctx -> {
                     double sum = 0;
                     for (float[] p : ctx.inputs(parts)) {
@@ -175,7 +191,8 @@ class GpuDeviceTests {
                 c.release(dx);
                 return c.download(out, new float[1]);
             });
-            assertThat((double) s.execute(g).result(sum)[0]).isCloseTo(expected, within(0.05 + 1e-4 * Math.abs(expected)));
+            assertThat((double) s.execute(g).result(sum)[0])
+                    .isCloseTo(expected, within(0.05 + 1e-4 * Math.abs(expected)));
         }
     }
 
@@ -188,7 +205,10 @@ class GpuDeviceTests {
             Task<float[]> t = g.task("t").gpu(ctx -> {
                 GpuContext c = ctx.unwrap(GpuContext.class);
                 DeviceBuffer b = c.upload(new float[] {0, 1, 2, 3});
-                c.launch(c.compile(source, "twice_plus_one"), io.hts.gpu.cuda.Dim3.of(1), io.hts.gpu.cuda.Dim3.of(32),
+                c.launch(
+                        c.compile(source, "twice_plus_one"),
+                        io.hts.gpu.cuda.Dim3.of(1),
+                        io.hts.gpu.cuda.Dim3.of(32),
                         io.hts.gpu.cuda.KernelArguments.of().i64(4).pointer(b.address()));
                 float[] out = c.download(b, new float[4]);
                 c.release(b);
@@ -218,8 +238,9 @@ class GpuDeviceTests {
         }
         double[] tolerance = {1e-4, 2e-2, 1e-1, 5e-2};
         try (Scheduler s = scheduler(new GpuFirstPolicy())) {
-            for (Blas.Precision p : new Blas.Precision[] {Blas.Precision.FP32, Blas.Precision.TF32, Blas.Precision.BF16,
-                    Blas.Precision.FP16}) {
+            for (Blas.Precision p : new Blas.Precision[] {
+                Blas.Precision.FP32, Blas.Precision.TF32, Blas.Precision.BF16, Blas.Precision.FP16
+            }) {
                 TaskGraph g = TaskGraph.named("gemm-" + p);
                 Task<float[]> t = g.task("gemm").gpu(ctx -> {
                     GpuContext c = ctx.unwrap(GpuContext.class);
@@ -233,7 +254,8 @@ class GpuDeviceTests {
                 });
                 float[] result = s.execute(g).result(t);
                 for (int i = 0; i < result.length; i += 7) {
-                    assertThat((double) result[i]).as("%s C[%d]", p, i)
+                    assertThat((double) result[i])
+                            .as("%s C[%d]", p, i)
                             .isCloseTo(reference[i], within(tolerance[p.ordinal()] * (1 + Math.abs(reference[i]))));
                 }
             }
@@ -260,20 +282,21 @@ class GpuDeviceTests {
                         if (pinned) {
                             held[i] = backend.pinnedStaging().acquire((long) sizes[i] * e);
                             host[i] = held[i].buffer();
-                        }
-                        else {
+                        } else {
                             host[i] = ByteBuffer.allocateDirect(sizes[i] * e).order(ByteOrder.nativeOrder());
                         }
                     }
                     put(host[0], a, p);
                     put(host[1], b, p);
                     TaskGraph g = TaskGraph.named("tiled-" + p);
-                    TaskGroup<Void> bands = TiledGemm.of(p, m, n, k).tiles(7).addTo(g, "gemm", host[0], host[1], host[2]);
+                    TaskGroup<Void> bands =
+                            TiledGemm.of(p, m, n, k).tiles(7).addTo(g, "gemm", host[0], host[1], host[2]);
                     Task<float[]> read = g.task("read").after(bands).cpu(ctx -> get(host[2], m * n, p));
                     float[] c = s.execute(g).result(read);
                     double tolerance = p == Blas.Precision.FP32 ? 1e-4 : 1e-1;
                     for (int i = 0; i < c.length; i += 3) {
-                        assertThat((double) c[i]).as("%s pinned=%s C[%d][%d]", p, pinned, i / n, i % n)
+                        assertThat((double) c[i])
+                                .as("%s pinned=%s C[%d][%d]", p, pinned, i / n, i % n)
                                 .isCloseTo(reference[i], within(tolerance * (1 + Math.abs(reference[i]))));
                     }
                     for (PinnedStagingPool.Staging h : held) {
@@ -284,7 +307,9 @@ class GpuDeviceTests {
                 }
             }
         }
-        assertThat(backend.memory().statistics().used()).as("bands and B returned to the pool").isZero();
+        assertThat(backend.memory().statistics().used())
+                .as("bands and B returned to the pool")
+                .isZero();
     }
 
     /** The data-parallel split over every GPU here (one on the H200 machine: the split's single-device path). */
@@ -296,9 +321,15 @@ class GpuDeviceTests {
         float[] a = random(m * k, 24);
         float[] b = random(k * n, 25);
         double[] reference = rowMajorProduct(a, b, m, n, k);
-        MultiGpuBackend gpus = MultiGpuBackend.startOnAllDevices(total -> GpuSettings.defaults(2L << 30)).orElseThrow();
-        int[] all = gpus.devices().stream().mapToInt(g -> g.deviceInfo().ordinal()).toArray();
-        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(gpus).build()) {
+        MultiGpuBackend gpus = MultiGpuBackend.startOnAllDevices(total -> GpuSettings.defaults(2L << 30))
+                .orElseThrow();
+        int[] all =
+                gpus.devices().stream().mapToInt(g -> g.deviceInfo().ordinal()).toArray();
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .policy(new GpuFirstPolicy())
+                .gpuBackend(gpus)
+                .build()) {
             ByteBuffer[] host = new ByteBuffer[3];
             int[] sizes = {m * k, k * n, m * n};
             for (int i = 0; i < 3; i++) {
@@ -307,15 +338,19 @@ class GpuDeviceTests {
             put(host[0], a, Blas.Precision.FP32);
             put(host[1], b, Blas.Precision.FP32);
             TaskGraph g = TaskGraph.named("split");
-            TaskGroup<Void> bands = TiledGemm.of(Blas.Precision.FP32, m, n, k).devices(all).tiles(3)
+            TaskGroup<Void> bands = TiledGemm.of(Blas.Precision.FP32, m, n, k)
+                    .devices(all)
+                    .tiles(3)
                     .addTo(g, "gemm", host[0], host[1], host[2]);
             Task<float[]> read = g.task("read").after(bands).cpu(ctx -> get(host[2], m * n, Blas.Precision.FP32));
             float[] c = s.execute(g).result(read);
             for (int i = 0; i < c.length; i++) {
-                assertThat((double) c[i]).as("C[%d][%d]", i / n, i % n)
+                assertThat((double) c[i])
+                        .as("C[%d][%d]", i / n, i % n)
                         .isCloseTo(reference[i], within(1e-4 * (1 + Math.abs(reference[i]))));
             }
-            assertThat(java.util.Arrays.stream(gpus.placements()).sum()).as("B's uploads and the bands")
+            assertThat(java.util.Arrays.stream(gpus.placements()).sum())
+                    .as("B's uploads and the bands")
                     .isEqualTo(all.length * 4L);
         }
     }
@@ -338,8 +373,7 @@ class GpuDeviceTests {
         for (int i = 0; i < v.length; i++) {
             if (p.elementBytes() == 4) {
                 host.putFloat(4 * i, v[i]);
-            }
-            else {
+            } else {
                 host.putShort(2 * i, toBf16(v[i]));
             }
         }
@@ -453,10 +487,11 @@ class GpuDeviceTests {
             assertThat(cache.unloadEvicted()).isOne();
             assertThat(first.isLoaded()).isFalse();
             assertThat(fill(second, 5f)).containsOnly(5f);
-            assertThat(fill(cache.fromPtx(ptx, "hts_fill_f32"), 7f)).as("loaded anew").containsOnly(7f);
+            assertThat(fill(cache.fromPtx(ptx, "hts_fill_f32"), 7f))
+                    .as("loaded anew")
+                    .containsOnly(7f);
             assertThat(cache.unloadEvicted()).isOne();
-        }
-        finally {
+        } finally {
             cache.close();
         }
         assertThat(second.isLoaded()).isFalse();
@@ -469,7 +504,12 @@ class GpuDeviceTests {
         CudaApi.Stream stream = cuda.createStream();
         long target = cuda.allocate(4L * n);
         try {
-            cuda.launch(fill.function(), Dim3.of(4), Dim3.of(256), 0, stream,
+            cuda.launch(
+                    fill.function(),
+                    Dim3.of(4),
+                    Dim3.of(256),
+                    0,
+                    stream,
                     KernelArguments.of().i64(n).f32(value).pointer(target));
             ByteBuffer host = ByteBuffer.allocateDirect(4 * n).order(ByteOrder.nativeOrder());
             cuda.copyToHost(host, target, 4L * n, stream);
@@ -477,8 +517,7 @@ class GpuDeviceTests {
             float[] out = new float[n];
             host.asFloatBuffer().get(out);
             return out;
-        }
-        finally {
+        } finally {
             cuda.free(target);
             cuda.destroyStream(stream);
         }

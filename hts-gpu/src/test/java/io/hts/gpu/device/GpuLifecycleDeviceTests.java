@@ -1,6 +1,7 @@
 package io.hts.gpu.device;
 
-import java.time.Duration;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
@@ -14,10 +15,8 @@ import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuContext;
 import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.memory.DeviceBuffer;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /** Issue 12 on a real GPU: shutdown during device work, pool limits, free memory, reservations. */
 @RequiresGpu
@@ -47,9 +46,10 @@ class GpuLifecycleDeviceTests {
             GraphRun run = s.submit(g);
             s.shutdown();
             assertThat(run.await(Duration.ofSeconds(60)).result(last)).isEqualTo(1f);
-            assertThat(s.awaitTermination(Duration.ofSeconds(20))).as("no 30 s stall at the end").isTrue();
-        }
-        finally {
+            assertThat(s.awaitTermination(Duration.ofSeconds(20)))
+                    .as("no 30 s stall at the end")
+                    .isTrue();
+        } finally {
             s.close();
         }
     }
@@ -62,7 +62,8 @@ class GpuLifecycleDeviceTests {
         DeviceInfo device = found.devices().get(0);
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> new GpuBackend(api, device, GpuSettings.defaults(4 * device.totalMemory()), false))
-                .withMessageContaining("hts.gpu.memory-pool.maximum").withMessageContaining("is more than the");
+                .withMessageContaining("hts.gpu.memory-pool.maximum")
+                .withMessageContaining("is more than the");
         try (GpuBackend gpu = new GpuBackend(api, device, GpuSettings.defaults(device.totalMemory() / 10 * 9), false)) {
             api.makeCurrent(device.ordinal());
             long deviceFree = api.memoryInfo()[0];
@@ -76,14 +77,20 @@ class GpuLifecycleDeviceTests {
     void aReservationLastsAsLongAsTheReturnedBuffer() throws Exception {
         GpuDiscovery.Result found = GpuRequirement.gpu();
         GpuBackend gpu = new GpuBackend(found.api(), found.devices().get(0), GpuSettings.defaults(2L << 30), false);
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).resource("gpu-memory", 1024 * MIB).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(gpu)
+                .resource("gpu-memory", 1024 * MIB)
+                .build()) {
             TaskGraph g = TaskGraph.named("reservation");
-            Task<DeviceBuffer> produce = g.task("produce").resource("gpu-memory", 768 * MIB).gpu(ctx -> {
-                GpuContext c = ctx.unwrap(GpuContext.class);
-                DeviceBuffer b = c.allocate(768 * MIB);
-                c.kernels().fill(16, 1f, b);
-                return b;
-            });
+            Task<DeviceBuffer> produce = g.task("produce")
+                    .resource("gpu-memory", 768 * MIB)
+                    .gpu(ctx -> {
+                        GpuContext c = ctx.unwrap(GpuContext.class);
+                        DeviceBuffer b = c.allocate(768 * MIB);
+                        c.kernels().fill(16, 1f, b);
+                        return b;
+                    });
             DeviceBuffer kept = s.execute(g).result(produce);
             assertThat(s.resources().available("gpu-memory")).isEqualTo(256 * MIB);
             kept.close();

@@ -13,8 +13,7 @@ final class GpuRequirement {
 
     private static GpuDiscovery.Result found;
 
-    private GpuRequirement() {
-    }
+    private GpuRequirement() {}
 
     /** Why no GPU can be used here, or null when one can. */
     static synchronized @Nullable String missing() {

@@ -1,9 +1,6 @@
 package io.hts.gpu.device;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.time.Duration;
-import java.util.Arrays;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
@@ -15,10 +12,12 @@ import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuContext;
 import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.memory.DeviceBuffer;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.Arrays;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The documented pattern on a real GPU, for every kind of result a GPU body returns: a GPU-only
@@ -31,7 +30,13 @@ class GpuResultVisibilityDeviceTests {
     private static final int N = 1 << 20;
     private static final int ROUNDS = 20;
 
-    enum ResultKind { HOST_ARRAY, DIRECT_BUFFER, FILLED_AT_COMPLETION, PLAIN_VALUE, DEVICE_BUFFER }
+    enum ResultKind {
+        HOST_ARRAY,
+        DIRECT_BUFFER,
+        FILLED_AT_COMPLETION,
+        PLAIN_VALUE,
+        DEVICE_BUFFER
+    }
 
     private static Object produce(GpuContext c, ResultKind kind) {
         DeviceBuffer filled = kind == ResultKind.DEVICE_BUFFER ? c.allocate(4L * N) : c.scratch(4L * N);
@@ -62,16 +67,13 @@ class GpuResultVisibilityDeviceTests {
         DeviceBuffer in;
         if (input instanceof DeviceBuffer b) {
             in = b;
-        }
-        else {
+        } else {
             float[] values = new float[N];
             if (input instanceof float[] a) {
                 values = a.clone();
-            }
-            else if (input instanceof ByteBuffer bb) {
+            } else if (input instanceof ByteBuffer bb) {
                 bb.duplicate().order(ByteOrder.nativeOrder()).asFloatBuffer().get(values);
-            }
-            else {
+            } else {
                 Arrays.fill(values, (Float) input);
             }
             in = c.upload(values);
@@ -92,7 +94,8 @@ class GpuResultVisibilityDeviceTests {
             for (int round = 0; round < ROUNDS; round++) {
                 TaskGraph g = TaskGraph.named("visibility-" + kind);
                 Task<Object> producer = g.task("produce").gpu(ctx -> produce(ctx.unwrap(GpuContext.class), kind));
-                Task<float[]> consumer = g.task("consume").after(producer)
+                Task<float[]> consumer = g.task("consume")
+                        .after(producer)
                         .gpu(ctx -> consume(ctx.unwrap(GpuContext.class), ctx.input(producer)));
                 GraphRun run = s.submit(g).await(Duration.ofSeconds(30));
                 float[] out = run.result(consumer);

@@ -1,13 +1,12 @@
 package io.hts.gpu.device;
 
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hts.gpu.support.ChildJvm;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A real illegal address on a real GPU: the device goes DOWN, the pool is poisoned, and a

@@ -1,9 +1,8 @@
 package io.hts.gpu.device;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
@@ -19,10 +18,10 @@ import io.hts.gpu.cuda.KernelArguments;
 import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuContext;
 import io.hts.gpu.exec.GpuSettings;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 
 /**
  * The scenario of {@link GpuStickyErrorDeviceTests}, run in a JVM of its own because it poisons the
@@ -35,15 +34,13 @@ public final class GpuStickyErrorScenario {
     /** The line printed when the scenario passed. */
     static final String PASSED = "GpuStickyErrorScenario PASSED";
 
-    private GpuStickyErrorScenario() {
-    }
+    private GpuStickyErrorScenario() {}
 
     public static void main(String[] args) {
         int code;
         try {
             code = run();
-        }
-        catch (Throwable ex) {
+        } catch (Throwable ex) {
             System.out.println("GpuStickyErrorScenario FAILED");
             ex.printStackTrace(System.out);
             code = 1;
@@ -64,17 +61,26 @@ public final class GpuStickyErrorScenario {
             ptx = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
         }
         GpuBackend gpu = new GpuBackend(found.api(), found.devices().get(0), GpuSettings.defaults(1L << 30), false);
-        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(gpu).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .policy(new GpuFirstPolicy())
+                .gpuBackend(gpu)
+                .build()) {
             TaskGraph g = TaskGraph.named("fault");
             g.task("wild-write").gpu(ctx -> {
                 GpuContext c = ctx.unwrap(GpuContext.class);
-                c.launch(c.kernel(ptx, "hts_test_write_to"), Dim3.of(1), Dim3.of(32),
+                c.launch(
+                        c.kernel(ptx, "hts_test_write_to"),
+                        Dim3.of(1),
+                        Dim3.of(32),
                         KernelArguments.of().pointer(0x10L)); // not device memory
                 return 0;
             });
             GraphRun run = s.submit(g);
-            assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class)
-                    .hasRootCauseInstanceOf(CudaException.class).rootCause()
+            assertThatThrownBy(run::await)
+                    .isInstanceOf(GraphRunException.class)
+                    .hasRootCauseInstanceOf(CudaException.class)
+                    .rootCause()
                     .hasMessageContaining("CUDA_ERROR_ILLEGAL_ADDRESS");
             // the culprit fails first (its CUDA error is the run's first failure), then the device goes
             // DOWN: a caller that returned from await may look in between
@@ -85,8 +91,8 @@ public final class GpuStickyErrorScenario {
             Task<String> dual = later.task("dual").bodies(ctx -> "cpu", ctx -> "gpu");
             assertThat(s.execute(later).result(dual)).isEqualTo("cpu");
         }
-        System.out.println(PASSED + ": CUDA_ERROR_ILLEGAL_ADDRESS took " + found.devices().get(0)
-                + " DOWN, poisoned its pool, and a dual-bodied task ran on the CPU");
+        System.out.println(PASSED + ": CUDA_ERROR_ILLEGAL_ADDRESS took "
+                + found.devices().get(0) + " DOWN, poisoned its pool, and a dual-bodied task ran on the CPU");
         return 0;
     }
 }

@@ -39,6 +39,5 @@ record Unclosed(DeviceBackend backend) implements DeviceBackend {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

@@ -1,10 +1,8 @@
 package io.hts.gpu.exec;
 
-import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReference;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
@@ -18,11 +16,12 @@ import io.hts.gpu.cuda.CudaErrorKind;
 import io.hts.gpu.cuda.CudaException;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.support.SimulatedCuda;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 /** Shutdown, sticky errors and abandoned device work, on a simulated device. */
 class GpuBackendFaultTests {
@@ -81,11 +80,14 @@ class GpuBackendFaultTests {
             s.shutdown();
             cuda.autoRun(true);
             assertThat(run.await(Duration.ofSeconds(10)).result(last)).isEqualTo(1f);
-            assertThat(s.awaitTermination(Duration.ofSeconds(10))).as("terminated, no 30 s stall").isTrue();
-            assertThat(cuda.allocatedBytes()).as("the launcher released the pool as it exited").isZero();
+            assertThat(s.awaitTermination(Duration.ofSeconds(10)))
+                    .as("terminated, no 30 s stall")
+                    .isTrue();
+            assertThat(cuda.allocatedBytes())
+                    .as("the launcher released the pool as it exited")
+                    .isZero();
             assertThat(cuda.pinnedBuffers()).isZero();
-        }
-        finally {
+        } finally {
             s.close();
         }
     }
@@ -95,7 +97,8 @@ class GpuBackendFaultTests {
     void closingTheBackendFromItsOwnLauncherReturnsAtOnceAndTheLauncherReleasesTheDevice() throws Exception {
         GpuBackend gpu = backend(1);
         CountDownLatch closeReturned = new CountDownLatch(1);
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build(); HeldWork work = letWorkRun()) {
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build();
+                HeldWork work = letWorkRun()) {
             TaskGraph g = TaskGraph.named("close-from-inside");
             Task<Float> t = g.task("t").gpu(ctx -> {
                 GpuContext c = ctx.unwrap(GpuContext.class);
@@ -106,7 +109,9 @@ class GpuBackendFaultTests {
                 return fillOnGpu(c);
             });
             GraphRun run = s.submit(g);
-            assertThat(closeReturned.await(10, TimeUnit.SECONDS)).as("close() did not join its own thread").isTrue();
+            assertThat(closeReturned.await(10, TimeUnit.SECONDS))
+                    .as("close() did not join its own thread")
+                    .isTrue();
             assertThat(run.await(Duration.ofSeconds(10)).result(t)).isEqualTo(1f);
             await().atMost(Duration.ofSeconds(10)).until(() -> cuda.allocatedBytes() == 0);
 
@@ -116,8 +121,11 @@ class GpuBackendFaultTests {
             assertThat(s.execute(later).result(dual)).isEqualTo("cpu");
             TaskGraph gpuOnly = TaskGraph.named("gpu-only");
             gpuOnly.task("only").gpu(ctx -> "gpu");
-            assertThatThrownBy(() -> s.execute(gpuOnly)).isInstanceOf(GraphRunException.class)
-                    .rootCause().isInstanceOf(GpuUnavailableException.class).hasMessageContaining("is closing");
+            assertThatThrownBy(() -> s.execute(gpuOnly))
+                    .isInstanceOf(GraphRunException.class)
+                    .rootCause()
+                    .isInstanceOf(GpuUnavailableException.class)
+                    .hasMessageContaining("is closing");
         }
     }
 
@@ -131,7 +139,11 @@ class GpuBackendFaultTests {
     void afterAStickyErrorTheRunsFirstFailureIsTheCudaErrorNotTheQueuedTasksRefusal() {
         cuda.autoRun(false);
         GpuBackend gpu = backend(1);
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).failureMode(FailureMode.CONTINUE).build();
+        try (Scheduler s = Scheduler.builder()
+                        .threads(2)
+                        .gpuBackend(gpu)
+                        .failureMode(FailureMode.CONTINUE)
+                        .build();
                 HeldWork work = letWorkRun()) {
             cuda.failKernelAtCompletion("hts_fill_f32", 700);
             TaskGraph g = TaskGraph.named("sticky");
@@ -145,11 +157,14 @@ class GpuBackendFaultTests {
             GraphRunException failure = catchRunFailure(run);
             assertThat(failure.failures()).hasSize(4);
             assertThat(failure.failures().get(0).taskName()).isEqualTo("bad");
-            assertThat(failure.failures().get(0).error()).isInstanceOf(CudaException.class)
+            assertThat(failure.failures().get(0).error())
+                    .isInstanceOf(CudaException.class)
                     .hasMessageContaining("CUDA_ERROR_ILLEGAL_ADDRESS");
             assertThat(failure.failures().subList(1, 4)).allSatisfy(f -> {
-                assertThat(f.error()).isInstanceOf(GpuUnavailableException.class)
-                        .hasMessageContaining("cannot run on cuda:0").hasCauseInstanceOf(CudaException.class);
+                assertThat(f.error())
+                        .isInstanceOf(GpuUnavailableException.class)
+                        .hasMessageContaining("cannot run on cuda:0")
+                        .hasCauseInstanceOf(CudaException.class);
             });
             assertThat(gpu.status().health()).isEqualTo(DeviceHealth.DOWN);
             assertThat(gpu.status().queued()).isZero();
@@ -161,7 +176,8 @@ class GpuBackendFaultTests {
     void aFailFastRunStoppedByAStickyErrorCancelsItsQueuedTasksOnce() {
         cuda.autoRun(false);
         GpuBackend gpu = backend(1);
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build(); HeldWork work = letWorkRun()) {
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build();
+                HeldWork work = letWorkRun()) {
             cuda.failKernelAtCompletion("hts_fill_f32", 719);
             TaskGraph g = TaskGraph.named("sticky-fail-fast");
             g.task("bad").gpu(ctx -> fillOnGpu(ctx.unwrap(GpuContext.class)));
@@ -169,19 +185,26 @@ class GpuBackendFaultTests {
             g.task("queued").gpu(ctx -> 2f);
             GraphRun run = s.submit(g);
             await().atMost(Duration.ofSeconds(5)).until(() -> gpu.status().queued() == 2);
-            run.cancel(cancelledEarly); // cancelled while queued on the device: the device's refusal must not count it again
+            run.cancel(cancelledEarly); // cancelled while queued on the device: the device's refusal must not count it
+            // again
             cuda.runAll();
             GraphRunException failure = catchRunFailure(run);
             assertThat(failure.failures()).singleElement().satisfies(f -> {
                 assertThat(f.taskName()).isEqualTo("bad");
-                assertThat(f.error()).isInstanceOf(CudaException.class).hasMessageContaining("CUDA_ERROR_LAUNCH_FAILED");
+                assertThat(f.error())
+                        .isInstanceOf(CudaException.class)
+                        .hasMessageContaining("CUDA_ERROR_LAUNCH_FAILED");
                 CudaException cuda719 = (CudaException) f.error();
-                assertThat(cuda719.code()).as("the CUresult a handler can switch on").isEqualTo(719);
+                assertThat(cuda719.code())
+                        .as("the CUresult a handler can switch on")
+                        .isEqualTo(719);
                 assertThat(cuda719.errorName()).isEqualTo("CUDA_ERROR_LAUNCH_FAILED");
                 assertThat(cuda719.kind()).isEqualTo(CudaErrorKind.STICKY);
             });
-            assertThat(run.states()).containsEntry("bad", TaskState.FAILED)
-                    .containsEntry("cancelled-early", TaskState.CANCELLED).containsEntry("queued", TaskState.CANCELLED);
+            assertThat(run.states())
+                    .containsEntry("bad", TaskState.FAILED)
+                    .containsEntry("cancelled-early", TaskState.CANCELLED)
+                    .containsEntry("queued", TaskState.CANCELLED);
             assertThat(run.isDone()).isTrue();
         }
     }
@@ -196,13 +219,19 @@ class GpuBackendFaultTests {
     void aStickyErrorOfATaskWithRetriesIsNotRetriedOnTheLostDeviceAndStaysTheRunsFirstFailure() {
         cuda.autoRun(false);
         GpuBackend gpu = backend(4);
-        java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> bodies = new java.util.concurrent.ConcurrentHashMap<>();
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).failureMode(FailureMode.CONTINUE).build();
+        java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> bodies =
+                new java.util.concurrent.ConcurrentHashMap<>();
+        try (Scheduler s = Scheduler.builder()
+                        .threads(2)
+                        .gpuBackend(gpu)
+                        .failureMode(FailureMode.CONTINUE)
+                        .build();
                 HeldWork work = letWorkRun()) {
             cuda.failKernelAtCompletion("hts_scale_f32", 700);
             TaskGraph g = TaskGraph.named("sticky-retries");
             g.task("culprit").retries(2, Duration.ZERO).gpu(ctx -> {
-                bodies.computeIfAbsent("culprit", k -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+                bodies.computeIfAbsent("culprit", k -> new java.util.concurrent.atomic.AtomicInteger())
+                        .incrementAndGet();
                 GpuContext c = ctx.unwrap(GpuContext.class);
                 DeviceBuffer b = c.scratch(64);
                 c.kernels().scale(16, 2f, b);
@@ -211,7 +240,8 @@ class GpuBackendFaultTests {
             for (int i = 0; i < 3; i++) {
                 String name = "other" + i;
                 g.task(name).retries(i == 0 ? 2 : 0, Duration.ZERO).gpu(ctx -> {
-                    bodies.computeIfAbsent(name, k -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+                    bodies.computeIfAbsent(name, k -> new java.util.concurrent.atomic.AtomicInteger())
+                            .incrementAndGet();
                     return fillOnGpu(ctx.unwrap(GpuContext.class));
                 });
             }
@@ -220,13 +250,20 @@ class GpuBackendFaultTests {
             cuda.runAll();
             GraphRunException failure = catchRunFailure(run);
             assertThat(failure.failures()).hasSize(4);
-            assertThat(failure.failures().get(0).taskName()).as("the run's failures: %s", failure.failures()).isEqualTo("culprit");
-            assertThat(failure.failures().get(0).error()).isInstanceOf(CudaException.class)
+            assertThat(failure.failures().get(0).taskName())
+                    .as("the run's failures: %s", failure.failures())
+                    .isEqualTo("culprit");
+            assertThat(failure.failures().get(0).error())
+                    .isInstanceOf(CudaException.class)
                     .hasMessageContaining("CUDA_ERROR_ILLEGAL_ADDRESS");
-            assertThat(failure.failures().subList(1, 4)).allSatisfy(f -> assertThat(f.error())
-                    .isInstanceOf(GpuUnavailableException.class).hasMessageContaining("task 'culprit'")
-                    .hasCauseInstanceOf(CudaException.class));
-            assertThat(bodies).as("bodies run per task").hasSize(4)
+            assertThat(failure.failures().subList(1, 4))
+                    .allSatisfy(f -> assertThat(f.error())
+                            .isInstanceOf(GpuUnavailableException.class)
+                            .hasMessageContaining("task 'culprit'")
+                            .hasCauseInstanceOf(CudaException.class));
+            assertThat(bodies)
+                    .as("bodies run per task")
+                    .hasSize(4)
                     .allSatisfy((task, n) -> assertThat(n.get()).as(task).isEqualTo(1));
             assertThat(gpu.status().health()).isEqualTo(DeviceHealth.DOWN);
         }
@@ -240,8 +277,13 @@ class GpuBackendFaultTests {
     void aStickyErrorOfADualBodiedTaskWithARetryRetriesOnTheCpu() {
         cuda.autoRun(false);
         GpuBackend gpu = backend(4);
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).failureMode(FailureMode.CONTINUE)
-                .policy(new io.hts.engine.policy.GpuFirstPolicy()).build(); HeldWork work = letWorkRun()) {
+        try (Scheduler s = Scheduler.builder()
+                        .threads(2)
+                        .gpuBackend(gpu)
+                        .failureMode(FailureMode.CONTINUE)
+                        .policy(new io.hts.engine.policy.GpuFirstPolicy())
+                        .build();
+                HeldWork work = letWorkRun()) {
             cuda.failKernelAtCompletion("hts_scale_f32", 700);
             TaskGraph g = TaskGraph.named("sticky-dual-retry");
             Task<String> culprit = g.task("culprit").retries(1, Duration.ZERO).bodies(ctx -> "cpu", ctx -> {
@@ -259,20 +301,21 @@ class GpuBackendFaultTests {
             GraphRunException failure = catchRunFailure(run);
             assertThat(run.state(culprit)).isEqualTo(TaskState.SUCCEEDED);
             assertThat(run.result(culprit)).isEqualTo("cpu");
-            assertThat(failure.failures()).hasSize(3).allSatisfy(f -> assertThat(f.error())
-                    .isInstanceOf(GpuUnavailableException.class).hasMessageContaining("task 'culprit'")
-                    .hasCauseInstanceOf(CudaException.class));
+            assertThat(failure.failures())
+                    .hasSize(3)
+                    .allSatisfy(f -> assertThat(f.error())
+                            .isInstanceOf(GpuUnavailableException.class)
+                            .hasMessageContaining("task 'culprit'")
+                            .hasCauseInstanceOf(CudaException.class));
         }
     }
 
     private static GraphRunException catchRunFailure(GraphRun run) {
         try {
             run.await(Duration.ofSeconds(10));
-        }
-        catch (GraphRunException ex) {
+        } catch (GraphRunException ex) {
             return ex;
-        }
-        catch (TimeoutException | InterruptedException ex) {
+        } catch (TimeoutException | InterruptedException ex) {
             throw new AssertionError("the run did not end: " + run.diagnose(), ex);
         }
         throw new AssertionError("the run succeeded: " + run.states());
@@ -288,26 +331,34 @@ class GpuBackendFaultTests {
     void aBufferReadByATimedOutGpuTaskReturnsToThePoolOnlyAfterItsKernelEnds() throws Exception {
         cuda.autoRun(false);
         GpuBackend gpu = backend(2);
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build(); HeldWork work = letWorkRun()) {
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build();
+                HeldWork work = letWorkRun()) {
             AtomicReference<DeviceBuffer> produced = new AtomicReference<>();
             TaskGraph g = TaskGraph.named("abandoned-reader");
             Task<DeviceBuffer> producer = producing(g, produced);
-            g.task("slow-reader").after(producer).timeout(Duration.ofMillis(100)).gpu(ctx -> {
-                GpuContext c = ctx.unwrap(GpuContext.class);
-                c.kernels().scale(1024, 2f, ctx.input(producer)); // runs only when the test lets it
-                return 0f;
-            });
+            g.task("slow-reader")
+                    .after(producer)
+                    .timeout(Duration.ofMillis(100))
+                    .gpu(ctx -> {
+                        GpuContext c = ctx.unwrap(GpuContext.class);
+                        c.kernels().scale(1024, 2f, ctx.input(producer)); // runs only when the test lets it
+                        return 0f;
+                    });
             GraphRun run = s.submit(g);
             await().atMost(Duration.ofSeconds(5)).until(() -> cuda.queuedWork() > 0);
             cuda.runAll(); // the producer's work: the reader starts, and its kernel hangs
             await().atMost(Duration.ofSeconds(5)).until(() -> cuda.queuedWork() > 0 && produced.get() != null);
-            assertThatThrownBy(() -> run.await(Duration.ofSeconds(10))).isInstanceOf(GraphRunException.class)
+            assertThatThrownBy(() -> run.await(Duration.ofSeconds(10)))
+                    .isInstanceOf(GraphRunException.class)
                     .hasRootCauseInstanceOf(TimeoutException.class);
-            assertThat(produced.get().isReleased()).as("still read by the abandoned kernel").isFalse();
+            assertThat(produced.get().isReleased())
+                    .as("still read by the abandoned kernel")
+                    .isFalse();
             assertThat(gpu.memory().statistics().used()).isGreaterThanOrEqualTo(MIB);
             cuda.runAll();
             await().atMost(Duration.ofSeconds(5)).until(() -> produced.get().isReleased());
-            await().atMost(Duration.ofSeconds(5)).until(() -> gpu.memory().statistics().used() == 0);
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> gpu.memory().statistics().used() == 0);
         }
     }
 
@@ -316,7 +367,8 @@ class GpuBackendFaultTests {
     void aBufferReadByAGpuTaskOfACancelledRunIsReleasedOnlyAfterItsKernelEnds() throws Exception {
         cuda.autoRun(false);
         GpuBackend gpu = backend(2);
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build(); HeldWork work = letWorkRun()) {
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build();
+                HeldWork work = letWorkRun()) {
             AtomicReference<DeviceBuffer> produced = new AtomicReference<>();
             TaskGraph g = TaskGraph.named("cancelled-reader");
             Task<DeviceBuffer> producer = producing(g, produced);
@@ -327,7 +379,8 @@ class GpuBackendFaultTests {
             GraphRun run = s.submit(g);
             await().atMost(Duration.ofSeconds(5)).until(() -> gpu.status().running() == 2 && cuda.queuedWork() > 0);
             run.cancel();
-            await().during(Duration.ofMillis(100)).atMost(Duration.ofSeconds(2))
+            await().during(Duration.ofMillis(100))
+                    .atMost(Duration.ofSeconds(2))
                     .until(() -> !produced.get().isReleased());
             cuda.runAll();
             assertThat(catchRunFailure(run).status()).isEqualTo(io.hts.engine.graph.RunStatus.CANCELLED);

@@ -1,10 +1,8 @@
 package io.hts.gpu.exec;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.time.Duration;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.Task;
@@ -22,11 +20,12 @@ import io.hts.gpu.cuda.CudaException;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.memory.MemoryExhaustedException;
 import io.hts.gpu.support.SimulatedCuda;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 /** The GPU backend under the real scheduler, on a simulated device (no GPU needed). */
 class GpuBackendTests {
@@ -72,18 +71,26 @@ class GpuBackendTests {
         float[] y = ramp(1000);
         for (SchedulingPolicy policy : new SchedulingPolicy[] {new GpuFirstPolicy(), new CpuFirstPolicy()}) {
             GpuBackend gpu = backend(2);
-            try (Scheduler s = Scheduler.builder().threads(2).policy(policy).gpuBackend(gpu).build()) {
+            try (Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .policy(policy)
+                    .gpuBackend(gpu)
+                    .build()) {
                 TaskGraph g = TaskGraph.named("axpy");
-                Task<float[]> axpy = g.task("axpy").bodies(ctx -> axpyOnCpu(x, y),
-                        ctx -> axpyOnGpu(ctx.unwrap(GpuContext.class), x, y));
+                Task<float[]> axpy = g.task("axpy")
+                        .bodies(ctx -> axpyOnCpu(x, y), ctx -> axpyOnGpu(ctx.unwrap(GpuContext.class), x, y));
                 GraphRun run = s.execute(g);
                 assertThat(run.result(axpy)).containsExactly(axpyOnCpu(x, y));
                 Device expected = policy instanceof GpuFirstPolicy ? Device.GPU : Device.CPU;
                 assertThat(run.profile().tasks().get(0).device()).isEqualTo(expected);
-                assertThat(gpu.memory().statistics().used()).as("uploads released after the task").isZero();
+                assertThat(gpu.memory().statistics().used())
+                        .as("uploads released after the task")
+                        .isZero();
             }
         }
-        assertThat(cuda.allocatedBytes()).as("the scheduler closed the backend and its pool").isZero();
+        assertThat(cuda.allocatedBytes())
+                .as("the scheduler closed the backend and its pool")
+                .isZero();
         assertThat(cuda.pinnedBuffers()).isZero();
     }
 
@@ -116,7 +123,9 @@ class GpuBackendTests {
             assertThat(run.result(read)).isEqualTo(256 * 6f);
             assertThat(seen[1]).isEqualTo(run.result(produce).address());
             assertThat(seen[0]).as("completion actions ran").isOne();
-            assertThat(run.result(produce).isReleased()).as("released by the run after its consumer").isTrue();
+            assertThat(run.result(produce).isReleased())
+                    .as("released by the run after its consumer")
+                    .isTrue();
             assertThat(gpu.memory().statistics().used()).isZero();
         }
     }
@@ -149,7 +158,8 @@ class GpuBackendTests {
                 float expected = i >= 8 && i < 56 ? 2f * (i + 8) : 0f;
                 assertThat(all.getFloat(4 * i)).as("float %d", i).isEqualTo(expected);
             }
-            assertThatThrownBy(() -> s.execute(tooSmallDownload())).isInstanceOf(GraphRunException.class)
+            assertThatThrownBy(() -> s.execute(tooSmallDownload()))
+                    .isInstanceOf(GraphRunException.class)
                     .hasStackTraceContaining("holds 16 bytes; the operation needs 32");
             assertThat(gpu.memory().statistics().used()).isZero();
         }
@@ -208,10 +218,11 @@ class GpuBackendTests {
             try {
                 run = s.submit(doublingChain(11, read, null));
                 await().atMost(Duration.ofSeconds(5)).until(() -> gpu.status().running() == 4);
-                assertThat(gpu.status().queued()).as("the rest wait for a stream, already dispatched").isPositive();
+                assertThat(gpu.status().queued())
+                        .as("the rest wait for a stream, already dispatched")
+                        .isPositive();
                 assertThat(run.states().values()).doesNotContain(TaskState.SUCCEEDED);
-            }
-            finally {
+            } finally {
                 cuda.autoRun(true);
             }
             await().atMost(Duration.ofSeconds(5)).until(run::isDone);
@@ -229,10 +240,12 @@ class GpuBackendTests {
             Task<?>[] read = new Task<?>[1];
             GraphRun run = s.submit(doublingChain(5, read, null));
             // the sticky error poisons the context: whatever was in flight fails, the rest is cancelled
-            assertThatThrownBy(() -> run.await(Duration.ofSeconds(10))).isInstanceOf(GraphRunException.class)
-                    .rootCause().hasMessageContaining("CUDA_ERROR_ILLEGAL_ADDRESS");
-            assertThat(run.states().values()).allSatisfy(state -> assertThat(state).isIn(TaskState.FAILED,
-                    TaskState.CANCELLED));
+            assertThatThrownBy(() -> run.await(Duration.ofSeconds(10)))
+                    .isInstanceOf(GraphRunException.class)
+                    .rootCause()
+                    .hasMessageContaining("CUDA_ERROR_ILLEGAL_ADDRESS");
+            assertThat(run.states().values())
+                    .allSatisfy(state -> assertThat(state).isIn(TaskState.FAILED, TaskState.CANCELLED));
         }
     }
 
@@ -245,13 +258,17 @@ class GpuBackendTests {
             Task<?>[] read = new Task<?>[1];
             try {
                 GraphRun run = s.submit(doublingChain(3, read, Duration.ofMillis(100)));
-                assertThatThrownBy(() -> run.await(Duration.ofSeconds(10))).isInstanceOf(GraphRunException.class)
+                assertThatThrownBy(() -> run.await(Duration.ofSeconds(10)))
+                        .isInstanceOf(GraphRunException.class)
                         .hasRootCauseInstanceOf(TimeoutException.class);
-                assertThat(gpu.status().running()).as("only the timed task was on the device").isOne();
-                assertThat(run.states()).containsEntry("start", TaskState.FAILED)
-                        .containsEntry("double1", TaskState.CANCELLED).containsEntry("read", TaskState.CANCELLED);
-            }
-            finally {
+                assertThat(gpu.status().running())
+                        .as("only the timed task was on the device")
+                        .isOne();
+                assertThat(run.states())
+                        .containsEntry("start", TaskState.FAILED)
+                        .containsEntry("double1", TaskState.CANCELLED)
+                        .containsEntry("read", TaskState.CANCELLED);
+            } finally {
                 cuda.autoRun(true);
             }
         }
@@ -301,12 +318,17 @@ class GpuBackendTests {
             });
             Task<Float> next = g.task("next").after(slow).cpu(ctx -> ctx.input(slow));
             GraphRun run = s.submit(g);
-            assertThatThrownBy(() -> run.await(Duration.ofSeconds(10))).isInstanceOf(GraphRunException.class)
+            assertThatThrownBy(() -> run.await(Duration.ofSeconds(10)))
+                    .isInstanceOf(GraphRunException.class)
                     .hasRootCauseInstanceOf(TimeoutException.class);
             assertThat(run.state(slow)).isEqualTo(TaskState.FAILED);
             assertThat(run.state(next)).isEqualTo(TaskState.CANCELLED);
-            assertThat(gpu.streams().inUse()).as("stream held while the kernel runs").isOne();
-            assertThat(gpu.memory().statistics().used()).as("scratch held while the kernel runs").isEqualTo(MIB);
+            assertThat(gpu.streams().inUse())
+                    .as("stream held while the kernel runs")
+                    .isOne();
+            assertThat(gpu.memory().statistics().used())
+                    .as("scratch held while the kernel runs")
+                    .isEqualTo(MIB);
             cuda.runAll();
             await().until(() -> gpu.streams().inUse() == 0);
             assertThat(gpu.memory().statistics().used()).isZero();
@@ -341,7 +363,11 @@ class GpuBackendTests {
     @Test
     void aStickyErrorTakesTheDeviceDownAndLaterTasksMoveToTheCpu() {
         GpuBackend gpu = backend(2);
-        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(gpu).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .policy(new GpuFirstPolicy())
+                .gpuBackend(gpu)
+                .build()) {
             cuda.failKernelAtCompletion("hts_fill_f32", 700);
             TaskGraph g = TaskGraph.named("fault");
             Task<Float> bad = g.task("bad").gpu(ctx -> {
@@ -350,8 +376,10 @@ class GpuBackendTests {
                 return 1f;
             });
             GraphRun run = s.submit(g);
-            assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class)
-                    .hasRootCauseInstanceOf(CudaException.class).rootCause()
+            assertThatThrownBy(run::await)
+                    .isInstanceOf(GraphRunException.class)
+                    .hasRootCauseInstanceOf(CudaException.class)
+                    .rootCause()
                     .hasMessageContaining("CUDA_ERROR_ILLEGAL_ADDRESS");
             assertThat(run.state(bad)).isEqualTo(TaskState.FAILED);
             // the culprit fails first, so that its error is its run's first; the device is marked
@@ -359,7 +387,8 @@ class GpuBackendTests {
             await().atMost(Duration.ofSeconds(10)).until(() -> gpu.status().health() == DeviceHealth.DOWN);
             assertThat(gpu.status().detail()).contains("CUDA_ERROR_ILLEGAL_ADDRESS", "task 'bad'", "DOWN");
             assertThat(gpu.memory().poisonedBy()).isEqualTo("CUDA_ERROR_ILLEGAL_ADDRESS");
-            assertThatThrownBy(() -> gpu.memory().allocate(1)).hasMessageContaining("poisoned by CUDA_ERROR_ILLEGAL_ADDRESS");
+            assertThatThrownBy(() -> gpu.memory().allocate(1))
+                    .hasMessageContaining("poisoned by CUDA_ERROR_ILLEGAL_ADDRESS");
 
             TaskGraph later = TaskGraph.named("later");
             Task<String> dual = later.task("dual").bodies(ctx -> "cpu", ctx -> "gpu");
@@ -368,7 +397,8 @@ class GpuBackendTests {
 
             TaskGraph gpuOnly = TaskGraph.named("gpu-only");
             gpuOnly.task("only").gpu(ctx -> "gpu");
-            assertThatThrownBy(() -> s.execute(gpuOnly)).isInstanceOf(GraphRunException.class)
+            assertThatThrownBy(() -> s.execute(gpuOnly))
+                    .isInstanceOf(GraphRunException.class)
                     .hasMessageContaining("only");
         }
     }
@@ -378,8 +408,12 @@ class GpuBackendTests {
     void queuedTasksFallBackToTheCpuWhenTheDeviceGoesDown() {
         cuda.autoRun(false);
         GpuBackend gpu = backend(1);
-        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(gpu)
-                .failureMode(FailureMode.CONTINUE).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .policy(new GpuFirstPolicy())
+                .gpuBackend(gpu)
+                .failureMode(FailureMode.CONTINUE)
+                .build()) {
             cuda.failKernelAtCompletion("hts_fill_f32", 719);
             TaskGraph g = TaskGraph.named("queue");
             g.task("first").gpu(ctx -> {
@@ -391,8 +425,7 @@ class GpuBackendTests {
             GraphRun run = s.submit(g);
             await().until(() -> gpu.status().queued() == 1);
             cuda.runAll();
-            assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class)
-                    .hasMessageContaining("first");
+            assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class).hasMessageContaining("first");
             assertThat(run.result(waiting)).isEqualTo("cpu");
             assertThat(gpu.status().health()).isEqualTo(DeviceHealth.DOWN);
         }
@@ -406,7 +439,11 @@ class GpuBackendTests {
     void tasksThatDeclareDeviceMemoryQueueForItInsteadOfFailing() {
         cuda.autoRun(false);
         GpuBackend gpu = backend(2);
-        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).resource("gpu-memory", 64 * MIB).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(gpu)
+                .resource("gpu-memory", 64 * MIB)
+                .build()) {
             TaskGraph g = TaskGraph.named("admission");
             for (String name : new String[] {"first", "second"}) {
                 g.task(name).resource("gpu-memory", 40 * MIB).gpu(ctx -> {
@@ -418,15 +455,17 @@ class GpuBackendTests {
             GraphRun run = s.submit(g);
             await().until(() -> gpu.status().running() == 1);
             assertThat(s.resources().available("gpu-memory")).isEqualTo(24 * MIB);
-            assertThat(gpu.streams().inUse()).as("the second task holds no stream while it waits").isOne();
+            assertThat(gpu.streams().inUse())
+                    .as("the second task holds no stream while it waits")
+                    .isOne();
             assertThat(run.states().values()).containsExactlyInAnyOrder(TaskState.RUNNING, TaskState.READY);
             cuda.autoRun(true);
             try {
                 await().atMost(Duration.ofSeconds(3)).until(() -> run.isDone());
-            }
-            catch (RuntimeException ex) {
-                throw new AssertionError(run.states() + " " + gpu.status() + " " + run.diagnose() + " queued work "
-                        + cuda.queuedWork(), ex);
+            } catch (RuntimeException ex) {
+                throw new AssertionError(
+                        run.states() + " " + gpu.status() + " " + run.diagnose() + " queued work " + cuda.queuedWork(),
+                        ex);
             }
             assertThat(run.states().values()).containsOnly(TaskState.SUCCEEDED);
             assertThat(s.resources().available("gpu-memory")).isEqualTo(64 * MIB);
@@ -444,7 +483,8 @@ class GpuBackendTests {
             assertThat(status.queued()).isZero();
             assertThat(status.running()).isZero();
             assertThat(status.freeMemoryBytes()).isEqualTo(64 * MIB);
-            assertThat(gpu.cublasProblem()).hasValueSatisfying(p -> assertThat(p).contains("not loaded"));
+            assertThat(gpu.cublasProblem())
+                    .hasValueSatisfying(p -> assertThat(p).contains("not loaded"));
         }
     }
 
@@ -454,9 +494,12 @@ class GpuBackendTests {
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
             TaskGraph g = TaskGraph.named("big");
             g.task("huge").gpu(ctx -> ctx.unwrap(GpuContext.class).scratch(128 * MIB));
-            assertThatThrownBy(() -> s.execute(g)).isInstanceOf(GraphRunException.class)
-                    .hasRootCauseInstanceOf(MemoryExhaustedException.class).rootCause()
-                    .hasMessageContaining("cannot allocate 128.0 MiB").hasMessageContaining("hts.gpu.memory-pool.maximum");
+            assertThatThrownBy(() -> s.execute(g))
+                    .isInstanceOf(GraphRunException.class)
+                    .hasRootCauseInstanceOf(MemoryExhaustedException.class)
+                    .rootCause()
+                    .hasMessageContaining("cannot allocate 128.0 MiB")
+                    .hasMessageContaining("hts.gpu.memory-pool.maximum");
         }
     }
 }

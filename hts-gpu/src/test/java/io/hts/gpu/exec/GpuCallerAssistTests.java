@@ -1,16 +1,6 @@
 package io.hts.gpu.exec;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.ThreadLocalRandom;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
@@ -20,9 +10,18 @@ import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.support.SimulatedCuda;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A caller waiting for a run polls the device meanwhile ({@code DeviceBackend.assist}): it sees
@@ -84,12 +83,20 @@ class GpuCallerAssistTests {
                 GraphRun run = s.execute(chain("assist-" + i, 1f + i, read, bodyThreads));
                 assertThat(run.result(read[0])).isEqualTo(64 * 2f * (1f + i));
             }
-            assertThat(bodyThreads).as("bodies after the root run on the device's launcher only")
-                    .doesNotContain(Thread.currentThread()).allSatisfy(t -> assertThat(t.getName()).startsWith("hts-gpu-"));
-            assertThat(rootThreads).as("roots run on the launcher or on the caller of execute")
-                    .allSatisfy(t -> assertThat(t == Thread.currentThread() || t.getName().startsWith("hts-gpu-")).isTrue());
-            assertThat(completionThreads).as("completions seen by the launcher or the waiting caller")
-                    .allSatisfy(t -> assertThat(t == Thread.currentThread() || t.getName().startsWith("hts-gpu-")).isTrue());
+            assertThat(bodyThreads)
+                    .as("bodies after the root run on the device's launcher only")
+                    .doesNotContain(Thread.currentThread())
+                    .allSatisfy(t -> assertThat(t.getName()).startsWith("hts-gpu-"));
+            assertThat(rootThreads)
+                    .as("roots run on the launcher or on the caller of execute")
+                    .allSatisfy(t -> assertThat(
+                                    t == Thread.currentThread() || t.getName().startsWith("hts-gpu-"))
+                            .isTrue());
+            assertThat(completionThreads)
+                    .as("completions seen by the launcher or the waiting caller")
+                    .allSatisfy(t -> assertThat(
+                                    t == Thread.currentThread() || t.getName().startsWith("hts-gpu-"))
+                            .isTrue());
         }
         assertThat(cuda.allocatedBytes()).isZero();
     }
@@ -128,13 +135,14 @@ class GpuCallerAssistTests {
                             run.await(Duration.ofSeconds(20));
                             assertThat(run.result(read[0])).isEqualTo(64 * 2f * fill);
                             succeeded++;
-                        }
-                        catch (GraphRunException ex) {
-                            assertThat(mode).as("only cancelled runs fail: %s", ex.getMessage()).isZero();
+                        } catch (GraphRunException ex) {
+                            assertThat(mode)
+                                    .as("only cancelled runs fail: %s", ex.getMessage())
+                                    .isZero();
                         }
                         assertThat(run.isDone()).isTrue();
-                        assertThat(run.states().values()).allSatisfy(state -> assertThat(state).isIn(
-                                TaskState.SUCCEEDED, TaskState.CANCELLED));
+                        assertThat(run.states().values())
+                                .allSatisfy(state -> assertThat(state).isIn(TaskState.SUCCEEDED, TaskState.CANCELLED));
                     }
                     return succeeded;
                 }));
@@ -145,10 +153,11 @@ class GpuCallerAssistTests {
                 succeeded += f.get(2, TimeUnit.MINUTES);
             }
             assertThat(succeeded).isPositive();
-        }
-        finally {
+        } finally {
             callers.shutdownNow();
         }
-        assertThat(cuda.allocatedBytes()).as("every buffer and the pool returned").isZero();
+        assertThat(cuda.allocatedBytes())
+                .as("every buffer and the pool returned")
+                .isZero();
     }
 }

@@ -1,18 +1,8 @@
 package io.hts.gpu.exec;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -27,11 +17,20 @@ import io.hts.engine.run.Scheduler;
 import io.hts.engine.run.TaskFailure;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.support.SimulatedCuda;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The caller of {@code Scheduler.execute} launches a GPU root itself when the device's launcher is
@@ -51,8 +50,11 @@ class GpuCallerLaunchTests {
     /** A launcher that parks as soon as it is idle, as one does between a service's requests. */
     private GpuBackend backend() {
         GpuSettings t = SimulatedCuda.testSettings(2);
-        return new GpuBackend(cuda, cuda.deviceInfo(0), new GpuSettings(t.streams(), t.memory(), t.stagingBytes(),
-                Duration.ZERO, false), false);
+        return new GpuBackend(
+                cuda,
+                cuda.deviceInfo(0),
+                new GpuSettings(t.streams(), t.memory(), t.stagingBytes(), Duration.ZERO, false),
+                false);
     }
 
     /** One GPU task that fills a buffer, downloads it and records the thread it ran on. */
@@ -98,16 +100,20 @@ class GpuCallerLaunchTests {
                 assertThat((float[]) run.result(t[0])).containsOnly((float) i);
                 executed.add(ranOn.get());
             }
-            assertThat(executed).as("the caller launched some roots itself; the launcher the others")
+            assertThat(executed)
+                    .as("the caller launched some roots itself; the launcher the others")
                     .contains(Thread.currentThread())
-                    .allSatisfy(th -> assertThat(th == Thread.currentThread() || th.getName().startsWith("hts-gpu-"))
+                    .allSatisfy(th -> assertThat(
+                                    th == Thread.currentThread() || th.getName().startsWith("hts-gpu-"))
                             .isTrue());
             for (int i = 0; i < 50; i++) {
                 AtomicReference<Thread> ranOn = new AtomicReference<>();
                 Task<?>[] t = new Task<?>[1];
                 GraphRun run = s.submit(oneTask("submit-" + i, i, ranOn, t)).await();
                 assertThat((float[]) run.result(t[0])).containsOnly((float) i);
-                assertThat(ranOn.get().getName()).as("a submitted run's body runs on the launcher").startsWith("hts-gpu-");
+                assertThat(ranOn.get().getName())
+                        .as("a submitted run's body runs on the launcher")
+                        .startsWith("hts-gpu-");
             }
         }
         assertThat(cuda.allocatedBytes()).isZero();
@@ -126,8 +132,12 @@ class GpuCallerLaunchTests {
                 });
                 Thread.currentThread().interrupt();
                 s.execute(g);
-                assertThat(Thread.interrupted()).as("the caller's interrupt is given back").isTrue();
-                assertThat(bodySawFlag).as("a body never sees the caller's interrupt").isFalse();
+                assertThat(Thread.interrupted())
+                        .as("the caller's interrupt is given back")
+                        .isTrue();
+                assertThat(bodySawFlag)
+                        .as("a body never sees the caller's interrupt")
+                        .isFalse();
             });
         }
     }
@@ -143,7 +153,9 @@ class GpuCallerLaunchTests {
                     return 7;
                 });
                 assertThat(s.execute(g).result(t)).isEqualTo(7);
-                assertThat(Thread.interrupted()).as("the body's own flag does not stay on the caller").isFalse();
+                assertThat(Thread.interrupted())
+                        .as("the body's own flag does not stay on the caller")
+                        .isFalse();
             });
         }
     }
@@ -172,12 +184,13 @@ class GpuCallerLaunchTests {
                     return null;
                 });
                 GraphRun run = s.execute(g);
-                assertThat(Thread.interrupted()).as("another thread's interrupt is the caller's, kept").isTrue();
+                assertThat(Thread.interrupted())
+                        .as("another thread's interrupt is the caller's, kept")
+                        .isTrue();
                 f.get(10, TimeUnit.SECONDS);
                 assertThat(run.result(t)).isEqualTo(1);
             });
-        }
-        finally {
+        } finally {
             interrupter.shutdownNow();
         }
     }
@@ -190,13 +203,16 @@ class GpuCallerLaunchTests {
                 TaskGraph g = TaskGraph.named("roots-" + i);
                 Task<Boolean> gpu = g.task("gpu").gpu(ctx -> {
                     ranOn.set(Thread.currentThread());
-                    return cpuRootStarted.await(10, TimeUnit.SECONDS); // the CPU root, declared after it, runs meanwhile
+                    return cpuRootStarted.await(
+                            10, TimeUnit.SECONDS); // the CPU root, declared after it, runs meanwhile
                 });
                 g.task("cpu").cpu(ctx -> {
                     cpuRootStarted.countDown();
                     return null;
                 });
-                assertThat(s.execute(g).result(gpu)).as("the CPU root ran while the GPU body waited").isTrue();
+                assertThat(s.execute(g).result(gpu))
+                        .as("the CPU root ran while the GPU body waited")
+                        .isTrue();
             });
         }
     }
@@ -218,18 +234,22 @@ class GpuCallerLaunchTests {
     @Test
     void aRootTheCallerLaunchedAndPollsGetsNoWakeCallbackWhileTheLaunchersTasksOfTheSameLengthDo() throws Exception {
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(backend()).build()) {
-            for (int i = 0; i < 5; i++) { // a history: tasks of this name take about 3 ms (over the 1 ms callback bound)
+            for (int i = 0;
+                    i < 5;
+                    i++) { // a history: tasks of this name take about 3 ms (over the 1 ms callback bound)
                 s.submit(timedTask("history-" + i, 3, new AtomicReference<>())).await();
             }
             int before = cuda.callsOf("cuLaunchHostFunc");
             s.submit(timedTask("submitted", 3, new AtomicReference<>())).await();
-            assertThat(cuda.callsOf("cuLaunchHostFunc")).as("the launcher's 3 ms task wakes it by a callback")
+            assertThat(cuda.callsOf("cuLaunchHostFunc"))
+                    .as("the launcher's 3 ms task wakes it by a callback")
                     .isEqualTo(before + 1);
             untilTheCallerLaunched(3, (i, ranOn) -> {
                 int callbacks = cuda.callsOf("cuLaunchHostFunc");
                 s.execute(timedTask("executed-" + i, 3, ranOn));
                 if (ranOn.get() == Thread.currentThread()) {
-                    assertThat(cuda.callsOf("cuLaunchHostFunc")).as("the caller polls for its own task's end")
+                    assertThat(cuda.callsOf("cuLaunchHostFunc"))
+                            .as("the caller polls for its own task's end")
                             .isEqualTo(callbacks);
                 }
             });
@@ -243,7 +263,8 @@ class GpuCallerLaunchTests {
             boolean tried = false;
             for (int attempt = 0; attempt < 20 && !tried; attempt++) {
                 cuda.autoRun(true);
-                try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(backend()).build()) {
+                try (Scheduler s =
+                        Scheduler.builder().threads(2).gpuBackend(backend()).build()) {
                     for (int i = 0; i < 5; i++) { // a history of short tasks: no callbacks for the caller's
                         Task<?>[] t = new Task<?>[1];
                         s.execute(oneTask("short-" + i, i, new AtomicReference<>(), t));
@@ -262,17 +283,20 @@ class GpuCallerLaunchTests {
                         tried = true;
                         assertThat(cuda.callsOf("cuLaunchHostFunc")).isEqualTo(callbacks);
                         // the caller polls a while (50 ms), then blocks on the run like any waiter
-                        await().atMost(Duration.ofSeconds(10)).until(() -> caller.get().getState() == Thread.State.WAITING
-                                || caller.get().getState() == Thread.State.TIMED_WAITING);
+                        await().atMost(Duration.ofSeconds(10))
+                                .until(() -> caller.get().getState() == Thread.State.WAITING
+                                        || caller.get().getState() == Thread.State.TIMED_WAITING);
                     }
                     cuda.runAll(); // the work ends now, with nobody polling and no callback queued
                     cuda.autoRun(true);
-                    assertThat((float[]) run.get(10, TimeUnit.SECONDS).result(t[0])).containsOnly(7f);
+                    assertThat((float[]) run.get(10, TimeUnit.SECONDS).result(t[0]))
+                            .containsOnly(7f);
                 }
             }
-            assertThat(tried).as("the caller launched the held task in one of the attempts").isTrue();
-        }
-        finally {
+            assertThat(tried)
+                    .as("the caller launched the held task in one of the attempts")
+                    .isTrue();
+        } finally {
             callers.shutdownNow();
         }
     }
@@ -297,11 +321,11 @@ class GpuCallerLaunchTests {
             await().atMost(Duration.ofSeconds(10)).until(() -> gpu.status().queued() == 1);
             release.countDown();
             assertThat((float[]) second.get(10, TimeUnit.SECONDS).result(t[0])).containsOnly(3f);
-            assertThat(ranOn.get().getName()).as("queued behind the launcher's body, run by the launcher")
+            assertThat(ranOn.get().getName())
+                    .as("queued behind the launcher's body, run by the launcher")
                     .startsWith("hts-gpu-");
             first.await();
-        }
-        finally {
+        } finally {
             callers.shutdownNow();
         }
     }
@@ -317,12 +341,15 @@ class GpuCallerLaunchTests {
                     throw new IllegalStateException("boom");
                 });
                 g.task("after").after(boom).cpu(ctx -> 1);
-                assertThatThrownBy(() -> s.execute(g)).isInstanceOf(GraphRunException.class)
+                assertThatThrownBy(() -> s.execute(g))
+                        .isInstanceOf(GraphRunException.class)
                         .hasMessageContaining("boom");
             });
             AtomicReference<Thread> ranOn = new AtomicReference<>();
             Task<?>[] t = new Task<?>[1];
-            assertThat((float[]) s.execute(oneTask("after-failures", 5f, ranOn, t)).result(t[0])).containsOnly(5f);
+            assertThat((float[])
+                            s.execute(oneTask("after-failures", 5f, ranOn, t)).result(t[0]))
+                    .containsOnly(5f);
         }
         assertThat(cuda.allocatedBytes()).isZero();
     }
@@ -338,7 +365,8 @@ class GpuCallerLaunchTests {
                     ranOn.set(Thread.currentThread());
                     return s.execute(nested);
                 });
-                assertThatThrownBy(() -> s.execute(g)).isInstanceOf(GraphRunException.class)
+                assertThatThrownBy(() -> s.execute(g))
+                        .isInstanceOf(GraphRunException.class)
                         .hasMessageContaining("would wait for itself");
             });
             await().atMost(Duration.ofSeconds(10)).until(() -> s.activeRuns().isEmpty()); // the nested runs end too
@@ -348,17 +376,21 @@ class GpuCallerLaunchTests {
     @Test
     void throughACircuitBreakerTheCallerStillLaunchesTheRoot() {
         CircuitBreaker breaker = CircuitBreaker.of("gpu", CircuitBreakerConfig.ofDefaults());
-        DeviceBackend guarded = new CircuitBreakingBackend(backend(), breaker, null, CircuitBreakingBackend.WhenOpen.FAIL);
+        DeviceBackend guarded =
+                new CircuitBreakingBackend(backend(), breaker, null, CircuitBreakingBackend.WhenOpen.FAIL);
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(guarded).build()) {
             Set<Thread> ranOnAll = ConcurrentHashMap.newKeySet();
             for (int i = 0; i < TRIES; i++) {
                 AtomicReference<Thread> ranOn = new AtomicReference<>();
                 Task<?>[] t = new Task<?>[1];
-                assertThat((float[]) s.execute(oneTask("guarded-" + i, i, ranOn, t)).result(t[0])).containsOnly((float) i);
+                assertThat((float[])
+                                s.execute(oneTask("guarded-" + i, i, ranOn, t)).result(t[0]))
+                        .containsOnly((float) i);
                 ranOnAll.add(ranOn.get());
             }
             assertThat(ranOnAll).contains(Thread.currentThread());
-            assertThat(breaker.getMetrics().getNumberOfSuccessfulCalls()).as("every call recorded, in its window")
+            assertThat(breaker.getMetrics().getNumberOfSuccessfulCalls())
+                    .as("every call recorded, in its window")
                     .isEqualTo(Math.min(TRIES, breaker.getCircuitBreakerConfig().getSlidingWindowSize()));
             assertThat(breaker.getMetrics().getNumberOfFailedCalls()).isZero();
         }
@@ -405,8 +437,9 @@ class GpuCallerLaunchTests {
                             ctx.unwrap(GpuContext.class).kernels().scale(N, 2f, ctx.input(x));
                             return null;
                         });
-                        Task<float[]> back = g.task("back").after(twice, x, y, cpu).gpu(ctx ->
-                                ctx.unwrap(GpuContext.class).download(ctx.input(x), new float[N]));
+                        Task<float[]> back = g.task("back")
+                                .after(twice, x, y, cpu)
+                                .gpu(ctx -> ctx.unwrap(GpuContext.class).download(ctx.input(x), new float[N]));
                         if (r.nextInt(4) == 0) {
                             int spins = r.nextInt(20_000);
                             cancellers.submit(() -> {
@@ -422,15 +455,18 @@ class GpuCallerLaunchTests {
                         }
                         try {
                             GraphRun run = s.execute(g);
-                            assertThat(fail).as("a run with a failing body does not succeed").isFalse();
+                            assertThat(fail)
+                                    .as("a run with a failing body does not succeed")
+                                    .isFalse();
                             assertThat(run.result(back)).containsOnly(2 * v);
-                        }
-                        catch (GraphRunException ex) {
+                        } catch (GraphRunException ex) {
                             if (fail && ex.status() == RunStatus.FAILED) {
-                                assertThat(ex.failures()).extracting(TaskFailure::taskName).containsExactly("x");
-                            }
-                            else {
-                                assertThat(ex.status()).as("only a cancel ends a run without a failing body")
+                                assertThat(ex.failures())
+                                        .extracting(TaskFailure::taskName)
+                                        .containsExactly("x");
+                            } else {
+                                assertThat(ex.status())
+                                        .as("only a cancel ends a run without a failing body")
                                         .isEqualTo(RunStatus.CANCELLED);
                             }
                         }
@@ -443,8 +479,7 @@ class GpuCallerLaunchTests {
                 assertThat(f.get(60, TimeUnit.SECONDS)).isEqualTo(60);
             }
             await().atMost(Duration.ofSeconds(10)).until(() -> s.activeRuns().isEmpty());
-        }
-        finally {
+        } finally {
             callers.shutdownNow();
             cancellers.shutdownNow();
         }

@@ -1,6 +1,7 @@
 package io.hts.gpu.exec;
 
-import java.time.Duration;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
@@ -10,10 +11,8 @@ import io.hts.engine.run.Scheduler;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.memory.PoolSettings;
 import io.hts.gpu.support.SimulatedCuda;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * A task's declared {@code gpu-memory} reservation lasts as long as the device buffer it returns:
@@ -28,10 +27,15 @@ class GpuMemoryReservationTests {
 
     /** A pool of one 64 MiB arena: two 40 MiB buffers never fit at once. */
     private Scheduler scheduler() {
-        GpuSettings settings = GpuSettings.defaults(64 * MIB).withStreams(2)
+        GpuSettings settings = GpuSettings.defaults(64 * MIB)
+                .withStreams(2)
                 .withMemory(new PoolSettings(64 * MIB, 64 * MIB, 64 * MIB, 256));
         GpuBackend gpu = new GpuBackend(cuda, cuda.deviceInfo(0), settings, false);
-        return Scheduler.builder().threads(2).gpuBackend(gpu).resource(GPU_MEMORY, 64 * MIB).build();
+        return Scheduler.builder()
+                .threads(2)
+                .gpuBackend(gpu)
+                .resource(GPU_MEMORY, 64 * MIB)
+                .build();
     }
 
     private static TaskGraph producing(String name) {
@@ -61,12 +65,15 @@ class GpuMemoryReservationTests {
             TaskGraph g = producing("leaf-buffer");
             GraphRun first = s.execute(g);
             @SuppressWarnings("unchecked")
-            DeviceBuffer kept = (DeviceBuffer) first.result((Task<Object>) g.tasks().get(0));
-            assertThat(s.resources().available(GPU_MEMORY)).as("the caller's buffer still holds 40 MiB")
+            DeviceBuffer kept =
+                    (DeviceBuffer) first.result((Task<Object>) g.tasks().get(0));
+            assertThat(s.resources().available(GPU_MEMORY))
+                    .as("the caller's buffer still holds 40 MiB")
                     .isEqualTo(24 * MIB);
 
             GraphRun second = s.submit(needing40MiB());
-            await().during(Duration.ofMillis(150)).atMost(Duration.ofSeconds(2))
+            await().during(Duration.ofMillis(150))
+                    .atMost(Duration.ofSeconds(2))
                     .until(() -> !second.isDone() && second.states().get("scratch") == TaskState.READY);
             kept.close();
             second.await(Duration.ofSeconds(10));
@@ -81,8 +88,9 @@ class GpuMemoryReservationTests {
             TaskGraph g = producing("intermediate-buffer");
             @SuppressWarnings("unchecked")
             Task<DeviceBuffer> produce = (Task<DeviceBuffer>) g.tasks().get(0);
-            Task<float[]> read = g.task("read").after(produce).gpu(ctx -> ctx.unwrap(GpuContext.class)
-                    .download(ctx.input(produce), new float[4]));
+            Task<float[]> read = g.task("read")
+                    .after(produce)
+                    .gpu(ctx -> ctx.unwrap(GpuContext.class).download(ctx.input(produce), new float[4]));
             // while the intermediate buffer lives, a 40 MiB task waits instead of failing half-way
             GraphRun run = s.submit(g);
             GraphRun other = s.submit(needing40MiB());

@@ -1,9 +1,7 @@
 package io.hts.gpu.exec;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.time.Duration;
-import java.util.concurrent.atomic.AtomicReference;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
@@ -12,11 +10,12 @@ import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.support.SimulatedCuda;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * No task observes a predecessor's result before that predecessor completed, unless the result is
@@ -55,8 +54,8 @@ class GpuResultVisibilityTests {
     private final AtomicReference<DeviceBuffer> shared = new AtomicReference<>();
 
     private Object produce(GpuContext c, ResultKind kind) {
-        DeviceBuffer filled = kind == ResultKind.DEVICE_BUFFER || kind == ResultKind.NONE ? c.allocate(4 * N)
-                : c.scratch(4 * N);
+        DeviceBuffer filled =
+                kind == ResultKind.DEVICE_BUFFER || kind == ResultKind.NONE ? c.allocate(4 * N) : c.scratch(4 * N);
         c.kernels().fill(N, 3f, filled);
         return switch (kind) {
             case HOST_ARRAY -> c.download(filled, new float[N]);
@@ -122,22 +121,27 @@ class GpuResultVisibilityTests {
                 await().atMost(Duration.ofSeconds(5)).until(() -> cuda.queuedWork() > 0);
                 if (kind == ResultKind.DEVICE_BUFFER || kind == ResultKind.NONE) {
                     // device-resident: the successor is dispatched ahead and waits on the device
-                    await().atMost(Duration.ofSeconds(5)).until(() -> gpu.status().running() == 2);
+                    await().atMost(Duration.ofSeconds(5))
+                            .until(() -> gpu.status().running() == 2);
                     assertThat(run.state(producer)).isEqualTo(TaskState.RUNNING);
-                }
-                else {
+                } else {
                     // anything else: the successor must not start before the producer completed
-                    await().during(Duration.ofMillis(150)).atMost(Duration.ofSeconds(2))
-                            .until(() -> run.state(consumer) != TaskState.RUNNING && gpu.status().running() == 1);
+                    await().during(Duration.ofMillis(150))
+                            .atMost(Duration.ofSeconds(2))
+                            .until(() -> run.state(consumer) != TaskState.RUNNING
+                                    && gpu.status().running() == 1);
                 }
-            }
-            finally {
+            } finally {
                 cuda.autoRun(true);
             }
             run.await(Duration.ofSeconds(10));
-            assertThat(run.result(consumer)).as("the value the successor computed with").containsExactly(3f);
+            assertThat(run.result(consumer))
+                    .as("the value the successor computed with")
+                    .containsExactly(3f);
             if (kind != ResultKind.DEVICE_BUFFER && kind != ResultKind.NONE) {
-                assertThat(seenByBody.get()).as("the value the successor's body read").isEqualTo(3f);
+                assertThat(seenByBody.get())
+                        .as("the value the successor's body read")
+                        .isEqualTo(3f);
             }
             assertThat(run.states().values()).containsOnly(TaskState.SUCCEEDED);
         }

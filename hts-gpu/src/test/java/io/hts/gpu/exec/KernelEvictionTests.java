@@ -1,6 +1,7 @@
 package io.hts.gpu.exec;
 
-import java.util.concurrent.atomic.AtomicReference;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
@@ -11,10 +12,8 @@ import io.hts.gpu.cuda.KernelArguments;
 import io.hts.gpu.kernel.Kernel;
 import io.hts.gpu.kernel.KernelCache;
 import io.hts.gpu.support.SimulatedCuda;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** A kernel kept across tasks after its module was evicted and unloaded fails at launch, saying why. */
 class KernelEvictionTests {
@@ -23,14 +22,19 @@ class KernelEvictionTests {
 
     private static final String K = "hts_test_k";
 
-    private final SimulatedCuda cuda = new SimulatedCuda(256 * MIB).kernel(K, l -> l.memory(0).putFloat(0, 7f));
+    private final SimulatedCuda cuda =
+            new SimulatedCuda(256 * MIB).kernel(K, l -> l.memory(0).putFloat(0, 7f));
 
     private static String ptx(String tag) {
         return "// " + tag + "\n.visible .entry " + K + "()\n";
     }
 
     private static float launchInto(GpuContext c, Kernel k) {
-        c.launch(k, Dim3.of(1), Dim3.of(1), KernelArguments.of().pointer(c.scratch(4).address()));
+        c.launch(
+                k,
+                Dim3.of(1),
+                Dim3.of(1),
+                KernelArguments.of().pointer(c.scratch(4).address()));
         return 1f;
     }
 
@@ -56,8 +60,10 @@ class KernelEvictionTests {
 
             TaskGraph stale = TaskGraph.named("stale");
             stale.task("stale").gpu(ctx -> launchInto(ctx.unwrap(GpuContext.class), kept.get()));
-            assertThatThrownBy(() -> s.execute(stale)).isInstanceOf(GraphRunException.class)
-                    .hasRootCauseInstanceOf(IllegalStateException.class).rootCause()
+            assertThatThrownBy(() -> s.execute(stale))
+                    .isInstanceOf(GraphRunException.class)
+                    .hasRootCauseInstanceOf(IllegalStateException.class)
+                    .rootCause()
                     .hasMessageContaining("kernel " + K + " of cuda:0 can no longer be launched")
                     .hasMessageContaining("look kernels up in each task body");
 

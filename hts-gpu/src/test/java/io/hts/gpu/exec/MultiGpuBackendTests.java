@@ -1,10 +1,8 @@
 package io.hts.gpu.exec;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicReference;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
@@ -16,11 +14,12 @@ import io.hts.engine.run.Scheduler;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.memory.PoolSettings;
 import io.hts.gpu.support.SimulatedCuda;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 /** Placement and data flow across the GPUs of one host, on two simulated devices. */
 class MultiGpuBackendTests {
@@ -30,10 +29,14 @@ class MultiGpuBackendTests {
     private final SimulatedCuda cuda = new SimulatedCuda(256 * MIB).withDevices(2);
 
     private MultiGpuBackend twoGpus(int streams) {
-        GpuSettings settings = GpuSettings.defaults(32 * MIB).withStreams(streams)
+        GpuSettings settings = GpuSettings.defaults(32 * MIB)
+                .withStreams(streams)
                 .withMemory(new PoolSettings(4 * MIB, 32 * MIB, 4 * MIB, 256));
-        return new MultiGpuBackend(List.of(new GpuBackend(cuda, cuda.deviceInfo(0), settings, false),
-                new GpuBackend(cuda, cuda.deviceInfo(1), settings, false)), cuda);
+        return new MultiGpuBackend(
+                List.of(
+                        new GpuBackend(cuda, cuda.deviceInfo(0), settings, false),
+                        new GpuBackend(cuda, cuda.deviceInfo(1), settings, false)),
+                cuda);
     }
 
     @Test
@@ -43,12 +46,15 @@ class MultiGpuBackendTests {
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpus).build()) {
             Set<Integer> seen = ConcurrentHashMap.newKeySet();
             TaskGraph g = TaskGraph.named("spread");
-            g.group("k", 8, (i, t) -> t.gpu(ctx -> {
-                GpuContext c = ctx.unwrap(GpuContext.class);
-                seen.add(c.deviceOrdinal());
-                c.kernels().fill(1, i, c.scratch(4));
-                return c.deviceOrdinal();
-            }));
+            g.group(
+                    "k",
+                    8,
+                    (i, t) -> t.gpu(ctx -> {
+                        GpuContext c = ctx.unwrap(GpuContext.class);
+                        seen.add(c.deviceOrdinal());
+                        c.kernels().fill(1, i, c.scratch(4));
+                        return c.deviceOrdinal();
+                    }));
             GraphRun run;
             try {
                 run = s.submit(g);
@@ -56,8 +62,7 @@ class MultiGpuBackendTests {
                 assertThat(gpus.status().capacity()).as("both devices' streams").isEqualTo(4);
                 assertThat(gpus.placements()[0]).isPositive();
                 assertThat(gpus.placements()[1]).isPositive();
-            }
-            finally {
+            } finally {
                 cuda.autoRun(true);
             }
             run.await();
@@ -84,19 +89,24 @@ class MultiGpuBackendTests {
                 DeviceBuffer in = c.onThisDevice(ctx.input(onOne));
                 return c.download(in, new float[1]);
             });
-            Task<float[]> pinnedElsewhere = g.task("pinned-to-0").after(onOne).onGpu(0).gpu(ctx -> {
-                GpuContext c = ctx.unwrap(GpuContext.class);
-                consumerDevice[1] = c.deviceOrdinal();
-                DeviceBuffer local = c.onThisDevice(ctx.input(onOne));
-                assertThat(local.device()).isZero();
-                c.kernels().scale(64, 2f, local);
-                return c.download(local, new float[64]);
-            });
+            Task<float[]> pinnedElsewhere = g.task("pinned-to-0")
+                    .after(onOne)
+                    .onGpu(0)
+                    .gpu(ctx -> {
+                        GpuContext c = ctx.unwrap(GpuContext.class);
+                        consumerDevice[1] = c.deviceOrdinal();
+                        DeviceBuffer local = c.onThisDevice(ctx.input(onOne));
+                        assertThat(local.device()).isZero();
+                        c.kernels().scale(64, 2f, local);
+                        return c.download(local, new float[64]);
+                    });
             GraphRun run = s.execute(g);
             assertThat(consumerDevice).containsExactly(1, 0);
             assertThat(run.result(follows)).containsExactly(3f);
             assertThat(run.result(pinnedElsewhere)).containsOnly(6f);
-            assertThat(cuda.peerCopies()).as("only the task on the other device copied").isOne();
+            assertThat(cuda.peerCopies())
+                    .as("only the task on the other device copied")
+                    .isOne();
             assertThat(run.result(onOne).isReleased()).isTrue();
         }
     }
@@ -122,11 +132,12 @@ class MultiGpuBackendTests {
             GraphRun run;
             try {
                 run = s.submit(g);
-                await().atMost(Duration.ofSeconds(5)).until(() -> gpus.devices().get(1).status().running() == 1);
-                assertThat(run.state(first)).as("enqueued on cuda:1 before cuda:0's work ran").isNotEqualTo(
-                        TaskState.SUCCEEDED);
-            }
-            finally {
+                await().atMost(Duration.ofSeconds(5))
+                        .until(() -> gpus.devices().get(1).status().running() == 1);
+                assertThat(run.state(first))
+                        .as("enqueued on cuda:1 before cuda:0's work ran")
+                        .isNotEqualTo(TaskState.SUCCEEDED);
+            } finally {
                 cuda.autoRun(true);
             }
             run.await();
@@ -171,7 +182,8 @@ class MultiGpuBackendTests {
                 current.set(run);
                 run.await(Duration.ofSeconds(10));
                 assertThat(run.result(second)).containsExactly(5f);
-                assertThat(seen.get()).as("round %d: the predecessor when the follower completed", round)
+                assertThat(seen.get())
+                        .as("round %d: the predecessor when the follower completed", round)
                         .isEqualTo(TaskState.SUCCEEDED);
             }
         }
@@ -180,8 +192,7 @@ class MultiGpuBackendTests {
     private static void awaitQuietly(java.util.concurrent.CountDownLatch latch, long millis) {
         try {
             latch.await(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
     }
@@ -208,7 +219,9 @@ class MultiGpuBackendTests {
             });
             GraphRun run = s.execute(g);
             assertThat(run.result(use)).hasSize(1);
-            assertThat(currentAfter.get()).as("cuda:1's launcher keeps its own context current").isEqualTo(1);
+            assertThat(currentAfter.get())
+                    .as("cuda:1's launcher keeps its own context current")
+                    .isEqualTo(1);
             assertThat(peer.isReleased()).isTrue();
             assertThat(zero.memory().statistics().used()).isZero();
         }
@@ -226,9 +239,13 @@ class MultiGpuBackendTests {
                 return 1;
             });
             assertThatThrownBy(() -> s.execute(poison)).isInstanceOf(GraphRunException.class);
-            await().atMost(Duration.ofSeconds(5)).until(() -> gpus.devices().get(0).status().health() == DeviceHealth.DOWN);
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> gpus.devices().get(0).status().health() == DeviceHealth.DOWN);
             assertThat(gpus.status().health()).isIn(DeviceHealth.DEGRADED, DeviceHealth.DOWN);
-            assertThat(gpus.deviceStatuses()).hasSize(2).first().extracting(s0 -> s0.health())
+            assertThat(gpus.deviceStatuses())
+                    .hasSize(2)
+                    .first()
+                    .extracting(s0 -> s0.health())
                     .isEqualTo(DeviceHealth.DOWN);
         }
     }
@@ -239,7 +256,8 @@ class MultiGpuBackendTests {
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpus).build()) {
             TaskGraph g = TaskGraph.named("nowhere");
             g.task("on-7").onGpu(7).gpu(ctx -> 1);
-            assertThatThrownBy(() -> s.execute(g)).isInstanceOf(GraphRunException.class)
+            assertThatThrownBy(() -> s.execute(g))
+                    .isInstanceOf(GraphRunException.class)
                     .hasStackTraceContaining("task 'on-7' is pinned to cuda:7, but HTS runs cuda:0");
         }
     }

@@ -1,6 +1,7 @@
 package io.hts.gpu.exec;
 
-import java.util.List;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.Task;
@@ -17,18 +18,16 @@ import io.hts.gpu.cuda.DeviceInfo;
 import io.hts.gpu.cuda.GpuDiscovery;
 import io.hts.gpu.memory.PoolSettings;
 import io.hts.gpu.support.SimulatedCuda;
+import java.util.List;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** GPUs that are there but could not be started: DOWN with the reason, the CPU takes what it can. */
 class UnusableGpuBackendTests {
 
     private static final long MIB = 1L << 20;
 
-    private static final GpuSettings SETTINGS = GpuSettings.defaults(32 * MIB)
-            .withMemory(new PoolSettings(4 * MIB, 32 * MIB, 4 * MIB, 256));
+    private static final GpuSettings SETTINGS =
+            GpuSettings.defaults(32 * MIB).withMemory(new PoolSettings(4 * MIB, 32 * MIB, 4 * MIB, 256));
 
     private final SimulatedCuda cuda = new SimulatedCuda(256 * MIB).withDevices(2);
 
@@ -38,8 +37,7 @@ class UnusableGpuBackendTests {
         cuda.failNext("cuMemAlloc", 700);
         try {
             new GpuBackend(cuda, device, SETTINGS, false).close();
-        }
-        catch (CudaException ex) {
+        } catch (CudaException ex) {
             return UnusableGpuBackend.failedToStart(device, ex);
         }
         throw new AssertionError("the backend started although its first allocation failed");
@@ -52,7 +50,9 @@ class UnusableGpuBackendTests {
         assertThat(status.health()).isEqualTo(DeviceHealth.DOWN);
         assertThat(status.capacity()).isZero();
         assertThat(status.usable()).isFalse();
-        assertThat(status.detail()).isEqualTo(down.reason()).startsWith("cuda:0 Simulated GPU could not be started: ")
+        assertThat(status.detail())
+                .isEqualTo(down.reason())
+                .startsWith("cuda:0 Simulated GPU could not be started: ")
                 .contains("cuMemAlloc", "CUDA_ERROR_ILLEGAL_ADDRESS");
         assertThat(down.errorName()).contains("CUDA_ERROR_ILLEGAL_ADDRESS");
         assertThat(down.ordinal()).isZero();
@@ -62,17 +62,27 @@ class UnusableGpuBackendTests {
     @Test
     void dualBodiedTasksRunOnTheCpuAndGpuOnlyTasksFailWithTheReason() {
         UnusableGpuBackend down = failingToStart(0);
-        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(down).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .policy(new GpuFirstPolicy())
+                .gpuBackend(down)
+                .build()) {
             TaskGraph g = TaskGraph.named("dual");
             Task<String> dual = g.task("dual").bodies(ctx -> "cpu", ctx -> "gpu");
             GraphRun run = s.execute(g);
             assertThat(run.result(dual)).isEqualTo("cpu");
-            assertThat(run.profile().tasks()).singleElement().extracting(t -> t.device()).isEqualTo(Device.CPU);
+            assertThat(run.profile().tasks())
+                    .singleElement()
+                    .extracting(t -> t.device())
+                    .isEqualTo(Device.CPU);
 
             TaskGraph only = TaskGraph.named("gpu-only");
             only.task("kernel").gpu(ctx -> 1);
-            assertThatThrownBy(() -> s.execute(only)).isInstanceOf(GraphRunException.class).rootCause()
-                    .isInstanceOf(NoDeviceException.class).hasMessageContaining("task 'kernel' has only a GPU body")
+            assertThatThrownBy(() -> s.execute(only))
+                    .isInstanceOf(GraphRunException.class)
+                    .rootCause()
+                    .isInstanceOf(NoDeviceException.class)
+                    .hasMessageContaining("task 'kernel' has only a GPU body")
                     .hasMessageContaining("DOWN: cuda:0 Simulated GPU could not be started")
                     .hasMessageContaining("CUDA_ERROR_ILLEGAL_ADDRESS");
         }
@@ -86,29 +96,38 @@ class UnusableGpuBackendTests {
         assertThat(found.presentButUnusable()).isTrue();
         UnusableGpuBackend down = UnusableGpuBackend.undiscovered(found);
         assertThat(down.ordinal()).isEqualTo(-1);
-        assertThat(down.reason()).isEqualTo("2 CUDA device(s) cannot be used: CUDA devices could not be queried: "
-                + "the driver reports 2, and cuda:0 failed: cuDeviceGetName failed: CUDA_ERROR_UNKNOWN (999)");
+        assertThat(down.reason())
+                .isEqualTo("2 CUDA device(s) cannot be used: CUDA devices could not be queried: "
+                        + "the driver reports 2, and cuda:0 failed: cuDeviceGetName failed: CUDA_ERROR_UNKNOWN (999)");
         assertThat(down.status().health()).isEqualTo(DeviceHealth.DOWN);
     }
 
     @Test
     void theUsableGpusRunAndThoseThatCouldNotStartAreReported() {
         UnusableGpuBackend down = failingToStart(0);
-        MultiGpuBackend running = new MultiGpuBackend(List.of(new GpuBackend(cuda, cuda.deviceInfo(1), SETTINGS, false)),
-                cuda);
+        MultiGpuBackend running =
+                new MultiGpuBackend(List.of(new GpuBackend(cuda, cuda.deviceInfo(1), SETTINGS, false)), cuda);
         PartialGpuBackend gpus = new PartialGpuBackend(running, List.of(down));
-        try (Scheduler s = Scheduler.builder().threads(2).policy(new GpuFirstPolicy()).gpuBackend(gpus).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .policy(new GpuFirstPolicy())
+                .gpuBackend(gpus)
+                .build()) {
             DeviceStatus status = gpus.status();
             assertThat(status.health()).isEqualTo(DeviceHealth.DEGRADED);
             assertThat(status.usable()).isTrue();
             assertThat(status.capacity()).isEqualTo(running.status().capacity());
-            assertThat(status.detail()).startsWith(down.reason() + "; running: ").contains("cuda:1 UP");
-            assertThat(gpus.deviceStatuses()).extracting(DeviceStatus::health)
+            assertThat(status.detail())
+                    .startsWith(down.reason() + "; running: ")
+                    .contains("cuda:1 UP");
+            assertThat(gpus.deviceStatuses())
+                    .extracting(DeviceStatus::health)
                     .containsExactly(DeviceHealth.DOWN, DeviceHealth.UP);
             assertThat(gpus.deviceStatuses().get(0).detail()).isEqualTo(down.reason());
 
             TaskGraph g = TaskGraph.named("on-the-gpu");
-            Task<Integer> k = g.task("k").gpu(ctx -> ctx.unwrap(GpuContext.class).deviceOrdinal());
+            Task<Integer> k =
+                    g.task("k").gpu(ctx -> ctx.unwrap(GpuContext.class).deviceOrdinal());
             assertThat(s.execute(g).result(k)).isEqualTo(1);
 
             TaskGraph pinned = TaskGraph.named("pinned");
@@ -117,7 +136,9 @@ class UnusableGpuBackendTests {
 
             TaskGraph pinnedOnly = TaskGraph.named("pinned-gpu-only");
             pinnedOnly.task("on-0").onGpu(0).gpu(ctx -> 1);
-            assertThatThrownBy(() -> s.execute(pinnedOnly)).isInstanceOf(GraphRunException.class).rootCause()
+            assertThatThrownBy(() -> s.execute(pinnedOnly))
+                    .isInstanceOf(GraphRunException.class)
+                    .rootCause()
                     .isInstanceOf(GpuUnavailableException.class)
                     .hasMessageStartingWith("task 'on-0' cannot run on cuda:0 Simulated GPU: ")
                     .hasMessageContaining("CUDA_ERROR_ILLEGAL_ADDRESS");
@@ -129,8 +150,8 @@ class UnusableGpuBackendTests {
         PartialGpuBackend gpus = new PartialGpuBackend(null, List.of(failingToStart(0), failingToStart(1)));
         assertThat(gpus.status().health()).isEqualTo(DeviceHealth.DOWN);
         assertThat(gpus.status().capacity()).isZero();
-        assertThat(gpus.status().detail()).contains("cuda:0 Simulated GPU could not be started",
-                "cuda:1 Simulated GPU could not be started");
+        assertThat(gpus.status().detail())
+                .contains("cuda:0 Simulated GPU could not be started", "cuda:1 Simulated GPU could not be started");
         assertThat(gpus.deviceStatuses()).hasSize(2).allMatch(d -> d.health() == DeviceHealth.DOWN);
         assertThat(gpus.running()).isEmpty();
         assertThatThrownBy(() -> new PartialGpuBackend(null, List.of())).isInstanceOf(IllegalArgumentException.class);

@@ -1,5 +1,13 @@
 package io.hts.gpu.kernel;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hts.gpu.cuda.CudaApi;
+import io.hts.gpu.cuda.CudaException;
+import io.hts.gpu.cuda.Dim3;
+import io.hts.gpu.cuda.KernelArguments;
+import io.hts.gpu.support.SimulatedCuda;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -9,16 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-
-import io.hts.gpu.cuda.CudaApi;
-import io.hts.gpu.cuda.CudaException;
-import io.hts.gpu.cuda.Dim3;
-import io.hts.gpu.cuda.KernelArguments;
-import io.hts.gpu.support.SimulatedCuda;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class KernelCacheTests {
 
@@ -26,8 +25,9 @@ class KernelCacheTests {
 
     private static final String J = "hts_test_j";
 
-    private final SimulatedCuda cuda = new SimulatedCuda(1 << 20).kernel(K, l -> l.memory(0).putFloat(0, -1f))
-            .kernel(J, l -> { });
+    private final SimulatedCuda cuda = new SimulatedCuda(1 << 20)
+            .kernel(K, l -> l.memory(0).putFloat(0, -1f))
+            .kernel(J, l -> {});
 
     private final KernelCache cache = new KernelCache(cuda, cuda.deviceInfo(0));
 
@@ -44,15 +44,26 @@ class KernelCacheTests {
     private float launch(Kernel kernel) {
         long out = cuda.allocate(4);
         CudaApi.Stream stream = cuda.createStream();
-        cuda.launch(kernel.function(), Dim3.of(1), Dim3.of(1), 0, stream, KernelArguments.of().pointer(out));
+        cuda.launch(
+                kernel.function(),
+                Dim3.of(1),
+                Dim3.of(1),
+                0,
+                stream,
+                KernelArguments.of().pointer(out));
         return cuda.memoryAt(out).getFloat(0);
     }
 
     @Test
     void theBuiltInPtxShipsInTheJarWithEveryBuiltInKernel() {
         String ptx = KernelCache.builtinPtx();
-        assertThat(ptx).contains(".target sm_80", ".visible .entry hts_axpy_f32", ".visible .entry hts_scale_f32",
-                ".visible .entry hts_fill_f32", ".visible .entry hts_sum_f32");
+        assertThat(ptx)
+                .contains(
+                        ".target sm_80",
+                        ".visible .entry hts_axpy_f32",
+                        ".visible .entry hts_scale_f32",
+                        ".visible .entry hts_fill_f32",
+                        ".visible .entry hts_sum_f32");
     }
 
     @Test
@@ -69,8 +80,10 @@ class KernelCacheTests {
 
     @Test
     void anUnknownKernelNameIsTheDriversError() {
-        assertThatThrownBy(() -> cache.builtin("no_such_kernel")).isInstanceOf(CudaException.class)
-                .hasMessageContaining("cuModuleGetFunction(no_such_kernel)").hasMessageContaining("CUDA_ERROR_NOT_FOUND");
+        assertThatThrownBy(() -> cache.builtin("no_such_kernel"))
+                .isInstanceOf(CudaException.class)
+                .hasMessageContaining("cuModuleGetFunction(no_such_kernel)")
+                .hasMessageContaining("CUDA_ERROR_NOT_FOUND");
     }
 
     /** "Aa" and "BB" have the same hash code, so these texts have equal lengths and hash codes. */
@@ -80,7 +93,8 @@ class KernelCacheTests {
         String b = ptx("BB");
         assertThat(a).isNotEqualTo(b).hasSameSizeAs(b);
         assertThat(a.hashCode()).isEqualTo(b.hashCode());
-        cuda.kernel(a, K, l -> l.memory(0).putFloat(0, 1f)).kernel(b, K, l -> l.memory(0).putFloat(0, 2f));
+        cuda.kernel(a, K, l -> l.memory(0).putFloat(0, 1f))
+                .kernel(b, K, l -> l.memory(0).putFloat(0, 2f));
 
         Kernel fromA = cache.fromPtx(a, K);
         Kernel fromB = cache.fromPtx(b, K);
@@ -101,7 +115,8 @@ class KernelCacheTests {
             compiled.add(architecture);
             return source; // the simulated driver takes the source as its PTX
         });
-        cuda.kernel(a, K, l -> l.memory(0).putFloat(0, 1f)).kernel(b, K, l -> l.memory(0).putFloat(0, 2f));
+        cuda.kernel(a, K, l -> l.memory(0).putFloat(0, 1f))
+                .kernel(b, K, l -> l.memory(0).putFloat(0, 2f));
 
         assertThat(launch(sources.fromSource(a, K))).isEqualTo(1f);
         assertThat(launch(sources.fromSource(b, K))).isEqualTo(2f);
@@ -121,7 +136,9 @@ class KernelCacheTests {
         assertThat(small.evictedModules()).isOne();
         assertThat(small.fromPtx(ptx("one"), K)).isSameAs(one);
         assertThat(small.fromSource(ptx("three"), K)).isSameAs(three);
-        assertThat(cuda.modulesLoaded()).as("the built-in module, one, two, three").isEqualTo(4);
+        assertThat(cuda.modulesLoaded())
+                .as("the built-in module, one, two, three")
+                .isEqualTo(4);
 
         Kernel twoAgain = small.fromPtx(ptx("two"), K); // loaded anew, evicting "one"
         assertThat(twoAgain).isNotSameAs(two);
@@ -144,7 +161,9 @@ class KernelCacheTests {
         Kernel second = small.fromPtx(ptx("second"), K); // evicts "first"
         assertThat(small.evictedModules()).isOne();
         assertThat(first.isLoaded()).isTrue();
-        assertThat(launch(first)).as("work in flight may still use an evicted module").isEqualTo(-1f);
+        assertThat(launch(first))
+                .as("work in flight may still use an evicted module")
+                .isEqualTo(-1f);
         assertThat(cuda.modulesUnloaded()).isZero();
 
         assertThat(small.unloadEvicted()).isOne();
@@ -152,7 +171,8 @@ class KernelCacheTests {
         assertThat(small.evictedModules()).isZero();
         assertThat(small.unloadEvicted()).isZero();
         assertThat(first.isLoaded()).isFalse();
-        assertThatThrownBy(first::function).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(first::function)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("kernel " + K + " of cuda:0 can no longer be launched")
                 .hasMessageContaining("look kernels up in each task body");
         assertThat(launch(second)).isEqualTo(-1f);
@@ -160,10 +180,13 @@ class KernelCacheTests {
         Kernel firstAgain = small.fromPtx(ptx("first"), K); // loaded anew, evicting "second"
         assertThat(launch(firstAgain)).isEqualTo(-1f);
         small.close();
-        assertThat(cuda.modulesUnloaded()).as("the built-in module, second (evicted), first again")
-                .isEqualTo(cuda.modulesLoaded()).isEqualTo(4);
+        assertThat(cuda.modulesUnloaded())
+                .as("the built-in module, second (evicted), first again")
+                .isEqualTo(cuda.modulesLoaded())
+                .isEqualTo(4);
         assertThat(List.of(fill, second, firstAgain)).noneMatch(Kernel::isLoaded);
-        assertThatThrownBy(() -> small.fromPtx(ptx("first"), K)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> small.fromPtx(ptx("first"), K))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("closed");
         small.close();
         assertThat(cuda.modulesUnloaded()).isEqualTo(4);
@@ -175,9 +198,11 @@ class KernelCacheTests {
         CudaApi.Module module = cuda.loadModule(ptx("raw"));
         CudaApi.Function function = cuda.function(module, K);
         cuda.unloadModule(module);
-        assertThatThrownBy(() -> cuda.launch(function, Dim3.of(1), Dim3.of(1), 0, cuda.createStream(),
-                KernelArguments.of())).isInstanceOf(CudaException.class)
-                .hasMessageContaining("cuLaunchKernel(" + K + ")").hasMessageContaining("CUDA_ERROR_INVALID_HANDLE");
+        assertThatThrownBy(() ->
+                        cuda.launch(function, Dim3.of(1), Dim3.of(1), 0, cuda.createStream(), KernelArguments.of()))
+                .isInstanceOf(CudaException.class)
+                .hasMessageContaining("cuLaunchKernel(" + K + ")")
+                .hasMessageContaining("CUDA_ERROR_INVALID_HANDLE");
         assertThatThrownBy(() -> cuda.unloadModule(module)).isInstanceOf(CudaException.class);
     }
 
@@ -213,8 +238,7 @@ class KernelCacheTests {
             for (Future<Map<String, Kernel>> f : results) {
                 seen.add(f.get(30, TimeUnit.SECONDS));
             }
-        }
-        finally {
+        } finally {
             pool.shutdownNow();
         }
         assertThat(seen.get(0)).hasSize(2 * texts);

@@ -1,5 +1,10 @@
 package io.hts.gpu.memory;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -10,15 +15,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 class BuddyAllocatorTests {
 
@@ -57,8 +56,7 @@ class BuddyAllocatorTests {
         for (int step = 0; step < 20_000; step++) {
             if (!live.isEmpty() && (random.nextInt(100) < 45 || a.statistics().free() < capacity / 16)) {
                 a.free(live.remove(random.nextInt(live.size())));
-            }
-            else {
+            } else {
                 long bytes = 1 + (long) (Math.pow(2, random.nextDouble() * 16));
                 MemoryBlock b = a.tryAllocate(bytes);
                 if (b != null) {
@@ -66,8 +64,7 @@ class BuddyAllocatorTests {
                     assertThat(b.offset() % b.size()).isZero();
                     assertThat(b.offset() + b.size()).isLessThanOrEqualTo(capacity);
                     live.add(b);
-                }
-                else {
+                } else {
                     assertThat(a.largestFreeBlock()).isLessThan(a.blockSize(bytes));
                 }
             }
@@ -77,7 +74,9 @@ class BuddyAllocatorTests {
                 assertNoOverlap(live);
                 MemoryStatistics s = a.statistics();
                 assertThat(s.used()).isEqualTo(used);
-                assertThat(s.requested()).isEqualTo(live.stream().mapToLong(MemoryBlock::requested).sum());
+                assertThat(s.requested())
+                        .isEqualTo(
+                                live.stream().mapToLong(MemoryBlock::requested).sum());
                 assertThat(s.liveBlocks()).isEqualTo(live.size());
                 assertThat(s.free()).isEqualTo(capacity - used);
                 assertThat(s.largestFreeBlock()).isLessThanOrEqualTo(s.free());
@@ -101,7 +100,8 @@ class BuddyAllocatorTests {
         sorted.sort(Comparator.comparingLong(MemoryBlock::offset));
         for (int i = 1; i < sorted.size(); i++) {
             MemoryBlock prev = sorted.get(i - 1);
-            assertThat(sorted.get(i).offset()).as("%s overlaps %s", sorted.get(i), prev)
+            assertThat(sorted.get(i).offset())
+                    .as("%s overlaps %s", sorted.get(i), prev)
                     .isGreaterThanOrEqualTo(prev.offset() + prev.size());
         }
     }
@@ -110,7 +110,8 @@ class BuddyAllocatorTests {
     void exhaustionIsATypedExceptionWithTheStatistics() {
         BuddyAllocator a = new BuddyAllocator(1 << 16, MIN);
         MemoryBlock all = a.allocate(1 << 16);
-        assertThatExceptionOfType(MemoryExhaustedException.class).isThrownBy(() -> a.allocate(1))
+        assertThatExceptionOfType(MemoryExhaustedException.class)
+                .isThrownBy(() -> a.allocate(1))
                 .satisfies(ex -> {
                     assertThat(ex.requested()).isOne();
                     assertThat(ex.statistics().free()).isZero();
@@ -137,9 +138,12 @@ class BuddyAllocatorTests {
         MemoryStatistics s = a.statistics();
         assertThat(s.free()).isEqualTo(1 << 15);
         assertThat(s.largestFreeBlock()).isEqualTo(MIN);
-        assertThat(s.externalFragmentation()).isCloseTo(1 - 256.0 / (1 << 15), org.assertj.core.data.Offset.offset(1e-9));
-        assertThatExceptionOfType(MemoryExhaustedException.class).isThrownBy(() -> a.allocate(2 * MIN))
-                .withMessageContaining("largest free block 256 B").withMessageContaining("32.0 KiB");
+        assertThat(s.externalFragmentation())
+                .isCloseTo(1 - 256.0 / (1 << 15), org.assertj.core.data.Offset.offset(1e-9));
+        assertThatExceptionOfType(MemoryExhaustedException.class)
+                .isThrownBy(() -> a.allocate(2 * MIN))
+                .withMessageContaining("largest free block 256 B")
+                .withMessageContaining("32.0 KiB");
         for (int i = 1; i < 256; i += 2) {
             a.free(blocks.get(i));
         }
@@ -153,22 +157,29 @@ class BuddyAllocatorTests {
         MemoryBlock b = a.allocate(1000);
         a.free(b);
         assertThatIllegalStateException().isThrownBy(() -> a.free(b)).withMessageContaining("freed twice");
-        assertThatIllegalArgumentException().isThrownBy(() -> other.free(a.allocate(10)))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> other.free(a.allocate(10)))
                 .withMessageContaining("another allocator");
         assertThat(a.statistics().liveBlocks()).isOne();
     }
 
     @Test
     void badGeometryIsRefusedWithWhatWouldBeAccepted() {
-        assertThatIllegalArgumentException().isThrownBy(() -> new BuddyAllocator(1 << 20, 300))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new BuddyAllocator(1 << 20, 300))
                 .withMessageContaining("minimum block must be a power of two, was 300");
-        assertThatIllegalArgumentException().isThrownBy(() -> new BuddyAllocator(3 << 20, 256))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new BuddyAllocator(3 << 20, 256))
                 .withMessageContaining("capacity must be a power of two");
-        assertThatIllegalArgumentException().isThrownBy(() -> new BuddyAllocator(128, 256))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new BuddyAllocator(128, 256))
                 .withMessageContaining("at least the minimum block (256)");
-        assertThatIllegalArgumentException().isThrownBy(() -> new BuddyAllocator(1L << 40, 256))
-                .withMessageContaining("at most 2^30").withMessageContaining("raise the minimum block");
-        assertThatIllegalArgumentException().isThrownBy(() -> new BuddyAllocator(1 << 20, 256).allocate(0))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new BuddyAllocator(1L << 40, 256))
+                .withMessageContaining("at most 2^30")
+                .withMessageContaining("raise the minimum block");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new BuddyAllocator(1 << 20, 256).allocate(0))
                 .withMessageContaining("at least 1 byte");
     }
 
@@ -197,8 +208,7 @@ class BuddyAllocatorTests {
                         MemoryBlock b = mine.remove(random.nextInt(mine.size()));
                         release(owner, b, id);
                         a.free(b);
-                    }
-                    else {
+                    } else {
                         MemoryBlock b = a.tryAllocate(1 + random.nextInt(16 * 1024));
                         if (b == null) {
                             failures++;

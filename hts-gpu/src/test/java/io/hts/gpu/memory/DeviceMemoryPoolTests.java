@@ -1,16 +1,15 @@
 package io.hts.gpu.memory;
 
-import java.util.ArrayList;
-import java.util.List;
-
-import io.hts.gpu.cuda.CudaApi;
-import io.hts.gpu.support.SimulatedCuda;
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+import io.hts.gpu.cuda.CudaApi;
+import io.hts.gpu.support.SimulatedCuda;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 /** The device memory pool over a simulated device. */
 class DeviceMemoryPoolTests {
@@ -36,7 +35,8 @@ class DeviceMemoryPoolTests {
             assertThat(s.capacity()).isEqualTo(12 * MIB);
             assertThat(s.used()).isEqualTo(12 * MIB);
             assertThat(cuda.allocatedBytes()).isEqualTo(12 * MIB);
-            assertThatExceptionOfType(MemoryExhaustedException.class).isThrownBy(() -> pool.allocate(1))
+            assertThatExceptionOfType(MemoryExhaustedException.class)
+                    .isThrownBy(() -> pool.allocate(1))
                     .withMessageContaining("cuda:0 cannot allocate 1 B within its limit of 12.0 MiB")
                     .withMessageContaining("hts.gpu.memory-pool.maximum")
                     .satisfies(ex -> assertThat(ex.statistics().failures()).isOne());
@@ -51,8 +51,8 @@ class DeviceMemoryPoolTests {
     @Test
     void anInitialSizeThatIsNoMultipleOfTheMinimumBlockIsReservedRoundedDownToOne() {
         long ninetyPercent = 256 * MIB / 10 * 9; // 241,591,910 B: a multiple of 2 only
-        try (DeviceMemoryPool pool = new DeviceMemoryPool(cuda, 0,
-                new PoolSettings(ninetyPercent, ninetyPercent, 64 * MIB, 256))) {
+        try (DeviceMemoryPool pool =
+                new DeviceMemoryPool(cuda, 0, new PoolSettings(ninetyPercent, ninetyPercent, 64 * MIB, 256))) {
             assertThat(pool.statistics().capacity()).isEqualTo(ninetyPercent / 256 * 256);
             assertThat(pool.statistics().capacity()).isLessThanOrEqualTo(ninetyPercent);
             assertThat(cuda.allocatedBytes()).isEqualTo(ninetyPercent / 256 * 256);
@@ -85,7 +85,9 @@ class DeviceMemoryPoolTests {
             assertThat(pool.statistics().free()).isZero();
             assertThat(cuda.queuedWork()).isOne();
             DeviceBuffer second = pool.allocate(4 * MIB); // must wait for the fill to complete
-            assertThat(cuda.queuedWork()).as("the work that used the block ran before its reuse").isZero();
+            assertThat(cuda.queuedWork())
+                    .as("the work that used the block ran before its reuse")
+                    .isZero();
             assertThat(second.address()).isEqualTo(first.address());
             assertThat(pool.statistics().pendingFree()).isZero();
             second.close();
@@ -155,8 +157,7 @@ class DeviceMemoryPoolTests {
                             DeviceBuffer b = mine.remove(random.nextInt(mine.size()));
                             live.remove(b);
                             b.close();
-                        }
-                        else {
+                        } else {
                             DeviceBuffer b = pool.allocate(256L << random.nextInt(8));
                             live.add(b);
                             mine.add(b);
@@ -186,16 +187,21 @@ class DeviceMemoryPoolTests {
         DeviceMemoryPool pool = pool(4 * MIB, 4 * MIB);
         DeviceBuffer b = pool.allocate(MIB);
         pool.poison("CUDA_ERROR_ILLEGAL_ADDRESS");
-        assertThatIllegalStateException().isThrownBy(() -> pool.allocate(1))
-                .withMessage("the memory pool of cuda:0 is poisoned by CUDA_ERROR_ILLEGAL_ADDRESS and can no longer be used");
+        assertThatIllegalStateException()
+                .isThrownBy(() -> pool.allocate(1))
+                .withMessage(
+                        "the memory pool of cuda:0 is poisoned by CUDA_ERROR_ILLEGAL_ADDRESS and can no longer be used");
         b.close(); // accepted, never reused
         pool.close();
-        assertThat(cuda.allocatedBytes()).as("a poisoned context's memory goes with the context").isEqualTo(4 * MIB);
+        assertThat(cuda.allocatedBytes())
+                .as("a poisoned context's memory goes with the context")
+                .isEqualTo(4 * MIB);
     }
 
     @Test
     void buffersAreReleasedOnceAndOnlyToTheirOwnPool() {
-        try (DeviceMemoryPool pool = pool(4 * MIB, 4 * MIB); DeviceMemoryPool other = pool(4 * MIB, 4 * MIB)) {
+        try (DeviceMemoryPool pool = pool(4 * MIB, 4 * MIB);
+                DeviceMemoryPool other = pool(4 * MIB, 4 * MIB)) {
             DeviceBuffer b = pool.allocate(MIB);
             b.close();
             b.close();
@@ -208,13 +214,18 @@ class DeviceMemoryPoolTests {
 
     @Test
     void badSettingsNameThePropertyAndWhatIsAccepted() {
-        assertThatIllegalArgumentException().isThrownBy(() -> new PoolSettings(0, 1 << 20, 1 << 20, 100))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new PoolSettings(0, 1 << 20, 1 << 20, 100))
                 .withMessageContaining("hts.gpu.memory-pool.minimum-block must be a power of two of at least 256");
-        assertThatIllegalArgumentException().isThrownBy(() -> new PoolSettings(0, 1 << 20, 3 << 20, 256))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new PoolSettings(0, 1 << 20, 3 << 20, 256))
                 .withMessageContaining("hts.gpu.memory-pool.arena-size must be a power of two");
-        assertThatIllegalArgumentException().isThrownBy(() -> new PoolSettings(8 << 20, 4 << 20, 1 << 20, 256))
-                .withMessageContaining("hts.gpu.memory-pool.maximum (4194304) must be at least hts.gpu.memory-pool.initial (8388608)");
-        assertThatIllegalArgumentException().isThrownBy(() -> new PoolSettings(-1, 4 << 20, 1 << 20, 256))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new PoolSettings(8 << 20, 4 << 20, 1 << 20, 256))
+                .withMessageContaining(
+                        "hts.gpu.memory-pool.maximum (4194304) must be at least hts.gpu.memory-pool.initial (8388608)");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new PoolSettings(-1, 4 << 20, 1 << 20, 256))
                 .withMessageContaining("hts.gpu.memory-pool.initial must be 0 or more");
     }
 
@@ -237,14 +248,11 @@ class DeviceMemoryPoolTests {
                     if (b != null) {
                         held.add(b);
                     }
-                }
-                else if (action < 8) {
+                } else if (action < 8) {
                     held.remove(random.nextInt(held.size())).close();
-                }
-                else if (action == 8) {
+                } else if (action == 8) {
                     held.remove(random.nextInt(held.size())).closeAfter(stream);
-                }
-                else {
+                } else {
                     cuda.runAll();
                     pool.reclaim(false);
                 }
@@ -255,8 +263,7 @@ class DeviceMemoryPoolTests {
             }
             held.forEach(DeviceBuffer::close);
             cuda.runAll();
-        }
-        finally {
+        } finally {
             cuda.autoRun(true);
         }
     }
@@ -264,7 +271,8 @@ class DeviceMemoryPoolTests {
     /** A limit above the device's memory is refused, naming the property, the device's memory and what is accepted. */
     @Test
     void aLimitAboveTheDevicesMemoryIsRefusedNamingTheDevicesMemory() {
-        assertThatIllegalArgumentException().isThrownBy(() -> pool(4 * MIB, 4L << 30))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> pool(4 * MIB, 4L << 30))
                 .withMessageContaining("hts.gpu.memory-pool.maximum of 4.0 GiB")
                 .withMessageContaining("1.0 GiB of memory of cuda:0")
                 .withMessageContaining("at most the device's memory");
@@ -275,17 +283,18 @@ class DeviceMemoryPoolTests {
     @Test
     void aRequestLargerThanTheDeviceNamesTheDeviceAndFreeMemoryIsWhatTheDeviceCanGive() {
         try (DeviceMemoryPool pool = pool(4 * MIB, 1L << 30)) {
-            assertThatExceptionOfType(MemoryExhaustedException.class).isThrownBy(() -> pool.allocate(2L << 30))
+            assertThatExceptionOfType(MemoryExhaustedException.class)
+                    .isThrownBy(() -> pool.allocate(2L << 30))
                     .withMessageContaining("cannot allocate 2.0 GiB: cuda:0 has 1.0 GiB of memory in all");
             long other = cuda.allocate(900 * MIB); // another user of the device
             try {
                 DeviceBuffer grows = pool.allocate(8 * MIB); // the pool learns the device's free memory as it grows
                 assertThat(pool.availableBytes()).isLessThanOrEqualTo(cuda.memoryInfo()[0] + 4 * MIB);
-                assertThatExceptionOfType(MemoryExhaustedException.class).isThrownBy(() -> pool.allocate(200 * MIB))
+                assertThatExceptionOfType(MemoryExhaustedException.class)
+                        .isThrownBy(() -> pool.allocate(200 * MIB))
                         .withMessageContaining("free (other contexts or processes hold the rest)");
                 grows.close();
-            }
-            finally {
+            } finally {
                 cuda.free(other);
             }
         }
@@ -315,8 +324,7 @@ class DeviceMemoryPoolTests {
             assertThat(later.get()).isOne();
             a.whenReleased(now::incrementAndGet);
             assertThat(now.get()).as("added after the return: runs at once").isEqualTo(2);
-        }
-        finally {
+        } finally {
             cuda.autoRun(true);
         }
     }
@@ -331,16 +339,21 @@ class DeviceMemoryPoolTests {
             long end = start + b.bytes();
             var below = ends.floorEntry(start);
             assertThat(below == null || below.getValue() <= start)
-                    .as("[%d, %d) overlaps the live [%d, %d)", start, end, below == null ? 0 : below.getKey(),
-                            below == null ? 0 : below.getValue()).isTrue();
+                    .as(
+                            "[%d, %d) overlaps the live [%d, %d)",
+                            start, end, below == null ? 0 : below.getKey(), below == null ? 0 : below.getValue())
+                    .isTrue();
             Long above = ends.ceilingKey(start);
-            assertThat(above == null || above >= end).as("[%d, %d) overlaps a live buffer at %d", start, end, above)
+            assertThat(above == null || above >= end)
+                    .as("[%d, %d) overlaps a live buffer at %d", start, end, above)
                     .isTrue();
             ends.put(start, end);
         }
 
         synchronized void remove(DeviceBuffer b) {
-            assertThat(ends.remove(b.address())).as("a live buffer at %d", b.address()).isEqualTo(b.address() + b.bytes());
+            assertThat(ends.remove(b.address()))
+                    .as("a live buffer at %d", b.address())
+                    .isEqualTo(b.address() + b.bytes());
         }
     }
 }

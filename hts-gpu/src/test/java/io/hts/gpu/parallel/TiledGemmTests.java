@@ -1,16 +1,15 @@
 package io.hts.gpu.parallel;
 
-import java.nio.ByteBuffer;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.Device;
+import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskGroup;
 import io.hts.gpu.blas.Blas;
+import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The tiled host GEMM's graph and its checks (the products themselves are checked on the GPU). */
 class TiledGemmTests {
@@ -19,9 +18,14 @@ class TiledGemmTests {
     void theGraphIsOneUploadOfBThenOneGpuTaskPerBandOfRows() {
         TaskGraph g = TaskGraph.named("host-gemm");
         int m = 100;
-        TaskGroup<Void> bands = TiledGemm.of(Blas.Precision.FP32, m, 30, 20).tiles(7).addTo(g, "gemm",
-                ByteBuffer.allocateDirect(4 * m * 20), ByteBuffer.allocateDirect(4 * 20 * 30),
-                ByteBuffer.allocateDirect(4 * m * 30));
+        TaskGroup<Void> bands = TiledGemm.of(Blas.Precision.FP32, m, 30, 20)
+                .tiles(7)
+                .addTo(
+                        g,
+                        "gemm",
+                        ByteBuffer.allocateDirect(4 * m * 20),
+                        ByteBuffer.allocateDirect(4 * 20 * 30),
+                        ByteBuffer.allocateDirect(4 * m * 30));
         assertThat(bands.size()).isEqualTo(7);
         GraphTopology c = g.compile().topology();
         assertThat(c.size()).isEqualTo(8);
@@ -55,7 +59,8 @@ class TiledGemmTests {
         TaskGraph g = TaskGraph.named("bad");
         assertThatThrownBy(() -> plan.addTo(g, "gemm", ByteBuffer.allocate(32), enough, enough))
                 .hasMessage("matrix A must be in a direct (ideally pinned) buffer; got a heap buffer");
-        assertThatThrownBy(() -> plan.addTo(g, "gemm", enough, enough, ByteBuffer.allocateDirect(40).position(10)))
+        assertThatThrownBy(() -> plan.addTo(
+                        g, "gemm", enough, enough, ByteBuffer.allocateDirect(40).position(10)))
                 .hasMessage("matrix C needs 32 bytes from the buffer's position; it has 30");
         assertThat(g.size()).as("nothing added by a refused call").isZero();
     }
@@ -64,9 +69,15 @@ class TiledGemmTests {
     void overSeveralGpusEachDeviceUploadsItsBAndRunsItsShareOfBandsPinnedToIt() {
         TaskGraph g = TaskGraph.named("split");
         int m = 1000;
-        TaskGroup<Void> bands = TiledGemm.of(Blas.Precision.FP32, m, 30, 20).devices(1, 0).tiles(4).addTo(g, "gemm",
-                ByteBuffer.allocateDirect(4 * m * 20), ByteBuffer.allocateDirect(4 * 20 * 30),
-                ByteBuffer.allocateDirect(4 * m * 30));
+        TaskGroup<Void> bands = TiledGemm.of(Blas.Precision.FP32, m, 30, 20)
+                .devices(1, 0)
+                .tiles(4)
+                .addTo(
+                        g,
+                        "gemm",
+                        ByteBuffer.allocateDirect(4 * m * 20),
+                        ByteBuffer.allocateDirect(4 * 20 * 30),
+                        ByteBuffer.allocateDirect(4 * m * 30));
         assertThat(bands.size()).isEqualTo(8);
         assertThat(g.find("gemm/upload-B@cuda:1").orElseThrow().gpuOrdinal()).isEqualTo(1);
         assertThat(g.find("gemm/upload-B@cuda:0").orElseThrow().gpuOrdinal()).isZero();
@@ -75,7 +86,8 @@ class TiledGemmTests {
             var band = bands.get(i);
             int device = i < 4 ? 1 : 0;
             assertThat(band.gpuOrdinal()).as("band %d", i).isEqualTo(device);
-            assertThat(c.name(c.predecessor(c.predecessorStart(band.index())))).isEqualTo("gemm/upload-B@cuda:" + device);
+            assertThat(c.name(c.predecessor(c.predecessorStart(band.index()))))
+                    .isEqualTo("gemm/upload-B@cuda:" + device);
         }
     }
 
@@ -89,17 +101,22 @@ class TiledGemmTests {
                     for (int i = 0; i < parts * tiles; i++) {
                         int[] span = TiledGemm.band(m, parts, tiles, i);
                         if (span[1] > 0) {
-                            assertThat(span[0]).as("m=%d parts=%d tiles=%d band %d", m, parts, tiles, i).isEqualTo(next);
+                            assertThat(span[0])
+                                    .as("m=%d parts=%d tiles=%d band %d", m, parts, tiles, i)
+                                    .isEqualTo(next);
                             next += span[1];
                         }
                     }
-                    assertThat(next).as("m=%d parts=%d tiles=%d", m, parts, tiles).isEqualTo(m);
+                    assertThat(next)
+                            .as("m=%d parts=%d tiles=%d", m, parts, tiles)
+                            .isEqualTo(m);
                 }
             }
         }
         assertThatThrownBy(() -> TiledGemm.of(Blas.Precision.FP32, 8, 8, 8).devices(0, 0))
                 .hasMessageContaining("distinct CUDA ordinals");
-        assertThatThrownBy(() -> TiledGemm.of(Blas.Precision.FP32, 8, 8, 8).devices(0, 1).tiles(5))
+        assertThatThrownBy(() ->
+                        TiledGemm.of(Blas.Precision.FP32, 8, 8, 8).devices(0, 1).tiles(5))
                 .hasMessage("a GEMM of 8 rows over 2 GPUs splits into 1 to 4 bands per GPU; asked for 5");
     }
 }

@@ -26,8 +26,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ChildJvm {
 
-    private ChildJvm() {
-    }
+    private ChildJvm() {}
 
     /**
      * How a child ended.
@@ -36,8 +35,7 @@ public final class ChildJvm {
      * @param timedOut whether it ran past its bound
      * @param output what it printed, standard output and error together
      */
-    public record Result(int exitCode, boolean timedOut, String output) {
-    }
+    public record Result(int exitCode, boolean timedOut, String output) {}
 
     /**
      * Runs {@code mainClass} in a child JVM and waits for it, at most {@code limit}; a child still
@@ -50,8 +48,8 @@ public final class ChildJvm {
      * @throws IOException when the child cannot be started or its output cannot be read
      * @throws InterruptedException when interrupted while waiting
      */
-    public static Result run(Class<?> mainClass, Duration limit, String... args) throws IOException,
-            InterruptedException {
+    public static Result run(Class<?> mainClass, Duration limit, String... args)
+            throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         String libraryPath = System.getProperty("java.library.path");
@@ -64,7 +62,9 @@ public final class ChildJvm {
         command.addAll(List.of(args));
         Path log = Files.createTempFile("hts-child-jvm-", ".log");
         try {
-            Process child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
+            Process child = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
                     .start();
             boolean ended = child.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS);
             if (!ended) {
@@ -73,8 +73,7 @@ public final class ChildJvm {
             }
             String output = Files.readString(log, StandardCharsets.UTF_8);
             return new Result(ended ? child.exitValue() : -1, !ended, output);
-        }
-        finally {
+        } finally {
             Files.deleteIfExists(log);
         }
     }
@@ -90,8 +89,8 @@ public final class ChildJvm {
      * @throws IOException when the child cannot be started or its output cannot be read
      * @throws InterruptedException when interrupted while waiting
      */
-    public static String runToSuccess(Class<?> mainClass, Duration limit, String... args) throws IOException,
-            InterruptedException {
+    public static String runToSuccess(Class<?> mainClass, Duration limit, String... args)
+            throws IOException, InterruptedException {
         Result r = run(mainClass, limit, args);
         if (r.timedOut()) {
             throw new AssertionError(mainClass.getName() + " in a child JVM did not end within " + limit
@@ -132,8 +131,7 @@ public final class ChildJvm {
     private static String file(URL url) {
         try {
             return Path.of(url.toURI()).toString();
-        }
-        catch (URISyntaxException | IllegalArgumentException ex) {
+        } catch (URISyntaxException | IllegalArgumentException ex) {
             return url.getPath();
         }
     }

@@ -1,12 +1,11 @@
 package io.hts.gpu.support;
 
-import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
 
 /** The child-JVM runner on the CPU: the child finds the test classes, its exit code and output come back. */
 class ChildJvmTests {
@@ -31,15 +30,17 @@ class ChildJvmTests {
 
     @Test
     void aChildThatExitsWithZeroGivesBackItsOutput() throws Exception {
-        assertThat(ChildJvm.runToSuccess(Exits.class, Duration.ofMinutes(1), "0")).contains("child says 0",
-                "and on stderr");
+        assertThat(ChildJvm.runToSuccess(Exits.class, Duration.ofMinutes(1), "0"))
+                .contains("child says 0", "and on stderr");
     }
 
     @Test
     void aChildThatFailsFailsTheCallerWithItsExitCodeAndOutput() {
         assertThatThrownBy(() -> ChildJvm.runToSuccess(Exits.class, Duration.ofMinutes(1), "3"))
-                .isInstanceOf(AssertionError.class).hasMessageContaining(Exits.class.getName())
-                .hasMessageContaining("exited with 3").hasMessageContaining("child says 3")
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining(Exits.class.getName())
+                .hasMessageContaining("exited with 3")
+                .hasMessageContaining("child says 3")
                 .hasMessageContaining("and on stderr");
     }
 
@@ -49,6 +50,7 @@ class ChildJvmTests {
         assertThat(r.timedOut()).isTrue();
         assertThat(r.exitCode()).isEqualTo(-1);
         assertThatThrownBy(() -> ChildJvm.runToSuccess(Hangs.class, Duration.ofMillis(200)))
-                .isInstanceOf(AssertionError.class).hasMessageContaining("did not end within PT0.2S");
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("did not end within PT0.2S");
     }
 }

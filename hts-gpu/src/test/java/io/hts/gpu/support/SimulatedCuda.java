@@ -1,5 +1,13 @@
 package io.hts.gpu.support;
 
+import io.hts.gpu.cuda.CudaApi;
+import io.hts.gpu.cuda.CudaException;
+import io.hts.gpu.cuda.DeviceInfo;
+import io.hts.gpu.cuda.Dim3;
+import io.hts.gpu.cuda.KernelArguments;
+import io.hts.gpu.exec.GpuBackend;
+import io.hts.gpu.exec.GpuSettings;
+import io.hts.gpu.memory.PoolSettings;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
@@ -9,15 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
-
-import io.hts.gpu.cuda.CudaApi;
-import io.hts.gpu.cuda.CudaException;
-import io.hts.gpu.cuda.DeviceInfo;
-import io.hts.gpu.cuda.Dim3;
-import io.hts.gpu.cuda.KernelArguments;
-import io.hts.gpu.exec.GpuBackend;
-import io.hts.gpu.exec.GpuSettings;
-import io.hts.gpu.memory.PoolSettings;
 
 /**
  * A test-only CUDA device in plain Java: device memory is host memory, streams are FIFO queues of
@@ -55,14 +54,16 @@ public final class SimulatedCuda implements CudaApi {
     private int peerCopies;
     /** The device whose context is current on each thread (0 until made current), as the driver keeps it. */
     private final ThreadLocal<int[]> current = ThreadLocal.withInitial(() -> new int[1]);
+
     private int modulesLoaded;
     /** Kernels launched whose work has not run yet. */
     private int pendingKernels;
+
     private int modulesUnloaded;
 
     /** A kernel launch as a simulated kernel sees it ({@code module}: the text of the kernel's module). */
-    public record Launch(SimulatedCuda device, String module, Dim3 grid, Dim3 block,
-            List<KernelArguments.Argument> arguments) {
+    public record Launch(
+            SimulatedCuda device, String module, Dim3 grid, Dim3 block, List<KernelArguments.Argument> arguments) {
 
         public long i64(int i) {
             return arguments.get(i).value().longValue();
@@ -89,8 +90,7 @@ public final class SimulatedCuda implements CudaApi {
     }
 
     /** An event of the context ({@code device}) current when it was created. */
-    private record SimEvent(int id, int device, long[] target) implements Event {
-    }
+    private record SimEvent(int id, int device, long[] target) implements Event {}
 
     private static final class SimModule implements Module {
         final String ptx;
@@ -101,8 +101,7 @@ public final class SimulatedCuda implements CudaApi {
         }
     }
 
-    private record SimFunction(String name, SimModule module) implements Function {
-    }
+    private record SimFunction(String name, SimModule module) implements Function {}
 
     public SimulatedCuda(long memoryBytes) {
         this.memoryBytes = memoryBytes;
@@ -142,7 +141,8 @@ public final class SimulatedCuda implements CudaApi {
 
     /** The settings backend tests use: {@code streams} streams, a pool of 4 MiB arenas up to 64 MiB. */
     public static GpuSettings testSettings(int streams) {
-        return GpuSettings.defaults(64L << 20).withStreams(streams)
+        return GpuSettings.defaults(64L << 20)
+                .withStreams(streams)
                 .withMemory(new PoolSettings(4L << 20, 64L << 20, 4L << 20, 256));
     }
 
@@ -244,7 +244,11 @@ public final class SimulatedCuda implements CudaApi {
         if (e == null || address - e.getKey() >= e.getValue().capacity()) {
             throw new IllegalStateException("simulated illegal address 0x" + Long.toHexString(address));
         }
-        return e.getValue().duplicate().position((int) (address - e.getKey())).slice().order(ByteOrder.nativeOrder());
+        return e.getValue()
+                .duplicate()
+                .position((int) (address - e.getKey()))
+                .slice()
+                .order(ByteOrder.nativeOrder());
     }
 
     // ------------------------------------------------------------------ plumbing
@@ -347,7 +351,8 @@ public final class SimulatedCuda implements CudaApi {
         long address = nextAddress;
         nextAddress += (bytes + 4095) & ~4095L;
         // memory beyond the first 64 MiB of an allocation is accounted for but not backed
-        allocations.put(address, ByteBuffer.allocate((int) Math.min(bytes, 64L << 20)).order(ByteOrder.nativeOrder()));
+        allocations.put(
+                address, ByteBuffer.allocate((int) Math.min(bytes, 64L << 20)).order(ByteOrder.nativeOrder()));
         sizes.put(address, bytes);
         allocatedBytes += bytes;
         return address;
@@ -402,8 +407,7 @@ public final class SimulatedCuda implements CudaApi {
     }
 
     @Override
-    public void destroyEvent(Event event) {
-    }
+    public void destroyEvent(Event event) {}
 
     @Override
     public synchronized void record(Event event, Stream stream) {
@@ -476,8 +480,8 @@ public final class SimulatedCuda implements CudaApi {
 
     /** One address space for all simulated devices (as CUDA's unified addressing): a peer copy is a device copy. */
     @Override
-    public synchronized void copyPeer(long target, int targetDevice, long source, int sourceDevice, long bytes,
-            Stream stream) {
+    public synchronized void copyPeer(
+            long target, int targetDevice, long source, int sourceDevice, long bytes, Stream stream) {
         enter("cuMemcpyPeerAsync");
         peerCopies++;
         enqueue(stream, () -> memoryAt(target).put(memoryAt(source).limit((int) bytes)));
@@ -550,8 +554,8 @@ public final class SimulatedCuda implements CudaApi {
     }
 
     @Override
-    public synchronized void launch(Function function, Dim3 grid, Dim3 block, int sharedBytes, Stream stream,
-            KernelArguments arguments) {
+    public synchronized void launch(
+            Function function, Dim3 grid, Dim3 block, int sharedBytes, Stream stream, KernelArguments arguments) {
         SimFunction f = (SimFunction) function;
         String name = f.name();
         enter("cuLaunchKernel");

@@ -1,13 +1,12 @@
 package io.hts.gpu.support;
 
+import io.hts.gpu.cuda.CudaApi;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-
-import io.hts.gpu.cuda.CudaApi;
 
 /**
  * A simulated device where the launcher sees an event complete only after a waiting caller (any
@@ -18,15 +17,14 @@ import io.hts.gpu.cuda.CudaApi;
  */
 public final class WaiterFirstCuda {
 
-    private WaiterFirstCuda() {
-    }
+    private WaiterFirstCuda() {}
 
     /** {@code sim}, seen through the rule above. */
     public static CudaApi over(SimulatedCuda sim) {
         Set<Object> seen = ConcurrentHashMap.newKeySet(); // events a waiter saw complete since recorded
         Map<Object, Long> launcherFirst = new ConcurrentHashMap<>(); // when the launcher first found one so
-        return (CudaApi) Proxy.newProxyInstance(CudaApi.class.getClassLoader(), new Class<?>[] {CudaApi.class},
-                (p, method, args) -> {
+        return (CudaApi) Proxy.newProxyInstance(
+                CudaApi.class.getClassLoader(), new Class<?>[] {CudaApi.class}, (p, method, args) -> {
                     if (method.getName().equals("record")) {
                         seen.remove(args[0]);
                         launcherFirst.remove(args[0]);
@@ -34,8 +32,7 @@ public final class WaiterFirstCuda {
                     Object r;
                     try {
                         r = method.invoke(sim, args);
-                    }
-                    catch (InvocationTargetException ex) {
+                    } catch (InvocationTargetException ex) {
                         throw ex.getCause();
                     }
                     if (method.getName().equals("isComplete") && Boolean.TRUE.equals(r)) {

@@ -4,7 +4,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -57,8 +56,7 @@ final class IdleWorkers {
     static {
         try {
             STATE = MethodHandles.lookup().findVarHandle(Slot.class, "state", int.class);
-        }
-        catch (ReflectiveOperationException ex) {
+        } catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
         }
     }
@@ -71,6 +69,7 @@ final class IdleWorkers {
         volatile @Nullable Thread thread;
         /** Index + 1 of the next slot on the stack; written only while this slot is off the stack. */
         int next;
+
         volatile int state = ACTIVE;
 
         Slot(int index) {
@@ -83,7 +82,8 @@ final class IdleWorkers {
 
         @Override
         public String toString() {
-            return "idle slot " + index + " (" + (state == ACTIVE ? "ACTIVE" : state == QUEUED ? "QUEUED" : "STALE") + ")";
+            return "idle slot " + index + " (" + (state == ACTIVE ? "ACTIVE" : state == QUEUED ? "QUEUED" : "STALE")
+                    + ")";
         }
     }
 
@@ -149,7 +149,8 @@ final class IdleWorkers {
      *
      * @return the slot woken, or {@code null} when none was queued
      */
-    @Nullable Slot signal() {
+    @Nullable
+    Slot signal() {
         // Pairs with the stack's compare-and-set in enqueue: work published before this fence is
         // seen by a worker that queued after it, or that worker is seen here.
         java.lang.invoke.VarHandle.fullFence();
@@ -168,13 +169,11 @@ final class IdleWorkers {
                         }
                         return s;
                     }
-                }
-                else if (st == STALE) {
+                } else if (st == STALE) {
                     if (STATE.compareAndSet(s, STALE, ACTIVE)) {
                         break; // busy: pass the signal on
                     }
-                }
-                else {
+                } else {
                     break; // cannot happen: a slot on the stack is never ACTIVE; pass on
                 }
             }

@@ -2,7 +2,6 @@ package io.hts.engine.exec.internal;
 
 import java.util.Arrays;
 import java.util.concurrent.locks.ReentrantLock;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -40,21 +39,20 @@ final class PriorityLane {
             }
             heap[i] = e;
             size = count;
-        }
-        finally {
+        } finally {
             lock.unlock();
         }
     }
 
-    @Nullable PoolTask poll() {
+    @Nullable
+    PoolTask poll() {
         if (size == 0) {
             return null;
         }
         lock.lock();
         try {
             return count == 0 ? null : removeAt(0);
-        }
-        finally {
+        } finally {
             lock.unlock();
         }
     }
@@ -74,8 +72,7 @@ final class PriorityLane {
                 }
             }
             return false;
-        }
-        finally {
+        } finally {
             lock.unlock();
         }
     }
@@ -128,6 +125,5 @@ final class PriorityLane {
         return a.arrival < b.arrival;
     }
 
-    private record Entry(PoolTask task, int priority, long cost, long arrival) {
-    }
+    private record Entry(PoolTask task, int priority, long cost, long arrival) {}
 }

@@ -3,7 +3,6 @@ package io.hts.engine.exec.internal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,6 +34,7 @@ final class ResourceAdmission {
     private final WaiterQueue[] queues;
     /** The grant pass's position in each queue; all null outside a pass. */
     private final WaiterQueue.@Nullable Node[] cursors;
+
     private long arrivals;
     private int waiting;
     private long examined;
@@ -96,7 +96,8 @@ final class ResourceAdmission {
      * @throws IllegalStateException naming the resource and the amounts when this would return
      *     more than is taken; nothing is returned then
      */
-    @Nullable List<Runnable> giveBack(ResourceDemand d) {
+    @Nullable
+    List<Runnable> giveBack(ResourceDemand d) {
         int[] idx = d.indices;
         long[] amt = d.amounts;
         for (int i = 0; i < idx.length; i++) {
@@ -124,7 +125,8 @@ final class ResourceAdmission {
      *
      * @return the continuations of the waiters its withdrawal unblocked and granted, or null
      */
-    @Nullable List<Runnable> withdraw(ResourceWaiter w) {
+    @Nullable
+    List<Runnable> withdraw(ResourceWaiter w) {
         w.state = ResourceWaiter.CANCELLED;
         return unlink(w, false) ? grantPass() : null;
     }
@@ -216,13 +218,17 @@ final class ResourceAdmission {
      *
      * @return a description of the first violation, or null
      */
-    @Nullable String inconsistency() {
+    @Nullable
+    String inconsistency() {
         int queued = 0;
         for (int r = 0; r < names.length; r++) {
             String broken = available[r] < 0 || available[r] > capacity[r] || cursors[r] != null
                     ? "resource '" + names[r] + "': free " + available[r] + " of " + capacity[r]
-                    : queues[r].inconsistency(r, w -> w.state != ResourceWaiter.WAITING
-                            || w.starving != (w.overtaken >= maxOvertakes) || (!w.blocked(queues) && w.fits(available)));
+                    : queues[r].inconsistency(
+                            r,
+                            w -> w.state != ResourceWaiter.WAITING
+                                    || w.starving != (w.overtaken >= maxOvertakes)
+                                    || (!w.blocked(queues) && w.fits(available)));
             if (broken != null) {
                 return broken;
             }

@@ -53,7 +53,9 @@ public final class ResourceDemand {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ResourceDemand d && d.limiter == limiter && Arrays.equals(d.indices, indices)
+        return o instanceof ResourceDemand d
+                && d.limiter == limiter
+                && Arrays.equals(d.indices, indices)
                 && Arrays.equals(d.amounts, amounts);
     }
 

@@ -1,13 +1,12 @@
 package io.hts.engine.exec.internal;
 
+import io.hts.engine.exec.ResourceUsage;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
-
-import io.hts.engine.exec.ResourceUsage;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -110,8 +109,7 @@ public final class ResourceLimiter implements ResourceUsage {
             String name = Objects.requireNonNull(e.getKey(), "resource name");
             long cap = Objects.requireNonNull(e.getValue(), "capacity of " + name);
             if (cap < 0) {
-                throw new IllegalArgumentException(
-                        "capacity of resource '" + name + "' must be 0 or more, was " + cap);
+                throw new IllegalArgumentException("capacity of resource '" + name + "' must be 0 or more, was " + cap);
             }
             names[i] = name;
             capacity[i] = cap;
@@ -195,8 +193,7 @@ public final class ResourceLimiter implements ResourceUsage {
         lock.lock();
         try {
             return admission.takeIfFree(demand) ? null : admission.enqueue(this, demand, onGranted);
-        }
-        finally {
+        } finally {
             lock.unlock();
         }
     }
@@ -213,8 +210,7 @@ public final class ResourceLimiter implements ResourceUsage {
         lock.lock();
         try {
             return admission.takeIfFree(demand);
-        }
-        finally {
+        } finally {
             lock.unlock();
         }
     }
@@ -233,8 +229,7 @@ public final class ResourceLimiter implements ResourceUsage {
         lock.lock();
         try {
             granted = admission.giveBack(demand);
-        }
-        finally {
+        } finally {
             lock.unlock();
         }
         runAll(granted);
@@ -265,8 +260,7 @@ public final class ResourceLimiter implements ResourceUsage {
         lock.lock();
         try {
             return admission.available(i);
-        }
-        finally {
+        } finally {
             lock.unlock();
         }
     }
@@ -277,8 +271,7 @@ public final class ResourceLimiter implements ResourceUsage {
         lock.lock();
         try {
             return admission.waiting();
-        }
-        finally {
+        } finally {
             lock.unlock();
         }
     }
@@ -288,8 +281,7 @@ public final class ResourceLimiter implements ResourceUsage {
         lock.lock();
         try {
             return admission.examined();
-        }
-        finally {
+        } finally {
             lock.unlock();
         }
     }
@@ -304,8 +296,7 @@ public final class ResourceLimiter implements ResourceUsage {
         lock.lock();
         try {
             broken = admission.inconsistency();
-        }
-        finally {
+        } finally {
             lock.unlock();
         }
         if (broken != null) {
@@ -350,8 +341,7 @@ public final class ResourceLimiter implements ResourceUsage {
                 return w.state == ResourceWaiter.CANCELLED;
             }
             granted = admission.withdraw(w);
-        }
-        finally {
+        } finally {
             lock.unlock();
         }
         runAll(granted);
@@ -364,12 +354,10 @@ public final class ResourceLimiter implements ResourceUsage {
         for (int i = 0; granted != null && i < granted.size(); i++) {
             try {
                 granted.get(i).run();
-            }
-            catch (RuntimeException ex) {
+            } catch (RuntimeException ex) {
                 if (first == null) {
                     first = ex;
-                }
-                else {
+                } else {
                     first.addSuppressed(ex);
                 }
             }

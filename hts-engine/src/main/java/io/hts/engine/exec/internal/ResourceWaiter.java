@@ -22,15 +22,19 @@ final class ResourceWaiter implements ResourceLimiter.Waiting {
     final ResourceLimiter limiter;
     /** Arrival order, unique per limiter. */
     final long seq;
+
     final ResourceDemand demand;
     /** The resources (indices) and amounts of the demand's positive entries, and their nodes. */
     final int[] res;
+
     final long[] amt;
     final WaiterQueue.Node[] nodes;
     /** Cleared when it leaves, so that a kept handle does not keep the task alive. */
-    @Nullable Runnable onGranted;
+    @Nullable
+    Runnable onGranted;
     /** How many grant passes skipped it; it starves at the limiter's maximum. */
     int overtaken;
+
     boolean starving;
     volatile int state = WAITING;
 
@@ -86,8 +90,7 @@ final class ResourceWaiter implements ResourceLimiter.Waiting {
         for (int r : res) {
             if (starves) {
                 queues[r].addStarving(this);
-            }
-            else {
+            } else {
                 queues[r].removeStarving(this);
             }
         }
@@ -115,7 +118,8 @@ final class ResourceWaiter implements ResourceLimiter.Waiting {
 
     @Override
     public String toString() {
-        return "waiter " + seq + " for " + demand + " (" + (state == WAITING ? "waiting" : state == GRANTED
-                ? "granted" : "withdrawn") + (starving ? ", starving" : "") + ", skipped " + overtaken + ")";
+        return "waiter " + seq + " for " + demand + " ("
+                + (state == WAITING ? "waiting" : state == GRANTED ? "granted" : "withdrawn")
+                + (starving ? ", starving" : "") + ", skipped " + overtaken + ")";
     }
 }

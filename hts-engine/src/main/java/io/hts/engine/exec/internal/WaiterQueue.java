@@ -3,7 +3,6 @@ package io.hts.engine.exec.internal;
 import java.util.Comparator;
 import java.util.TreeSet;
 import java.util.function.Predicate;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,8 +35,12 @@ final class WaiterQueue {
     /** One waiter's place in one resource's queue. */
     static final class Node {
         final ResourceWaiter waiter;
-        @Nullable Node prev;
-        @Nullable Node next;
+
+        @Nullable
+        Node prev;
+
+        @Nullable
+        Node next;
 
         Node(ResourceWaiter waiter) {
             this.waiter = waiter;
@@ -51,7 +54,8 @@ final class WaiterQueue {
     private long firstStarvingSeq = Long.MAX_VALUE;
 
     /** The oldest waiter's node, or null when none waits for this resource. */
-    @Nullable Node head() {
+    @Nullable
+    Node head() {
         return head;
     }
 
@@ -65,8 +69,7 @@ final class WaiterQueue {
         n.next = null;
         if (tail == null) {
             head = n;
-        }
-        else {
+        } else {
             tail.next = n;
         }
         tail = n;
@@ -79,14 +82,12 @@ final class WaiterQueue {
         Node s = n.next;
         if (p == null) {
             head = s;
-        }
-        else {
+        } else {
             p.next = s;
         }
         if (s == null) {
             tail = p;
-        }
-        else {
+        } else {
             s.prev = p;
         }
         n.prev = null;
@@ -130,7 +131,8 @@ final class WaiterQueue {
      * @param wrong what no queued waiter may be (granted, withdrawn, grantable...)
      * @return a description of the first inconsistency, or null
      */
-    @Nullable String inconsistency(int resource, Predicate<ResourceWaiter> wrong) {
+    @Nullable
+    String inconsistency(int resource, Predicate<ResourceWaiter> wrong) {
         int n = 0;
         int starvingSeen = 0;
         long first = Long.MAX_VALUE;
@@ -154,7 +156,8 @@ final class WaiterQueue {
         int recorded = starving == null ? 0 : starving.size();
         if (tail != prev || n != size || starvingSeen != recorded || first != firstStarvingSeq) {
             return "queue of resource " + resource + ": size " + size + " for " + n + " nodes, " + recorded
-                    + " recorded starving for " + starvingSeen + ", first starving " + firstStarvingSeq + " for " + first;
+                    + " recorded starving for " + starvingSeen + ", first starving " + firstStarvingSeq + " for "
+                    + first;
         }
         return null;
     }

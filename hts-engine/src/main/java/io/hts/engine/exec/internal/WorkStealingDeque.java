@@ -2,7 +2,6 @@ package io.hts.engine.exec.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -72,8 +71,7 @@ public final class WorkStealingDeque<E> extends DequeBottom {
             TOP = lookup.findVarHandle(DequeTop.class, "top", long.class);
             BOTTOM = lookup.findVarHandle(DequeBottom.class, "bottom", long.class);
             ARRAY = lookup.findVarHandle(WorkStealingDeque.class, "array", Object[].class);
-        }
-        catch (ReflectiveOperationException ex) {
+        } catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
         }
     }
@@ -214,8 +212,7 @@ public final class WorkStealingDeque<E> extends DequeBottom {
         }
         if (t - from >= a.length) {
             java.util.Arrays.fill(a, null);
-        }
-        else {
+        } else {
             int mask = a.length - 1;
             for (long i = from; i < t; i++) {
                 a[(int) i & mask] = null;
@@ -245,5 +242,6 @@ abstract class DequePadBetween extends DequeTop {
 abstract class DequeBottom extends DequePadBetween {
     /** Written only by the owner; others access it through {@code WorkStealingDeque.BOTTOM}. */
     long bottom;
+
     long p20, p21, p22, p23, p24, p25, p26, p27, p28, p29, p2a, p2b, p2c, p2d, p2e, p2f;
 }

@@ -1,5 +1,6 @@
 package io.hts.engine.exec.internal;
 
+import io.hts.engine.exec.PoolStats;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,8 +13,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-
-import io.hts.engine.exec.PoolStats;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -305,8 +304,16 @@ public final class WorkStealingPool implements AutoCloseable {
         List<PoolStats.WorkerStats> list = new ArrayList<>(workers.length);
         for (Worker w : workers) {
             WorkerCounters c = w.counters;
-            list.add(new PoolStats.WorkerStats(w.index(), w.getName(), c.executedCount(), c.stealCount(),
-                    c.idleSpinCount(), c.parkCount(), c.busyNanos(now), w.deque.size(), c.isActive(),
+            list.add(new PoolStats.WorkerStats(
+                    w.index(),
+                    w.getName(),
+                    c.executedCount(),
+                    c.stealCount(),
+                    c.idleSpinCount(),
+                    c.parkCount(),
+                    c.busyNanos(now),
+                    w.deque.size(),
+                    c.isActive(),
                     w.getState()));
         }
         return new PoolStats(workers.length, list, lane.size(), shared.size(), isShutdown(), isTerminated());
@@ -384,8 +391,7 @@ public final class WorkStealingPool implements AutoCloseable {
                     w.join();
                 }
                 break;
-            }
-            catch (InterruptedException ex) {
+            } catch (InterruptedException ex) {
                 interrupted = true;
             }
         }
@@ -415,8 +421,7 @@ public final class WorkStealingPool implements AutoCloseable {
         private Thread.UncaughtExceptionHandler taskFailureHandler =
                 (t, ex) -> log.error("A task threw on {}; the worker goes on", t.getName(), ex);
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * The number of worker threads.

@@ -2,7 +2,6 @@ package io.hts.engine.exec.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,8 +22,7 @@ public final class Worker extends Thread {
     static {
         try {
             CURRENT = MethodHandles.lookup().findVarHandle(Worker.class, "current", PoolTask.class);
-        }
-        catch (ReflectiveOperationException ex) {
+        } catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
         }
     }
@@ -40,6 +38,7 @@ public final class Worker extends Thread {
     final boolean spare;
     /** For a spare: the wait it stands in for is over; it ends after its current task. */
     volatile boolean retired;
+
     final WorkStealingDeque<PoolTask> deque = new WorkStealingDeque<>();
     final WorkerCounters counters = new WorkerCounters();
     final IdleWorkers.@Nullable Slot idle;
@@ -56,6 +55,7 @@ public final class Worker extends Thread {
     int scans;
     /** The counter this worker batches additions for, and the additions not yet added. */
     private @Nullable BatchedCount batchTarget;
+
     private int batched;
 
     /**
@@ -64,13 +64,14 @@ public final class Worker extends Thread {
      * GC write barrier each time.
      */
     private long handOffNanos;
+
     private long handOffOwner;
     /** The end time the running task reported, and its owner; the owner cleared before each task. */
     private long endNanos;
+
     private long endOwner;
 
-    Worker(WorkStealingPool pool, int index, String name, IdleWorkers.@Nullable Slot idle,
-            boolean spare) {
+    Worker(WorkStealingPool pool, int index, String name, IdleWorkers.@Nullable Slot idle, boolean spare) {
         super(name);
         this.pool = pool;
         this.index = index;
@@ -99,8 +100,7 @@ public final class Worker extends Thread {
     public void push(PoolTask task) {
         if (spare) {
             pool.submitShared(task, true);
-        }
-        else if (deque.push(task)) {
+        } else if (deque.push(task)) {
             pool.signalWork();
         }
     }

@@ -31,8 +31,7 @@ final class WorkerCounters extends WorkerCountersFields {
             PARKS = l.findVarHandle(c, "parks", long.class);
             BUSY_NANOS = l.findVarHandle(c, "busyNanos", long.class);
             ACTIVE_SINCE = l.findVarHandle(c, "activeSince", long.class);
-        }
-        catch (ReflectiveOperationException ex) {
+        } catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
         }
     }
@@ -109,5 +108,6 @@ abstract class WorkerCountersFields extends WorkerCountersPadBefore {
     long busyNanos;
     /** {@code System.nanoTime()} when the current busy period began; 0 while idle. */
     long activeSince;
+
     long p10, p11, p12, p13, p14, p15, p16, p17, p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
 }

@@ -6,7 +6,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
-
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +33,7 @@ final class WorkerLoop {
      * on that cache line each time).
      */
     private final WorkStealingDeque<PoolTask>[] deques;
+
     private final IdleWorkers idle;
     private final PriorityLane lane;
     private final ConcurrentLinkedQueue<PoolTask> shared;
@@ -42,8 +42,13 @@ final class WorkerLoop {
     private final AtomicInteger spareCount = new AtomicInteger();
     private final AtomicInteger spareSequence = new AtomicInteger();
 
-    WorkerLoop(WorkStealingPool pool, Worker[] workers, IdleWorkers idle, PriorityLane lane,
-            ConcurrentLinkedQueue<PoolTask> shared, int spinsBeforePark) {
+    WorkerLoop(
+            WorkStealingPool pool,
+            Worker[] workers,
+            IdleWorkers idle,
+            PriorityLane lane,
+            ConcurrentLinkedQueue<PoolTask> shared,
+            int spinsBeforePark) {
         this.pool = pool;
         this.workers = workers;
         @SuppressWarnings("unchecked")
@@ -78,8 +83,7 @@ final class WorkerLoop {
                 }
             }
             w.flushCounts();
-        }
-        finally {
+        } finally {
             w.exitHelp(outer);
         }
     }
@@ -95,13 +99,11 @@ final class WorkerLoop {
             while (!done.getAsBoolean() && !passed(deadlineNanos)) {
                 if (deadlineNanos == Long.MAX_VALUE) {
                     LockSupport.park(pool);
-                }
-                else {
+                } else {
                     LockSupport.parkNanos(pool, deadlineNanos - System.nanoTime());
                 }
             }
-        }
-        finally {
+        } finally {
             if (spare != null) {
                 spare.retired = true; // the spare ends after its current task
                 LockSupport.unpark(spare);
@@ -112,8 +114,11 @@ final class WorkerLoop {
     private @Nullable Worker startSpare() {
         if (spareCount.incrementAndGet() > MAX_SPARES) {
             spareCount.decrementAndGet();
-            log.warn("{} spare HTS workers are running for waits nested more than {} deep; this wait blocks its"
-                    + " worker without a spare", MAX_SPARES, Worker.MAX_HELP_DEPTH);
+            log.warn(
+                    "{} spare HTS workers are running for waits nested more than {} deep; this wait blocks its"
+                            + " worker without a spare",
+                    MAX_SPARES,
+                    Worker.MAX_HELP_DEPTH);
             return null;
         }
         int index = workers.length + spareSequence.getAndIncrement() % MAX_SPARES;
@@ -143,8 +148,7 @@ final class WorkerLoop {
                 }
                 runTask(w, task);
             }
-        }
-        finally {
+        } finally {
             w.flushCounts();
             w.counters.becameIdle(System.nanoTime());
             w.setCurrent(null);
@@ -165,8 +169,7 @@ final class WorkerLoop {
                 w.setCurrent(null);
                 LockSupport.parkNanos(pool, 100_000); // spares are rare and short-lived: they poll
             }
-        }
-        finally {
+        } finally {
             w.flushCounts();
             w.setCurrent(null);
             spares.remove(w);
@@ -192,8 +195,7 @@ final class WorkerLoop {
             PoolTask next;
             try {
                 next = task.execute(w);
-            }
-            catch (Throwable ex) {
+            } catch (Throwable ex) {
                 next = null;
                 reportTaskFailure(w, ex);
             }
@@ -342,8 +344,7 @@ final class WorkerLoop {
     private void reportTaskFailure(Worker w, Throwable ex) {
         try {
             pool.taskFailureHandler.uncaughtException(w, ex);
-        }
-        catch (Throwable ignored) {
+        } catch (Throwable ignored) {
             // a failing handler must not end the worker
         }
     }

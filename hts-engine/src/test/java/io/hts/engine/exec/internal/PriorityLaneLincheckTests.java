@@ -1,8 +1,9 @@
 package io.hts.engine.exec.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.util.ArrayList;
 import java.util.List;
-
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
@@ -10,8 +11,6 @@ import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Linearizability of {@link PriorityLane} under Lincheck, against an independent sequential
@@ -101,12 +100,11 @@ class PriorityLaneLincheckTests {
 
         private final PriorityLane lane = new PriorityLane();
 
-        public Lane() {
-        }
+        public Lane() {}
 
         @Operation
-        public void add(@Param(name = "id") int id, @Param(name = "priority") int priority,
-                @Param(name = "cost") int cost) {
+        public void add(
+                @Param(name = "id") int id, @Param(name = "priority") int priority, @Param(name = "cost") int cost) {
             lane.add(new KeyedTask(id, priority, cost), priority, cost);
         }
 
@@ -127,8 +125,7 @@ class PriorityLaneLincheckTests {
 
         private final List<KeyedTask> entries = new ArrayList<>();
 
-        public Specification() {
-        }
+        public Specification() {}
 
         public void add(int id, int priority, int cost) {
             // list order is arrival order

@@ -1,13 +1,12 @@
 package io.hts.engine.exec.internal;
 
+import io.hts.engine.exec.internal.ResourceLimiter.Waiting;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import io.hts.engine.exec.internal.ResourceLimiter.Waiting;
 import kotlin.Unit;
 import kotlin.jvm.functions.Function1;
 import kotlin.reflect.jvm.ReflectJvmMapping;
@@ -61,6 +60,7 @@ public class ResourceLimiterLincheckTests {
     private final ResourceDemand[] kinds;
     /** Per kind, touched only by that kind's thread: demands held, handles queued, next to cancel. */
     private final int[] held = new int[3];
+
     private final List<List<Queued>> queued = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
     private final int[] cancelled = new int[3];
 
@@ -73,7 +73,8 @@ public class ResourceLimiterLincheckTests {
         b.put("x", 1L);
         b.put("y", 1L);
         kinds = new ResourceDemand[] {
-                limiter.demand(Map.of("x", 2L), "A"), limiter.demand(b, "B"), limiter.demand(Map.of("y", 2L), "C")};
+            limiter.demand(Map.of("x", 2L), "A"), limiter.demand(b, "B"), limiter.demand(Map.of("y", 2L), "C")
+        };
     }
 
     private boolean tryAcquire(int kind) {
@@ -231,10 +232,9 @@ public class ResourceLimiterLincheckTests {
     /** A scenario operation, by method name (Lincheck's DSL takes Kotlin function references). */
     private static void op(DSLThreadScenario thread, String method) {
         try {
-            thread.actor(Objects.requireNonNull(ReflectJvmMapping.getKotlinFunction(
-                    ResourceLimiterLincheckTests.class.getMethod(method))));
-        }
-        catch (NoSuchMethodException ex) {
+            thread.actor(Objects.requireNonNull(
+                    ReflectJvmMapping.getKotlinFunction(ResourceLimiterLincheckTests.class.getMethod(method))));
+        } catch (NoSuchMethodException ex) {
             throw new IllegalArgumentException(ex);
         }
     }
@@ -268,8 +268,13 @@ public class ResourceLimiterLincheckTests {
     }
 
     private static ModelCheckingOptions options(int iterations) {
-        return new ModelCheckingOptions().threads(3).actorsPerThread(2).actorsBefore(3).actorsAfter(1)
-                .iterations(iterations).invocationsPerIteration(100);
+        return new ModelCheckingOptions()
+                .threads(3)
+                .actorsPerThread(2)
+                .actorsBefore(3)
+                .actorsAfter(1)
+                .iterations(iterations)
+                .invocationsPerIteration(100);
     }
 
     /**
@@ -284,7 +289,8 @@ public class ResourceLimiterLincheckTests {
         String[] bStarvesBlockingA = ops("tryAcquireC", "tryAcquireA", "acquireOrWaitB", "releaseA", "acquireOrWaitA");
         options(3)
                 .addCustomScenario(scenario(ops("tryAcquireA", "acquireOrWaitB"), ops("releaseA"), ops("cancelB")))
-                .addCustomScenario(scenario(bStarves, ops("acquireOrWaitA"), ops("cancelB", "releaseB"), ops("releaseC")))
+                .addCustomScenario(
+                        scenario(bStarves, ops("acquireOrWaitA"), ops("cancelB", "releaseB"), ops("releaseC")))
                 .addCustomScenario(scenario(bStarvesBlockingA, ops("waiting"), ops("cancelB"), ops("releaseC")))
                 .check(this.getClass());
     }

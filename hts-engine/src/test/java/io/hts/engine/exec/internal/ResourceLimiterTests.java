@@ -1,5 +1,9 @@
 package io.hts.engine.exec.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hts.engine.exec.internal.ResourceLimiter.Waiting;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,12 +19,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-
-import io.hts.engine.exec.internal.ResourceLimiter.Waiting;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class ResourceLimiterTests {
 
@@ -49,8 +48,10 @@ class ResourceLimiterTests {
         assertThat(limiter.acquireOrWait(one, () -> granted.add("x"))).isNull();
         assertThat(limiter.acquireOrWait(one, () -> granted.add("y"))).isNull();
         assertThat(limiter.available("io")).isZero();
-        assertThat(limiter.acquireOrWait(one, () -> granted.add("first waiter"))).isNotNull();
-        assertThat(limiter.acquireOrWait(one, () -> granted.add("second waiter"))).isNotNull();
+        assertThat(limiter.acquireOrWait(one, () -> granted.add("first waiter")))
+                .isNotNull();
+        assertThat(limiter.acquireOrWait(one, () -> granted.add("second waiter")))
+                .isNotNull();
         assertThat(limiter.waiting()).isEqualTo(2);
         limiter.release(one);
         assertThat(granted).containsExactly("first waiter");
@@ -70,7 +71,9 @@ class ResourceLimiterTests {
         ResourceDemand memory = limiter.demand(Map.of("gpu-memory", 600L), "task 'b'");
         assertThat(limiter.tryAcquire(memory)).isTrue();
         assertThat(limiter.tryAcquire(both)).isFalse();
-        assertThat(limiter.available("io")).as("nothing taken by a failed all-or-nothing attempt").isOne();
+        assertThat(limiter.available("io"))
+                .as("nothing taken by a failed all-or-nothing attempt")
+                .isOne();
         limiter.release(memory);
         assertThat(limiter.tryAcquire(both)).isTrue();
     }
@@ -91,7 +94,8 @@ class ResourceLimiterTests {
                 break;
             }
         }
-        assertThat(overtakes).as("small arrivals stop overtaking a starving waiter")
+        assertThat(overtakes)
+                .as("small arrivals stop overtaking a starving waiter")
                 .isEqualTo(ResourceLimiter.MAX_OVERTAKES);
         limiter.release(small);
         assertThat(granted).containsExactly("big");
@@ -106,12 +110,16 @@ class ResourceLimiterTests {
         ResourceLimiter limiter = new ResourceLimiter(Map.of("io", 2L));
         assertThatThrownBy(() -> limiter.demand(Map.of("disk", 1L), "task 'load'"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("task 'load'").hasMessageContaining("'disk'").hasMessageContaining("[io]");
+                .hasMessageContaining("task 'load'")
+                .hasMessageContaining("'disk'")
+                .hasMessageContaining("[io]");
         assertThatThrownBy(() -> limiter.demand(Map.of("io", 3L), "task 'load'"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("task 'load'").hasMessageContaining("capacity 2");
+                .hasMessageContaining("task 'load'")
+                .hasMessageContaining("capacity 2");
         assertThatThrownBy(() -> new ResourceLimiter(Map.of("io", -1L)))
-                .hasMessageContaining("'io'").hasMessageContaining("-1");
+                .hasMessageContaining("'io'")
+                .hasMessageContaining("-1");
     }
 
     // ------------------------------------------------ a. a starving waiter blocks only its resources
@@ -127,15 +135,21 @@ class ResourceLimiterTests {
         List<String> granted = new ArrayList<>();
         assertThat(limiter.acquireOrWait(big, () -> granted.add("big"))).isNotNull();
         skip(limiter, small, ResourceLimiter.MAX_OVERTAKES);
-        assertThat(limiter.tryAcquire(small)).as("the big waiter starves: mem is closed to arrivals").isFalse();
+        assertThat(limiter.tryAcquire(small))
+                .as("the big waiter starves: mem is closed to arrivals")
+                .isFalse();
 
-        assertThat(limiter.tryAcquire(io)).as("io is free and the starving waiter does not need it").isTrue();
+        assertThat(limiter.tryAcquire(io))
+                .as("io is free and the starving waiter does not need it")
+                .isTrue();
         assertThat(limiter.acquireOrWait(io, () -> granted.add("io waiter"))).isNotNull();
-        assertThat(limiter.acquireOrWait(small, () -> granted.add("small waiter"))).isNotNull();
+        assertThat(limiter.acquireOrWait(small, () -> granted.add("small waiter")))
+                .isNotNull();
         limiter.release(io);
         assertThat(granted).as("a later waiter on another resource is served").containsExactly("io waiter");
         limiter.release(small);
-        assertThat(granted).as("the starving waiter first, the later mem waiter behind it")
+        assertThat(granted)
+                .as("the starving waiter first, the later mem waiter behind it")
                 .containsExactly("io waiter", "big");
         limiter.release(big);
         assertThat(granted).containsExactly("io waiter", "big", "small waiter");
@@ -168,7 +182,9 @@ class ResourceLimiterTests {
         assertThat(limiter.acquireOrWait(y1, () -> granted.add("late y"))).isNotNull();
         assertThat(limiter.acquireOrWait(z1, () -> granted.add("z"))).isNotNull();
         limiter.release(y1);
-        assertThat(granted).as("the earlier y waiter is not blocked; the later one is").containsExactly("early y");
+        assertThat(granted)
+                .as("the earlier y waiter is not blocked; the later one is")
+                .containsExactly("early y");
         limiter.release(z1);
         assertThat(granted).as("z is none of its resources").containsExactly("early y", "z");
         limiter.release(x1); // x 2, y 0 free: xy still does not fit
@@ -196,10 +212,14 @@ class ResourceLimiterTests {
         assertThat(second).isNotNull();
         assertThat(first.cancel()).isTrue();
         assertThat(limiter.waiting()).as("only the withdrawn waiter leaves").isOne();
-        assertThat(((ResourceWaiter) first).onGranted).as("it keeps nothing alive").isNull();
+        assertThat(((ResourceWaiter) first).onGranted)
+                .as("it keeps nothing alive")
+                .isNull();
         assertThat(first.cancel()).as("withdrawing twice is harmless").isTrue();
         limiter.release(io);
-        assertThat(runs).as("the other waiter with the same continuation is granted once").hasValue(1);
+        assertThat(runs)
+                .as("the other waiter with the same continuation is granted once")
+                .hasValue(1);
         assertThat(second.cancel()).as("too late: granted").isFalse();
         limiter.release(io);
         assertThat(runs).hasValue(1);
@@ -218,7 +238,8 @@ class ResourceLimiterTests {
         List<String> granted = new ArrayList<>();
         Waiting big = limiter.acquireOrWait(all, () -> granted.add("all"));
         limiter.release(one); // skipped once: starving
-        Waiting small = limiter.acquireOrWait(one, () -> granted.add("one on " + Thread.currentThread().getName()));
+        Waiting small = limiter.acquireOrWait(
+                one, () -> granted.add("one on " + Thread.currentThread().getName()));
         assertThat(small).isNotNull();
         assertThat(big.cancel()).isTrue();
         assertThat(granted).containsExactly("one on " + Thread.currentThread().getName());
@@ -241,7 +262,9 @@ class ResourceLimiterTests {
                 AtomicReference<Boolean> cancelled = new AtomicReference<>();
                 Waiting w = limiter.acquireOrWait(io, () -> {
                     runs.incrementAndGet();
-                    assertThat(cancelled.get()).as("ran after its cancel returned true").isNotEqualTo(Boolean.TRUE);
+                    assertThat(cancelled.get())
+                            .as("ran after its cancel returned true")
+                            .isNotEqualTo(Boolean.TRUE);
                 });
                 assertThat(w).isNotNull();
                 CyclicBarrier start = new CyclicBarrier(2);
@@ -262,8 +285,7 @@ class ResourceLimiterTests {
                 if (won) {
                     assertThat(runs).as("withdrawn: never granted").hasValue(0);
                     assertThat(limiter.available("io")).isOne();
-                }
-                else {
+                } else {
                     assertThat(runs).as("granted: ran once").hasValue(1);
                     assertThat(limiter.available("io")).as("the grant holds it").isZero();
                     assertThat(w.cancel()).isFalse();
@@ -271,8 +293,7 @@ class ResourceLimiterTests {
                 }
                 limiter.checkInvariants();
             }
-        }
-        finally {
+        } finally {
             threads.shutdownNow();
         }
     }
@@ -290,7 +311,7 @@ class ResourceLimiterTests {
         ResourceDemand io = limiter.demand(Map.of("io", 1L), "io");
         assertThat(limiter.tryAcquire(gpu)).isTrue();
         for (int i = 0; i < 10_000; i++) {
-            assertThat(limiter.acquireOrWait(gpu, () -> { })).isNotNull();
+            assertThat(limiter.acquireOrWait(gpu, () -> {})).isNotNull();
         }
         for (int i = 0; i < 1_000; i++) {
             assertThat(limiter.tryAcquire(io)).isTrue();
@@ -327,21 +348,27 @@ class ResourceLimiterTests {
         }
         assertThat(releases).isEqualTo(ResourceLimiter.MAX_OVERTAKES);
         long examined = limiter.examinedWaiters();
-        assertThat(examined).as("each waiter skipped at most MAX_OVERTAKES times")
+        assertThat(examined)
+                .as("each waiter skipped at most MAX_OVERTAKES times")
                 .isLessThanOrEqualTo((long) waiters * ResourceLimiter.MAX_OVERTAKES);
         for (int i = 0; i < 4; i++) {
             limiter.release(small);
         }
-        assertThat(limiter.examinedWaiters()).as("a release that grants nothing stops at the starving head")
+        assertThat(limiter.examinedWaiters())
+                .as("a release that grants nothing stops at the starving head")
                 .isEqualTo(examined + 4);
         limiter.release(small);
         assertThat(granted).hasValue(1);
-        assertThat(limiter.examinedWaiters()).as("the head granted, then mem is exhausted").isEqualTo(examined + 5);
+        assertThat(limiter.examinedWaiters())
+                .as("the head granted, then mem is exhausted")
+                .isEqualTo(examined + 5);
         for (int i = 0; i < 1_000; i++) {
-            Waiting w = limiter.acquireOrWait(small, () -> { });
+            Waiting w = limiter.acquireOrWait(small, () -> {});
             assertThat(w.cancel()).isTrue();
         }
-        assertThat(limiter.examinedWaiters()).as("queuing and withdrawing examine nobody").isEqualTo(examined + 5);
+        assertThat(limiter.examinedWaiters())
+                .as("queuing and withdrawing examine nobody")
+                .isEqualTo(examined + 5);
         limiter.checkInvariants();
     }
 
@@ -357,13 +384,20 @@ class ResourceLimiterTests {
         limiter.release(io);
         assertThatThrownBy(() -> limiter.release(io))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("'io'").hasMessageContaining("returns 1").hasMessageContaining("only 0")
+                .hasMessageContaining("'io'")
+                .hasMessageContaining("returns 1")
+                .hasMessageContaining("only 0")
                 .hasMessageContaining("capacity 2");
         assertThat(limiter.tryAcquire(io)).isTrue();
-        assertThatThrownBy(() -> limiter.release(both)).as("mem was never taken")
+        assertThatThrownBy(() -> limiter.release(both))
+                .as("mem was never taken")
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("'mem'").hasMessageContaining("returns 40").hasMessageContaining("only 0");
-        assertThat(limiter.available("io")).as("a refused release changes nothing").isOne();
+                .hasMessageContaining("'mem'")
+                .hasMessageContaining("returns 40")
+                .hasMessageContaining("only 0");
+        assertThat(limiter.available("io"))
+                .as("a refused release changes nothing")
+                .isOne();
         assertThat(limiter.available("mem")).isEqualTo(100);
         limiter.release(io);
         limiter.checkInvariants();
@@ -383,7 +417,8 @@ class ResourceLimiterTests {
         limiter.acquireOrWait(xy, () -> granted.add("xy (2nd)"));
         limiter.acquireOrWait(x, () -> granted.add("x (3rd)"));
         limiter.release(xy);
-        assertThat(granted).as("the y waiter arrived first; xy does not fit after it; x does")
+        assertThat(granted)
+                .as("the y waiter arrived first; xy does not fit after it; x does")
                 .containsExactly("y (1st)", "x (3rd)");
         limiter.release(y);
         assertThat(granted).containsExactly("y (1st)", "x (3rd)");
@@ -470,8 +505,7 @@ class ResourceLimiterTests {
                             });
                             if (h == null) {
                                 owned.add(d);
-                            }
-                            else {
+                            } else {
                                 q.handle = h;
                                 all.add(q);
                                 pending.add(q);
@@ -502,8 +536,7 @@ class ResourceLimiterTests {
             for (Future<?> f : done) {
                 f.get(90, TimeUnit.SECONDS);
             }
-        }
-        finally {
+        } finally {
             threads.shutdownNow();
         }
         for (Queued q; (q = pending.poll()) != null; ) {
@@ -522,8 +555,9 @@ class ResourceLimiterTests {
         List<Queued> queued = new ArrayList<>(all);
         long grantedLater = queued.stream().filter(q -> !q.cancelled).count();
         assertThat(queued).allSatisfy(q -> assertThat(q.runs).hasValue(q.cancelled ? 0 : 1));
-        assertThat(queued).allSatisfy(q -> assertThat(((ResourceWaiter) q.handle).granted())
-                .isEqualTo(!q.cancelled));
+        assertThat(queued)
+                .allSatisfy(
+                        q -> assertThat(((ResourceWaiter) q.handle).granted()).isEqualTo(!q.cancelled));
         assertThat(grantedLater).as("some waiters were granted").isPositive();
         assertThat(queued.size() - grantedLater).as("some were withdrawn").isPositive();
         limiter.checkInvariants();

@@ -1,13 +1,13 @@
 package io.hts.engine.exec.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Linearizability of {@link WorkStealingDeque} under Lincheck: {@code push}/{@code pop} by the owner
@@ -79,8 +79,7 @@ class WorkStealingDequeLincheckTests {
 
         final WorkStealingDeque<Integer> deque = new WorkStealingDeque<>();
 
-        public EmptyDeque() {
-        }
+        public EmptyDeque() {}
 
         @Operation(nonParallelGroup = "owner")
         public void push(@Param(name = "element") int element) {

@@ -1,5 +1,8 @@
 package io.hts.engine.exec.internal;
 
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -9,9 +12,6 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.IIII_Result;
 import org.openjdk.jcstress.infra.results.III_Result;
 import org.openjdk.jcstress.infra.results.II_Result;
-
-import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
-import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
  * jcstress tests of {@link WorkStealingDeque}: the races its class comment names (the owner's
@@ -31,8 +31,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  */
 public final class WorkStealingDequeStress {
 
-    private WorkStealingDequeStress() {
-    }
+    private WorkStealingDequeStress() {}
 
     /** The element's value, or 0 for {@code null}. */
     static int value(Integer element) {
@@ -101,7 +100,9 @@ public final class WorkStealingDequeStress {
     @Description("Two elements; the owner pops while a thief steals: the owner gets the newer, the "
             + "thief the older, also when the steal turns the pop into a last-element race.")
     @Outcome(id = "2, 1, 0, 1", expect = ACCEPTABLE, desc = "pop took the bottom, steal the top")
-    @Outcome(expect = FORBIDDEN, desc = "element lost, duplicated, taken from the wrong end, or deque left inconsistent")
+    @Outcome(
+            expect = FORBIDDEN,
+            desc = "element lost, duplicated, taken from the wrong end, or deque left inconsistent")
     @State
     public static class TwoElementsPopVsSteal {
         private final WorkStealingDeque<Integer> deque = new WorkStealingDeque<>();
@@ -271,8 +272,14 @@ public final class WorkStealingDequeStress {
     @JCStressTest
     @Description("A full deque (its initial capacity) grows on the owner's next push while a thief "
             + "steals: the thief gets the oldest element, and every other element survives the copy in order.")
-    @Outcome(id = "1, 1, 1", expect = ACCEPTABLE, desc = "the push grew the array; the thief got the oldest element; the rest are intact")
-    @Outcome(id = "1, 0, 1", expect = ACCEPTABLE, desc = "the steal came first, so the push fit without growing; the rest are intact")
+    @Outcome(
+            id = "1, 1, 1",
+            expect = ACCEPTABLE,
+            desc = "the push grew the array; the thief got the oldest element; the rest are intact")
+    @Outcome(
+            id = "1, 0, 1",
+            expect = ACCEPTABLE,
+            desc = "the steal came first, so the push fit without growing; the rest are intact")
     @Outcome(expect = FORBIDDEN, desc = "wrong element stolen, or an element lost, duplicated or reordered by growth")
     @State
     public static class GrowthVsSteal {

@@ -1,22 +1,23 @@
 package io.hts.engine.exec.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 class WorkStealingDequeTests {
 
     @Test
     void ownerPopsLifoAndThievesStealFifo() {
         WorkStealingDeque<Integer> deque = new WorkStealingDeque<>();
-        assertThat(deque.push(1)).as("push onto an empty deque reports the empty to non-empty transition").isTrue();
+        assertThat(deque.push(1))
+                .as("push onto an empty deque reports the empty to non-empty transition")
+                .isTrue();
         assertThat(deque.push(2)).isFalse();
         deque.push(3);
         assertThat(deque.size()).isEqualTo(3);
@@ -54,7 +55,9 @@ class WorkStealingDequeTests {
             assertThat(deque.steal()).isNotNull();
         }
         assertThat(deque.pop()).isNull();
-        assertThat(deque.retainedSlots()).as("stolen slots are cleared by the owner").isZero();
+        assertThat(deque.retainedSlots())
+                .as("stolen slots are cleared by the owner")
+                .isZero();
     }
 
     @Test
@@ -117,8 +120,7 @@ class WorkStealingDequeTests {
     private static void await(CountDownLatch latch) {
         try {
             latch.await();
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
     }

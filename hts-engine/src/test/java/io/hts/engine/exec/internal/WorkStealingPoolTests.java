@@ -1,5 +1,10 @@
 package io.hts.engine.exec.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.hts.engine.exec.PoolStats;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
@@ -10,14 +15,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
-
-import io.hts.engine.exec.PoolStats;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 class WorkStealingPoolTests {
 
@@ -57,7 +56,9 @@ class WorkStealingPoolTests {
                     return null;
                 }
             });
-            assertThat(ranElsewhere.await(30, TimeUnit.SECONDS)).as("the pushed task was stolen").isTrue();
+            assertThat(ranElsewhere.await(30, TimeUnit.SECONDS))
+                    .as("the pushed task was stolen")
+                    .isTrue();
             await().atMost(Duration.ofSeconds(10)).until(() -> pool.stats().steals() >= 1);
         }
     }
@@ -72,7 +73,9 @@ class WorkStealingPoolTests {
             pool.submit(new Chain(length, ran, workersSeen, done));
             assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
             assertThat(ran[0]).isEqualTo(length);
-            assertThat(workersSeen.get()).as("every link ran on the first link's worker").isNotNegative();
+            assertThat(workersSeen.get())
+                    .as("every link ran on the first link's worker")
+                    .isNotNegative();
         }
     }
 
@@ -98,8 +101,9 @@ class WorkStealingPoolTests {
             pool.execute(last::countDown);
             release.countDown();
             assertThat(last.await(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(List.copyOf(order)).containsExactly("high-cheap", "high", "low", "normal-0", "normal-1",
-                    "normal-2", "normal-3", "normal-4");
+            assertThat(List.copyOf(order))
+                    .containsExactly(
+                            "high-cheap", "high", "low", "normal-0", "normal-1", "normal-2", "normal-3", "normal-4");
         }
     }
 
@@ -111,15 +115,25 @@ class WorkStealingPoolTests {
                 pool.execute(done::countDown);
             }
             await().atMost(Duration.ofSeconds(10)).until(() -> done.getCount() == 0);
-            await().atMost(Duration.ofSeconds(10)).until(() -> pool.threads().stream()
-                    .allMatch(t -> t.getState() == Thread.State.WAITING));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> pool.threads().stream().allMatch(t -> t.getState() == Thread.State.WAITING));
             ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-            long before = pool.threads().stream().mapToLong(t -> mx.getThreadCpuTime(t.getId())).sum();
-            long parksBefore = pool.stats().workers().stream().mapToLong(PoolStats.WorkerStats::parks).sum();
+            long before = pool.threads().stream()
+                    .mapToLong(t -> mx.getThreadCpuTime(t.getId()))
+                    .sum();
+            long parksBefore = pool.stats().workers().stream()
+                    .mapToLong(PoolStats.WorkerStats::parks)
+                    .sum();
             // Let some time pass without any work, then check the workers did not wake.
-            await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> true);
-            long after = pool.threads().stream().mapToLong(t -> mx.getThreadCpuTime(t.getId())).sum();
-            long parksAfter = pool.stats().workers().stream().mapToLong(PoolStats.WorkerStats::parks).sum();
+            await().pollDelay(Duration.ofMillis(300))
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> true);
+            long after = pool.threads().stream()
+                    .mapToLong(t -> mx.getThreadCpuTime(t.getId()))
+                    .sum();
+            long parksAfter = pool.stats().workers().stream()
+                    .mapToLong(PoolStats.WorkerStats::parks)
+                    .sum();
             assertThat(parksAfter).as("no worker woke up").isEqualTo(parksBefore);
             assertThat(pool.threads()).allMatch(t -> t.getState() == Thread.State.WAITING);
             assertThat(after - before).as("CPU time of idle workers, ns").isLessThan(5_000_000);
@@ -134,7 +148,8 @@ class WorkStealingPoolTests {
             pool.execute(ran::increment);
         }
         pool.shutdown();
-        assertThatThrownBy(() -> pool.execute(ran::increment)).isInstanceOf(RejectedExecutionException.class)
+        assertThatThrownBy(() -> pool.execute(ran::increment))
+                .isInstanceOf(RejectedExecutionException.class)
                 .hasMessageContaining("shut down");
         assertThat(pool.awaitTermination(Duration.ofSeconds(30))).isTrue();
         assertThat(ran.sum()).isEqualTo(10_000);
@@ -145,8 +160,10 @@ class WorkStealingPoolTests {
     @Test
     void aThrowingTaskGoesToTheHandlerAndTheWorkerGoesOn() throws Exception {
         ConcurrentLinkedQueue<Throwable> reported = new ConcurrentLinkedQueue<>();
-        try (WorkStealingPool pool = WorkStealingPool.builder().threads(1)
-                .taskFailureHandler((t, ex) -> reported.add(ex)).build()) {
+        try (WorkStealingPool pool = WorkStealingPool.builder()
+                .threads(1)
+                .taskFailureHandler((t, ex) -> reported.add(ex))
+                .build()) {
             pool.execute(() -> {
                 throw new IllegalStateException("boom");
             });
@@ -160,7 +177,8 @@ class WorkStealingPoolTests {
     @Test
     void rejectsAnInvalidThreadCount() {
         assertThatThrownBy(() -> WorkStealingPool.builder().threads(0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("threads")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("threads")
                 .hasMessageContaining("was 0");
     }
 
@@ -177,8 +195,7 @@ class WorkStealingPoolTests {
     static void awaitQuietly(CountDownLatch latch) {
         try {
             latch.await();
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
     }
@@ -228,8 +245,7 @@ class WorkStealingPoolTests {
         protected @Nullable PoolTask execute(Worker w) {
             if (worker.get() < 0) {
                 worker.set(w.index());
-            }
-            else if (worker.get() != w.index()) {
+            } else if (worker.get() != w.index()) {
                 worker.set(Integer.MIN_VALUE);
             }
             ran[0]++;
