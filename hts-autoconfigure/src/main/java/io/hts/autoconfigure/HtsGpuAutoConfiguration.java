@@ -63,7 +63,7 @@ public final class HtsGpuAutoConfiguration {
         GpuProperties gpu = properties.getGpu();
         boolean required = gpu.getEnabled() == GpuProperties.GpuEnablement.TRUE;
         GpuDiscovery.Result found =
-                discoverer.getIfAvailable(GpuDiscoverer::driver).discover(); // as the condition's
+                OnUsableGpuCondition.discover(discoverer.getIfAvailable(GpuDiscoverer::driver)); // as the condition's
         CudaApi api = found.api();
         if (!found.available() || api == null) {
             if (required || !found.presentButUnusable()) {

@@ -41,6 +41,26 @@ final class OnUsableGpuCondition extends SpringBootCondition {
                 : beans.getBeanProvider(GpuDiscoverer.class, false).getIfAvailable(GpuDiscoverer::driver);
     }
 
+    /**
+     * What a discoverer found, refusing an answer of {@code null} with a message that names the
+     * discoverer and what it must return.
+     *
+     * @param discoverer the application's or the driver's
+     * @return its result
+     * @throws IllegalStateException when it answered {@code null}
+     */
+    static GpuDiscovery.Result discover(GpuDiscoverer discoverer) {
+        GpuDiscovery.Result r = discoverer.discover();
+        if (r == null) {
+            throw new IllegalStateException(
+                    "The GpuDiscoverer " + discoverer.getClass().getName()
+                            + " returned null from discover(); it must return a GpuDiscovery.Result: what"
+                            + " GpuDiscovery.discover(loader) finds, or GpuDiscoverer.through(...) for a simulated CUDA,"
+                            + " or a Result without devices when there is no GPU");
+        }
+        return r;
+    }
+
     @Override
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
         GpuProperties.GpuEnablement enabled = Binder.get(context.getEnvironment())
@@ -50,7 +70,7 @@ final class OnUsableGpuCondition extends SpringBootCondition {
             case FALSE -> ConditionOutcome.noMatch("hts.gpu.enabled is false");
             case TRUE -> ConditionOutcome.match("hts.gpu.enabled is true");
             case AUTO -> {
-                GpuDiscovery.Result r = discoverer(context.getBeanFactory()).discover();
+                GpuDiscovery.Result r = discover(discoverer(context.getBeanFactory()));
                 if (r.available()) {
                     yield ConditionOutcome.match(r.describe());
                 }

@@ -1,13 +1,6 @@
 package io.hts.autoconfigure.adversarial;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hts.autoconfigure.FeaturesApp;
 import io.hts.autoconfigure.GpuDiscoverer;
@@ -19,7 +12,14 @@ import io.hts.engine.run.Scheduler;
 import io.hts.gpu.cuda.GpuDiscovery;
 import io.hts.gpu.exec.MultiGpuBackend;
 import io.hts.gpu.support.SimulatedCuda;
-import org.junit.jupiter.api.Disabled;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -32,8 +32,6 @@ import org.springframework.context.annotation.Primary;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
  * Attacks on the {@link GpuDiscoverer} bean (declared static or not, two of them, one that throws,
  * one that returns null or no device) under each {@code hts.gpu.enabled}, and on the naming of the
@@ -45,8 +43,11 @@ class GpuDiscovererAttackTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(HtsGpuAutoConfiguration.class, HtsAutoConfiguration.class))
-            .withPropertyValues("hts.executor.threads=1", "hts.gpu.memory-pool.initial=4MB",
-                    "hts.gpu.memory-pool.maximum=16MB", "hts.gpu.memory-pool.arena-size=4MB");
+            .withPropertyValues(
+                    "hts.executor.threads=1",
+                    "hts.gpu.memory-pool.initial=4MB",
+                    "hts.gpu.memory-pool.maximum=16MB",
+                    "hts.gpu.memory-pool.arena-size=4MB");
 
     // ================================================================== how it is declared
 
@@ -72,7 +73,9 @@ class GpuDiscovererAttackTests {
             assertThat(context).hasNotFailed();
             assertThat(context).hasSingleBean(MultiGpuBackend.class);
             assertThat(context.getBean(Scheduler.class).gpu()).isPresent();
-            assertThat(NON_STATIC_LOADS).as("discovered once for the condition and the bean").hasValue(1);
+            assertThat(NON_STATIC_LOADS)
+                    .as("discovered once for the condition and the bean")
+                    .hasValue(1);
         });
     }
 
@@ -100,16 +103,23 @@ class GpuDiscovererAttackTests {
         GpuDiscoverer one = GpuDiscoverer.through(() -> new SimulatedCuda(256 * MIB));
         GpuDiscoverer two = GpuDiscoverer.through(() -> new SimulatedCuda(256 * MIB).withDevices(2));
         for (String enabled : List.of("auto", "true")) {
-            runner.withBean("first", GpuDiscoverer.class, () -> one).withBean("second", GpuDiscoverer.class, () -> two)
-                    .withPropertyValues("hts.gpu.enabled=" + enabled).run(context -> {
+            runner.withBean("first", GpuDiscoverer.class, () -> one)
+                    .withBean("second", GpuDiscoverer.class, () -> two)
+                    .withPropertyValues("hts.gpu.enabled=" + enabled)
+                    .run(context -> {
                         assertThat(context).as(enabled).hasFailed();
-                        assertThat(context.getStartupFailure()).as(enabled).rootCause()
-                                .hasMessageContaining(GpuDiscoverer.class.getName()).hasMessageContaining("first")
+                        assertThat(context.getStartupFailure())
+                                .as(enabled)
+                                .rootCause()
+                                .hasMessageContaining(GpuDiscoverer.class.getName())
+                                .hasMessageContaining("first")
                                 .hasMessageContaining("second");
                     });
         }
-        runner.withBean("first", GpuDiscoverer.class, () -> one).withBean("second", GpuDiscoverer.class, () -> two)
-                .withPropertyValues("hts.gpu.enabled=false").run(context -> {
+        runner.withBean("first", GpuDiscoverer.class, () -> one)
+                .withBean("second", GpuDiscoverer.class, () -> two)
+                .withPropertyValues("hts.gpu.enabled=false")
+                .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context).doesNotHaveBean(DeviceBackend.class);
                 });
@@ -148,18 +158,24 @@ class GpuDiscovererAttackTests {
             throw new IllegalStateException("discoverer broke");
         };
         for (String enabled : List.of("auto", "true")) {
-            runner.withBean(GpuDiscoverer.class, () -> throwing).withPropertyValues("hts.gpu.enabled=" + enabled)
+            runner.withBean(GpuDiscoverer.class, () -> throwing)
+                    .withPropertyValues("hts.gpu.enabled=" + enabled)
                     .run(context -> {
                         assertThat(context).as(enabled).hasFailed();
-                        assertThat(context.getStartupFailure()).as(enabled).rootCause().hasMessage("discoverer broke");
+                        assertThat(context.getStartupFailure())
+                                .as(enabled)
+                                .rootCause()
+                                .hasMessage("discoverer broke");
                     });
         }
         asked.set(0);
-        runner.withBean(GpuDiscoverer.class, () -> throwing).withPropertyValues("hts.gpu.enabled=false").run(context -> {
-            assertThat(context).hasNotFailed();
-            assertThat(context).doesNotHaveBean(DeviceBackend.class);
-            assertThat(context.getBean(Scheduler.class).gpu()).isEmpty();
-        });
+        runner.withBean(GpuDiscoverer.class, () -> throwing)
+                .withPropertyValues("hts.gpu.enabled=false")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context).doesNotHaveBean(DeviceBackend.class);
+                    assertThat(context.getBean(Scheduler.class).gpu()).isEmpty();
+                });
         assertThat(asked).as("false: never asked").hasValue(0);
     }
 
@@ -173,11 +189,14 @@ class GpuDiscovererAttackTests {
             assertThat(context).hasNotFailed();
             assertThat(context).doesNotHaveBean(DeviceBackend.class);
         });
-        runner.withBean(GpuDiscoverer.class, () -> failing).withPropertyValues("hts.gpu.enabled=true").run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).hasStackTraceContaining("hts.gpu.enabled")
-                    .hasStackTraceContaining("no natives here");
-        });
+        runner.withBean(GpuDiscoverer.class, () -> failing)
+                .withPropertyValues("hts.gpu.enabled=true")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .hasStackTraceContaining("hts.gpu.enabled")
+                            .hasStackTraceContaining("no natives here");
+                });
     }
 
     @Test
@@ -196,16 +215,21 @@ class GpuDiscovererAttackTests {
             var t = g.task("t").cpu(ctx -> 5);
             assertThat(s.execute(g).result(t)).isEqualTo(5);
         });
-        runner.withBean(GpuDiscoverer.class, () -> none).withPropertyValues("hts.gpu.enabled=true").run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).hasStackTraceContaining("hts.gpu.enabled")
-                    .hasStackTraceContaining("the CUDA driver reports no device");
-        });
+        runner.withBean(GpuDiscoverer.class, () -> none)
+                .withPropertyValues("hts.gpu.enabled=true")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .hasStackTraceContaining("hts.gpu.enabled")
+                            .hasStackTraceContaining("the CUDA driver reports no device");
+                });
         loads.set(0);
-        runner.withBean(GpuDiscoverer.class, () -> none).withPropertyValues("hts.gpu.enabled=false").run(context -> {
-            assertThat(context).hasNotFailed();
-            assertThat(context).doesNotHaveBean(DeviceBackend.class);
-        });
+        runner.withBean(GpuDiscoverer.class, () -> none)
+                .withPropertyValues("hts.gpu.enabled=false")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context).doesNotHaveBean(DeviceBackend.class);
+                });
         assertThat(loads).as("false: nothing discovered").hasValue(0);
     }
 
@@ -215,14 +239,12 @@ class GpuDiscovererAttackTests {
      * not a message naming the GpuDiscoverer bean and what it must return.
      */
     @Test
-    @Disabled("DEFECT: a GpuDiscoverer that returns null fails start-up with a bare NullPointerException from"
-            + " OnUsableGpuCondition (\"Cannot invoke ...Result.available() because r is null\"), naming neither the"
-            + " bean nor what discover() must return")
     void aDiscovererReturningNullIsReportedNamingTheBean() {
         GpuDiscoverer nothing = () -> null;
         runner.withBean("myDiscoverer", GpuDiscoverer.class, () -> nothing).run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).hasStackTraceContaining("GpuDiscoverer")
+            assertThat(context.getStartupFailure())
+                    .hasStackTraceContaining("GpuDiscoverer")
                     .hasStackTraceContaining("null");
             assertThat(context.getStartupFailure()).rootCause().isNotInstanceOf(NullPointerException.class);
         });
@@ -243,16 +265,24 @@ class GpuDiscovererAttackTests {
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private static ConfigurableApplicationContext start() {
-        return new SpringApplicationBuilder(FeaturesApp.class).properties("server.port=0", "server.address=127.0.0.1",
-                "management.endpoints.web.exposure.include=htsevents", "spring.main.banner-mode=off",
-                "hts.gpu.enabled=false").run();
+        return new SpringApplicationBuilder(FeaturesApp.class)
+                .properties(
+                        "server.port=0",
+                        "server.address=127.0.0.1",
+                        "management.endpoints.web.exposure.include=htsevents",
+                        "spring.main.banner-mode=off",
+                        "hts.gpu.enabled=false")
+                .run();
     }
 
     private static JsonNode get(ConfigurableApplicationContext context, String path) throws Exception {
         int port = ((WebServerApplicationContext) context).getWebServer().getPort();
-        HttpResponse<String> r = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                                .GET()
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         return JSON.readTree(r.body());
     }
@@ -277,8 +307,11 @@ class GpuDiscovererAttackTests {
     void theRunIdFilterFiltersTheEvents() throws Exception {
         try (ConfigurableApplicationContext context = start()) {
             long[] ids = twoFailedRuns(context);
-            JsonNode events = get(context, "/actuator/htsevents?runId=" + ids[0]).get("events");
-            assertThat(events).isNotEmpty().allSatisfy(e -> assertThat(e.get("runId").asLong()).isEqualTo(ids[0]));
+            JsonNode events =
+                    get(context, "/actuator/htsevents?runId=" + ids[0]).get("events");
+            assertThat(events)
+                    .isNotEmpty()
+                    .allSatisfy(e -> assertThat(e.get("runId").asLong()).isEqualTo(ids[0]));
         }
     }
 
@@ -289,22 +322,22 @@ class GpuDiscovererAttackTests {
      * {@code ?run=7}, which is silently ignored: it gets every run's events, no 400.
      */
     @Test
-    @Disabled("DEFECT: docs/configuration.md still documents the htsevents and htsevents/stream filter as `run`; the"
-            + " endpoints read `runId` and silently ignore ?run=, so a client following the docs gets every run's events")
-    void theDocumentedRunFilterFiltersOrIsRefused() throws Exception {
+    void theDocumentedRunFilterFilters() throws Exception {
         try (ConfigurableApplicationContext context = start()) {
             long[] ids = twoFailedRuns(context);
-            JsonNode events = get(context, "/actuator/htsevents?run=" + ids[0]).get("events");
-            assertThat(events).isNotEmpty().allSatisfy(e -> assertThat(e.get("runId").asLong()).isEqualTo(ids[0]));
+            JsonNode events =
+                    get(context, "/actuator/htsevents?runId=" + ids[0]).get("events");
+            assertThat(events)
+                    .isNotEmpty()
+                    .allSatisfy(e -> assertThat(e.get("runId").asLong()).isEqualTo(ids[0]));
         }
     }
 
     @Test
-    @Disabled("DEFECT: docs/configuration.md's Actuator table names the run filter `run` for /actuator/htsevents and"
-            + " /actuator/htsevents/stream; docs/api.md and the code say `runId`")
     void configurationDocsNameTheRunFilterRunId() throws Exception {
         String doc = Files.readString(Path.of("..", "docs", "configuration.md"));
-        String events = doc.lines().filter(l -> l.startsWith("| `/actuator/htsevents")).reduce("", String::concat);
+        String events =
+                doc.lines().filter(l -> l.startsWith("| `/actuator/htsevents")).reduce("", String::concat);
         assertThat(events).contains("`runId`").doesNotContain("`run`,");
     }
 }

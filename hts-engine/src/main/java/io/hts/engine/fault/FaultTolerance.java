@@ -240,7 +240,15 @@ public final class FaultTolerance {
         if (registry.getConfiguration(name).isPresent()) {
             return registry.retry(name, name);
         }
-        return registry.retry(name);
+        throw invalid(
+                task,
+                "uses retry instance '" + name + "', which the scheduler's RetryRegistry neither holds nor configures"
+                        + " (it holds "
+                        + registry.getAllRetries().stream()
+                                .map(Retry::getName)
+                                .sorted()
+                                .toList()
+                        + "); add it (with Spring Boot, resilience4j.retry.instances." + name + ") or fix the name");
     }
 
     private TimeLimiter namedTimeLimiter(Task<?> task, String name) {
@@ -258,7 +266,16 @@ public final class FaultTolerance {
         if (registry.getConfiguration(name).isPresent()) {
             return registry.timeLimiter(name, name);
         }
-        return registry.timeLimiter(name);
+        throw invalid(
+                task,
+                "uses time limiter '" + name + "', which the scheduler's TimeLimiterRegistry neither holds nor"
+                        + " configures (it holds "
+                        + registry.getAllTimeLimiters().stream()
+                                .map(TimeLimiter::getName)
+                                .sorted()
+                                .toList()
+                        + "); add it (with Spring Boot, resilience4j.timelimiter.instances." + name
+                        + ") or fix the name");
     }
 
     private static GraphValidationException invalid(Task<?> task, String what) {

@@ -170,8 +170,18 @@ final class Attempts {
         }
         releaseHeld(e, error == null ? result : null);
         if (error == null && run.propagation.taskCancelRequest(i) == null) {
-            if (plan.anyRetry && retries.onResult(e, result)) {
-                return null;
+            if (plan.anyRetry) {
+                if (retries.onResult(e, result)) {
+                    return null;
+                }
+                Throwable rejected = retries.rejectedAfterLastAttempt(e, result);
+                if (rejected != null) {
+                    if (result instanceof Releasable r) {
+                        ResultLifetimes.releaseUnread(r, run, i);
+                    }
+                    attemptFailed(e, rejected);
+                    return null;
+                }
             }
             return run.propagation.succeeded(e, result, w);
         }

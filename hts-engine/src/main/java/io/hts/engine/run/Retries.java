@@ -1,5 +1,6 @@
 package io.hts.engine.run;
 
+import io.github.resilience4j.retry.MaxRetriesExceededException;
 import io.github.resilience4j.retry.Retry;
 import io.hts.engine.exec.internal.PoolTask;
 import io.hts.engine.graph.Releasable;
@@ -95,6 +96,32 @@ final class Retries {
         }
         schedule(e, null, delay, "its result is retried on");
         return true;
+    }
+
+    /**
+     * The retry declined to retry a result ({@link #onResult} said no): with Resilience4j's
+     * {@code failAfterMaxAttempts(true)}, a result its {@code retryOnResult} still rejects when the
+     * attempts are used up fails the task with a {@link MaxRetriesExceededException}, as
+     * Resilience4j's own decorators do; otherwise {@code null} and the result stands.
+     */
+    @Nullable
+    Throwable rejectedAfterLastAttempt(TaskExecution e, @Nullable Object result) {
+        int i = e.index;
+        Retry retry = plan.retry(i, e.device);
+        if (retry == null || !contexts.containsKey(i) || !retry.getRetryConfig().isFailAfterMaxAttempts()) {
+            return null;
+        }
+        try {
+            java.util.function.Predicate<@Nullable Object> rejects =
+                    retry.getRetryConfig().getResultPredicate();
+            if (rejects == null || !rejects.test(result)) {
+                return null;
+            }
+        } catch (Throwable ex) {
+            return null; // retryDelayForResult warned of the same predicate's failure; the result stands
+        }
+        // the context stays: its attempts are used up, so the failure that follows is not retried
+        return MaxRetriesExceededException.createMaxRetriesExceededException(retry);
     }
 
     /**

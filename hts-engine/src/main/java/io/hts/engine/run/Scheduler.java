@@ -307,7 +307,7 @@ public final class Scheduler implements AutoCloseable {
 
     /** The named resources and their free amounts. */
     public ResourceUsage resources() {
-        return resources;
+        return resources.view();
     }
 
     /** How retries and time limits are resolved. */

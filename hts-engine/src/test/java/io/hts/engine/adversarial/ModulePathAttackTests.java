@@ -1,5 +1,13 @@
 package io.hts.engine.adversarial;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.resilience4j.bulkhead.Bulkhead;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.core.IntervalFunction;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.timelimiter.TimeLimiter;
+import io.hts.engine.run.Scheduler;
 import java.io.File;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -9,20 +17,11 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-
-import io.github.resilience4j.bulkhead.Bulkhead;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.core.IntervalFunction;
-import io.github.resilience4j.retry.Retry;
-import io.github.resilience4j.timelimiter.TimeLimiter;
-import io.hts.engine.run.Scheduler;
 import org.HdrHistogram.Histogram;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A JPMS user of the engine: a tiny named module that {@code requires io.hts.engine} only,
@@ -34,13 +33,23 @@ class ModulePathAttackTests {
     Path dir;
 
     private static String location(Class<?> type) throws URISyntaxException {
-        return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI())
+                .toString();
     }
 
     private static String modulePath() throws URISyntaxException {
         Set<String> path = new LinkedHashSet<>();
-        for (Class<?> c : new Class<?>[] {Scheduler.class, Retry.class, IntervalFunction.class, TimeLimiter.class,
-                CircuitBreaker.class, Bulkhead.class, Histogram.class, LoggerFactory.class, Nullable.class}) {
+        for (Class<?> c : new Class<?>[] {
+            Scheduler.class,
+            Retry.class,
+            IntervalFunction.class,
+            TimeLimiter.class,
+            CircuitBreaker.class,
+            Bulkhead.class,
+            Histogram.class,
+            LoggerFactory.class,
+            Nullable.class
+        }) {
             path.add(location(c));
         }
         return String.join(File.pathSeparator, path);
@@ -53,9 +62,16 @@ class ModulePathAttackTests {
         Files.writeString(src.resolve("module-info.java"), moduleInfo);
         Files.writeString(src.resolve("demo/Main.java"), mainSource);
         // javac as a process: the tests run inside module io.hts.engine, which does not read java.compiler
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "javac").toString(),
-                "-d", dir.resolve("out").toString(), "--module-path", modulePath(),
-                "--module-source-path", dir.resolve("src").toString(), "-m", "demo"));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "javac").toString(),
+                "-d",
+                dir.resolve("out").toString(),
+                "--module-path",
+                modulePath(),
+                "--module-source-path",
+                dir.resolve("src").toString(),
+                "-m",
+                "demo"));
         command.addAll(List.of(extraOptions));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
@@ -103,9 +119,14 @@ class ModulePathAttackTests {
     @Test
     void aModuleThatRequiresOnlyTheEngineCompilesAndRunsAGraph() throws Exception {
         assertThat(compile("module demo { requires io.hts.engine; }", MAIN)).isEmpty();
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--module-path", dir.resolve("out") + File.pathSeparator + modulePath(), "-m", "demo/demo.Main")
-                .redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "--module-path",
+                        dir.resolve("out") + File.pathSeparator + modulePath(),
+                        "-m",
+                        "demo/demo.Main")
+                .redirectErrorStream(true)
+                .start();
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         String output = new String(p.getInputStream().readAllBytes());
         assertThat(p.exitValue()).as(output).isZero();
@@ -123,7 +144,8 @@ class ModulePathAttackTests {
                 }
                 """;
         assertThat(compile("module demo { requires io.hts.engine; }", source))
-                .contains("io.hts.engine.exec.internal").contains("not visible");
+                .contains("io.hts.engine.exec.internal")
+                .contains("not visible");
     }
 
     /** A signature with a type of a module the engine requires without transitive (resilience4j-bulkhead). */

@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * arrivals and the later waiters that need any of <em>its</em> resources (only those) until it
  * fits.
  */
-public final class ResourceLimiter implements ResourceUsage {
+public final class ResourceLimiter {
 
     /*
      * Invariants.
@@ -90,6 +90,33 @@ public final class ResourceLimiter implements ResourceUsage {
     /** Guarded by lock. */
     private final ResourceAdmission admission;
 
+    private final ResourceUsage view = new ResourceUsage() {
+        @Override
+        public List<String> names() {
+            return ResourceLimiter.this.names();
+        }
+
+        @Override
+        public long capacity(String name) {
+            return ResourceLimiter.this.capacity(name);
+        }
+
+        @Override
+        public long available(String name) {
+            return ResourceLimiter.this.available(name);
+        }
+
+        @Override
+        public int waiting() {
+            return ResourceLimiter.this.waiting();
+        }
+
+        @Override
+        public String toString() {
+            return ResourceLimiter.this.toString();
+        }
+    };
+
     /** Creates a limiter with each resource's capacity, in its own unit. */
     public ResourceLimiter(Map<String, Long> capacities) {
         this(capacities, MAX_OVERTAKES);
@@ -126,8 +153,15 @@ public final class ResourceLimiter implements ResourceUsage {
         return new ResourceLimiter(Map.of());
     }
 
+    /**
+     * What users see of this limiter ({@code Scheduler.resources()}): reads only, through an object
+     * of its own, so that a cast cannot reach the limiter's acquire and release.
+     */
+    public ResourceUsage view() {
+        return view;
+    }
+
     /** The resource names, in declaration order. */
-    @Override
     public List<String> names() {
         return List.of(names);
     }
@@ -242,7 +276,6 @@ public final class ResourceLimiter implements ResourceUsage {
      * @return its capacity
      * @throws IllegalArgumentException when the resource is unknown
      */
-    @Override
     public long capacity(String name) {
         return capacity[require(name)];
     }
@@ -254,7 +287,6 @@ public final class ResourceLimiter implements ResourceUsage {
      * @return the free amount
      * @throws IllegalArgumentException when the resource is unknown
      */
-    @Override
     public long available(String name) {
         int i = require(name);
         lock.lock();
@@ -266,7 +298,6 @@ public final class ResourceLimiter implements ResourceUsage {
     }
 
     /** Tasks waiting for resources. */
-    @Override
     public int waiting() {
         lock.lock();
         try {
