@@ -20,7 +20,8 @@ class PoliciesDocTests {
     void thePageShowsThePolicyAsWritten() throws Exception {
         String page = Files.readString(Path.of("..", "docs", "policies.md"));
         String source = Files.readString(Path.of("src/test/java/io/hts/engine/example/QueueAwarePolicy.java"));
-        String body = source.substring(source.indexOf("public final class QueueAwarePolicy"));
+        String body =
+                source.substring(source.indexOf("public final class QueueAwarePolicy"), source.lastIndexOf('}') + 1);
         assertThat(page)
                 .as("docs/policies.md shows QueueAwarePolicy as written")
                 .contains(body.strip());

@@ -6,6 +6,8 @@ import io.hts.engine.policy.SchedulingPolicy;
 import io.hts.engine.policy.SystemStatus;
 import io.hts.engine.policy.TaskInfo;
 
+// The policy as docs/policies.md shows it (PoliciesDocTests compares them): not reformatted.
+// spotless:off
 /** The custom policy of docs/policies.md, as written there; {@code PoliciesDocTests} runs it. */
 public final class QueueAwarePolicy implements SchedulingPolicy {
 
@@ -24,10 +26,9 @@ public final class QueueAwarePolicy implements SchedulingPolicy {
     @Override
     public Device selectDevice(TaskInfo task, SystemStatus status) {
         DeviceStatus gpu = status.status(Device.GPU);
-        boolean gpuHasRoom = gpu != null
-                && gpu.usable()
-                && gpu.hasIdleCapacity()
+        boolean gpuHasRoom = gpu != null && gpu.usable() && gpu.hasIdleCapacity()
                 && (gpu.freeMemoryBytes() < 0 || gpu.freeMemoryBytes() >= minFreeGpuBytes);
         return gpuHasRoom ? Device.GPU : Device.CPU; // never queue behind a busy GPU while CPU workers wait
     }
 }
+// spotless:on
