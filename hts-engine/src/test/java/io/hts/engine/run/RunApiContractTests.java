@@ -5,17 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hts.engine.exec.DeviceBackend;
-import io.hts.engine.exec.DeviceTask;
-import io.hts.engine.graph.Device;
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskCancelledException;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskGroup;
 import io.hts.engine.graph.TaskState;
-import io.hts.engine.policy.DeviceHealth;
-import io.hts.engine.policy.DeviceStatus;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -171,60 +166,5 @@ class RunApiContractTests {
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> Scheduler.builder().resource("io", -1))
                 .withMessageContaining("capacity of resource 'io' must be 0 or more, was -1");
-    }
-
-    /** A backend that reports each attempt twice: completes, then completes again and fails. */
-    private static final class TwiceReportingBackend implements DeviceBackend {
-
-        @Override
-        public Device device() {
-            return Device.GPU;
-        }
-
-        @Override
-        public String name() {
-            return "twice:0";
-        }
-
-        @Override
-        public DeviceStatus status() {
-            return new DeviceStatus(Device.GPU, DeviceHealth.UP, 1, 0, 0, 0, -1, "reports twice");
-        }
-
-        @Override
-        public void dispatch(DeviceTask task) {
-            Thread t = new Thread(
-                    () -> {
-                        if (!task.start(0)) {
-                            return;
-                        }
-                        task.complete("first");
-                        task.complete("second");
-                        task.fail(new IllegalStateException("a late failure"));
-                    },
-                    "twice-reporting");
-            t.setDaemon(true);
-            t.start();
-        }
-    }
-
-    @Test
-    void aBackendThatReportsAnAttemptTwiceChangesNothing() {
-        try (Scheduler s = Scheduler.builder()
-                .threads(2)
-                .gpuBackend(new TwiceReportingBackend())
-                .build()) {
-            for (int round = 0; round < 50; round++) {
-                TaskGraph g = TaskGraph.named("twice");
-                Task<String> k = g.task("kernel").gpu(ctx -> "unused: the backend reports by itself");
-                Task<String> next = g.task("next").after(k).cpu(ctx -> ctx.input(k) + "+next");
-                GraphRun run = s.execute(g);
-                assertThat(run.result(k)).isEqualTo("first");
-                assertThat(run.result(next)).isEqualTo("first+next");
-                assertThat(run.status()).isEqualTo(RunStatus.SUCCEEDED);
-                assertThat(run.profile().tasks())
-                        .allSatisfy(t -> assertThat(t.attempts()).isOne());
-            }
-        }
     }
 }
