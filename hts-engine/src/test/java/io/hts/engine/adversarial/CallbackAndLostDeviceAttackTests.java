@@ -239,41 +239,60 @@ class CallbackAndLostDeviceAttackTests {
         });
     }
 
+    /** What a misbehaving callback on the caller does to its flag, by mode. */
+    private static void misbehave(int m, AtomicBoolean outsideMayCome) {
+        switch (m) {
+            case 0 -> Thread.currentThread().interrupt();
+            case 1 -> Thread.interrupted();
+            case 2 -> {
+                Thread.currentThread().interrupt();
+                Thread.interrupted();
+            }
+            case 3 -> {
+                if (outsideMayCome.get()) { // bounded park: the outside interrupt may wake it
+                    LockSupport.parkNanos(200_000);
+                }
+                Thread.interrupted();
+            }
+            case 4 -> {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("test: a callback throwing with its flag set");
+            }
+            default -> {
+                // nothing
+            }
+        }
+    }
+
     /**
      * Fuzz: the caller submits and cancels runs; listeners, whenDone stages, future stages and a
      * result's release() run on the caller and do random things to its flag (interrupt themselves,
      * clear, throw, park until interrupted, interrupt-then-clear); another thread interrupts the
      * caller at a random moment, or not. After submit + cancel (and after the interrupter is
-     * joined) the caller's flag must be exactly "was it interrupted by the other thread".
+     * joined) the caller's flag must be exactly "was it interrupted by the other thread", except
+     * when that interrupt came while a callback that clears its own flag was running: the callback
+     * may have cleared it, and no one can tell one interrupt from another (seen once under load).
      */
     @Test
     void fuzzCallbacksOnTheCallerVersusOutsideInterrupts() {
         assertTimeoutPreemptively(Duration.ofSeconds(90), () -> {
             AtomicInteger mode = new AtomicInteger();
             AtomicBoolean outsideMayCome = new AtomicBoolean();
+            // the outside interrupt came while a callback that clears the flag ran: that callback may
+            // have cleared it (no one can tell an interrupt from another), so either outcome is right
+            AtomicBoolean outsideFired = new AtomicBoolean();
+            AtomicBoolean swallowable = new AtomicBoolean();
             Runnable misbehave = () -> {
                 if (!onCallerThread()) {
                     return;
                 }
-                switch (Math.floorMod(mode.getAndIncrement(), 6)) {
-                    case 0 -> Thread.currentThread().interrupt();
-                    case 1 -> Thread.interrupted();
-                    case 2 -> {
-                        Thread.currentThread().interrupt();
-                        Thread.interrupted();
-                    }
-                    case 3 -> {
-                        if (outsideMayCome.get()) { // bounded park: the outside interrupt may wake it
-                            LockSupport.parkNanos(200_000);
-                        }
-                        Thread.interrupted();
-                    }
-                    case 4 -> {
-                        Thread.currentThread().interrupt();
-                        throw new IllegalStateException("test: a callback throwing with its flag set");
-                    }
-                    default -> {
-                        // nothing
+                int m = Math.floorMod(mode.getAndIncrement(), 6);
+                boolean firedBefore = outsideFired.get();
+                try {
+                    misbehave(m, outsideMayCome);
+                } finally {
+                    if (m >= 1 && m <= 3 && !firedBefore && outsideFired.get()) {
+                        swallowable.set(true);
                     }
                 }
             };
@@ -290,6 +309,8 @@ class CallbackAndLostDeviceAttackTests {
                         long delayNanos = rnd.nextInt(300_000);
                         mode.set(rnd.nextInt(6));
                         outsideMayCome.set(fire);
+                        outsideFired.set(false);
+                        swallowable.set(false);
                         CountDownLatch go = new CountDownLatch(1);
                         Thread interrupter = new Thread(
                                 () -> {
@@ -300,6 +321,7 @@ class CallbackAndLostDeviceAttackTests {
                                     }
                                     LockSupport.parkNanos(delayNanos);
                                     if (fire) {
+                                        outsideFired.set(true);
                                         caller.interrupt();
                                     }
                                 },
@@ -334,7 +356,7 @@ class CallbackAndLostDeviceAttackTests {
                         }
                         boolean flag = Thread.interrupted();
                         hold.countDown();
-                        if (flag != fire) {
+                        if (flag != fire && !(fire && swallowable.get())) {
                             return "iteration " + i + ": fired=" + fire + " but the caller's flag is " + flag
                                     + " (mode " + mode.get() + ")";
                         }
