@@ -1069,9 +1069,11 @@ class RunLayerRegressionTests {
                 while (r != null && r.submittersDone.get() == submitters) {
                     toCheck.poll();
                     checked++;
-                    boolean terminated = r.pool.awaitTermination(Duration.ofSeconds(5));
+                    // 30 s: a lost wake-up hangs for good, while a loaded build (a coverage agent,
+                    // threads other tests left spinning) can starve a worker for seconds
+                    boolean terminated = r.pool.awaitTermination(Duration.ofSeconds(30));
                     if (!terminated) {
-                        lost = "a shut-down pool did not terminate";
+                        lost = "a shut-down pool did not terminate within 30 s; " + threadsNow();
                     } else if (r.ran.get() != r.accepted.get()) {
                         lost = r.accepted.get() + " submits were accepted (no RejectedExecutionException) but only "
                                 + r.ran.get() + " tasks ran before awaitTermination returned true";
@@ -1089,6 +1091,26 @@ class RunLayerRegressionTests {
         assertThat(lost)
                 .as("a submit accepted around shutdown() whose task never ran (%d rounds checked)", checked)
                 .isNull();
+    }
+
+    /** For a failure message: how many threads are runnable, and where each pool worker is. */
+    private static String threadsNow() {
+        StringBuilder sb = new StringBuilder();
+        int runnable = 0;
+        for (var e : Thread.getAllStackTraces().entrySet()) {
+            Thread t = e.getKey();
+            if (t.getState() == Thread.State.RUNNABLE) {
+                runnable++;
+            }
+            if (t.getName().startsWith("hts-worker-")) {
+                sb.append("\n  ").append(t.getName()).append(' ').append(t.getState());
+                StackTraceElement[] stack = e.getValue();
+                for (int k = 0; k < Math.min(4, stack.length); k++) {
+                    sb.append("\n    at ").append(stack[k]);
+                }
+            }
+        }
+        return runnable + " runnable threads in this JVM; pool workers:" + sb;
     }
 
     /** One pool of the submit/shutdown race, with what was accepted and what ran. */
