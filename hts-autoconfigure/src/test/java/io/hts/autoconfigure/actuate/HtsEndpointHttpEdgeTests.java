@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hts.autoconfigure.FeaturesApp;
+import io.hts.autoconfigure.support.LocalHttp;
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.GraphRun;
@@ -28,7 +29,6 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -54,19 +54,6 @@ class HtsEndpointHttpEdgeTests {
         return new SpringApplicationBuilder(FeaturesApp.class)
                 .properties(properties.toArray(String[]::new))
                 .run();
-    }
-
-    private static int port(ConfigurableApplicationContext context) {
-        return ((WebServerApplicationContext) context).getWebServer().getPort();
-    }
-
-    private static HttpResponse<String> fetch(int port, String path) throws Exception {
-        return HttpClient.newHttpClient()
-                .send(
-                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                                .GET()
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
     }
 
     // ================================================================== a slow client
@@ -127,7 +114,7 @@ class HtsEndpointHttpEdgeTests {
     void aClientThatDoesNotReadLosesEventsWhileTheSchedulerAndOtherClientsGoOn() throws Exception {
         try (ConfigurableApplicationContext context = start()) {
             Scheduler scheduler = context.getBean(Scheduler.class);
-            int port = port(context);
+            int port = LocalHttp.port(context);
             assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
                 try (SlowClient slow = new SlowClient(port, "/actuator/htsevents/stream?routine=true")) {
                     StringBuilder first = new StringBuilder();
@@ -199,7 +186,7 @@ class HtsEndpointHttpEdgeTests {
     @Test
     void aStreamEndsByItselfAfterTheStreamTimeout() throws Exception {
         try (ConfigurableApplicationContext context = start("hts.events.stream-timeout=1s")) {
-            int port = port(context);
+            int port = LocalHttp.port(context);
             HttpResponse<Stream<String>> response = HttpClient.newHttpClient()
                     .sendAsync(
                             HttpRequest.newBuilder(
@@ -217,7 +204,7 @@ class HtsEndpointHttpEdgeTests {
                         .noneMatch(l -> l.contains("error"));
             }
             // and a new connection is served as before
-            assertThat(fetch(port, "/actuator/htsevents").statusCode()).isEqualTo(200);
+            assertThat(LocalHttp.get(port, "/actuator/htsevents").statusCode()).isEqualTo(200);
         }
     }
 
@@ -227,9 +214,9 @@ class HtsEndpointHttpEdgeTests {
     void theProfilersDotFormatIsTheRunsGraphWithItsTasksEdgesAndStates() throws Exception {
         try (ConfigurableApplicationContext context = start()) {
             Scheduler scheduler = context.getBean(Scheduler.class);
-            int port = port(context);
+            int port = LocalHttp.port(context);
             GraphRun ok = scheduler.execute(scheduler.registeredGraphs().get("features"));
-            HttpResponse<String> dot = fetch(port, "/actuator/htsprofiler/" + ok.runId() + "?format=dot");
+            HttpResponse<String> dot = LocalHttp.get(port, "/actuator/htsprofiler/" + ok.runId() + "?format=dot");
             assertThat(dot.statusCode()).isEqualTo(200);
             assertThat(dot.headers().firstValue("Content-Type").orElse("")).startsWith("text/vnd.graphviz");
             String text = dot.body();
@@ -249,7 +236,7 @@ class HtsEndpointHttpEdgeTests {
             failing.task("after \"quoted\"").after(bad).cpu(ctx -> 1);
             GraphRun failed = scheduler.submit(failing);
             assertThat(failed.future()).failsWithin(Duration.ofSeconds(10));
-            String failedDot = fetch(port, "/actuator/htsprofiler/" + failed.runId() + "?format=dot")
+            String failedDot = LocalHttp.get(port, "/actuator/htsprofiler/" + failed.runId() + "?format=dot")
                     .body();
             assertThat(failedDot)
                     .contains("t0 [label=\"bad\\ncpu")
@@ -257,7 +244,7 @@ class HtsEndpointHttpEdgeTests {
                     .contains("t1 [label=\"after \\\"quoted\\\"\", fillcolor=\"lightgrey\"]")
                     .contains("t0 -> t1;");
 
-            HttpResponse<String> unknown = fetch(port, "/actuator/htsprofiler/987654?format=dot");
+            HttpResponse<String> unknown = LocalHttp.get(port, "/actuator/htsprofiler/987654?format=dot");
             assertThat(unknown.statusCode()).isEqualTo(404);
             assertThat(unknown.body()).contains("run 987654 is not among the runs the profiler keeps");
         }
@@ -266,7 +253,7 @@ class HtsEndpointHttpEdgeTests {
     // ================================================================== the events endpoint's limit
 
     private static void outOfRange(int port, String limit, String detail) throws Exception {
-        HttpResponse<String> response = fetch(port, "/actuator/htsevents?limit=" + limit);
+        HttpResponse<String> response = LocalHttp.get(port, "/actuator/htsevents?limit=" + limit);
         assertThat(response.statusCode()).as("limit=%s", limit).isEqualTo(400);
         JsonNode body = JSON.readTree(response.body());
         assertThat(body.get("status").asInt()).isEqualTo(400);
@@ -280,7 +267,7 @@ class HtsEndpointHttpEdgeTests {
     void theEventsLimitIsCappedAtTenThousandAndRefusesZeroNegativesAndWords() throws Exception {
         try (ConfigurableApplicationContext context = start("hts.events.buffer-size=20000")) {
             Scheduler scheduler = context.getBean(Scheduler.class);
-            int port = port(context);
+            int port = LocalHttp.port(context);
             // More notable events than the cap: a failed task is one event, and its run another.
             TaskGraph many = TaskGraph.named("many-failures");
             many.group(
@@ -299,14 +286,14 @@ class HtsEndpointHttpEdgeTests {
                     .size();
             assertThat(buffered).isGreaterThan(10_000);
 
-            JsonNode capped =
-                    JSON.readTree(fetch(port, "/actuator/htsevents?limit=10000").body());
+            JsonNode capped = JSON.readTree(
+                    LocalHttp.get(port, "/actuator/htsevents?limit=10000").body());
             assertThat(capped.get("events")).hasSize(10_000);
             JsonNode byDefault =
-                    JSON.readTree(fetch(port, "/actuator/htsevents").body());
+                    JSON.readTree(LocalHttp.get(port, "/actuator/htsevents").body());
             assertThat(byDefault.get("events")).as("the default limit").hasSize(200);
-            JsonNode one =
-                    JSON.readTree(fetch(port, "/actuator/htsevents?limit=1").body());
+            JsonNode one = JSON.readTree(
+                    LocalHttp.get(port, "/actuator/htsevents?limit=1").body());
             assertThat(one.get("events")).hasSize(1);
 
             outOfRange(port, "10001", "10001 is out of range");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hts.autoconfigure.FeaturesApp;
+import io.hts.autoconfigure.support.LocalHttp;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.Scheduler;
 import java.net.URI;
@@ -31,40 +32,21 @@ import tools.jackson.databind.json.JsonMapper;
  */
 class HtsEndpointHttpTests {
 
-    static HttpResponse<String> fetch(int port, String path) throws Exception {
-        return HttpClient.newHttpClient()
-                .send(
-                        HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                                .GET()
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
-    }
-
-    static HttpResponse<String> postJson(int port, String path, String json) throws Exception {
-        return HttpClient.newHttpClient()
-                .send(
-                        HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                                .header("Content-Type", "application/json")
-                                .POST(HttpRequest.BodyPublishers.ofString(json))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
-    }
-
     /** The body of a GET whatever its status: an error answer must say what was wrong and what is accepted. */
     static String errorBody(int port, String path, int expectedStatus) throws Exception {
-        HttpResponse<String> response = fetch(port, path);
+        HttpResponse<String> response = LocalHttp.get(port, path);
         assertThat(response.statusCode()).as("status of %s", path).isEqualTo(expectedStatus);
         return response.body();
     }
 
     static String contentType(int port, String path) throws Exception {
-        HttpResponse<String> response = fetch(port, path);
+        HttpResponse<String> response = LocalHttp.get(port, path);
         assertThat(response.statusCode()).isEqualTo(200);
         return response.headers().firstValue("Content-Type").orElse("");
     }
 
     static JsonNode get(int port, String path, int[] status) throws Exception {
-        HttpResponse<String> response = fetch(port, path);
+        HttpResponse<String> response = LocalHttp.get(port, path);
         status[0] = response.statusCode();
         return response.statusCode() == 200 ? JsonMapper.builder().build().readTree(response.body()) : null;
     }
@@ -272,7 +254,7 @@ class HtsEndpointHttpTests {
     }
 
     static int post(int port, String path, String json) throws Exception {
-        return postJson(port, path, json).statusCode();
+        return LocalHttp.postJson(port, path, json).statusCode();
     }
 
     @Nested
@@ -290,7 +272,7 @@ class HtsEndpointHttpTests {
 
         @Test
         void switchingThePolicyIsRefusedWhileTheEndpointIsReadOnly() throws Exception {
-            HttpResponse<String> refused = postJson(port, "/actuator/hts", "{\"policy\":\"gpu-first\"}");
+            HttpResponse<String> refused = LocalHttp.postJson(port, "/actuator/hts", "{\"policy\":\"gpu-first\"}");
             assertThat(refused.statusCode()).isEqualTo(405);
             assertThat(refused.body())
                     .as("says what enables it")
@@ -321,7 +303,7 @@ class HtsEndpointHttpTests {
             assertThat(post(port, "/actuator/hts", "{\"policy\":\"shortest-job-first\"}"))
                     .isEqualTo(200);
             assertThat(scheduler.policy().name()).isEqualTo("shortest-job-first");
-            HttpResponse<String> refused = postJson(port, "/actuator/hts", "{\"policy\":\"fastest\"}");
+            HttpResponse<String> refused = LocalHttp.postJson(port, "/actuator/hts", "{\"policy\":\"fastest\"}");
             assertThat(refused.statusCode()).isEqualTo(400);
             assertThat(refused.body())
                     .contains("unknown scheduling policy 'fastest'", "round-robin", "shortest-job-first");
@@ -338,7 +320,7 @@ class HtsEndpointHttpTests {
                 {"{\"policy\":\"" + "x".repeat(70 * 1024) + "\"}", "the body is larger than 64 KiB"},
             };
             for (String[] c : cases) {
-                HttpResponse<String> refused = postJson(port, "/actuator/hts", c[0]);
+                HttpResponse<String> refused = LocalHttp.postJson(port, "/actuator/hts", c[0]);
                 assertThat(refused.statusCode())
                         .as("POST of %s", c[0].length() > 40 ? c[0].substring(0, 40) : c[0])
                         .isEqualTo(400);

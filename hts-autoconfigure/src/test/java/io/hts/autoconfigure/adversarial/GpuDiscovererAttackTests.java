@@ -6,16 +6,13 @@ import io.hts.autoconfigure.FeaturesApp;
 import io.hts.autoconfigure.GpuDiscoverer;
 import io.hts.autoconfigure.HtsAutoConfiguration;
 import io.hts.autoconfigure.HtsGpuAutoConfiguration;
+import io.hts.autoconfigure.support.LocalHttp;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.Scheduler;
 import io.hts.gpu.cuda.GpuDiscovery;
 import io.hts.gpu.exec.MultiGpuBackend;
 import io.hts.gpu.support.SimulatedCuda;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -24,13 +21,11 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Attacks on the {@link GpuDiscoverer} bean (declared static or not, two of them, one that throws,
@@ -262,8 +257,6 @@ class GpuDiscovererAttackTests {
 
     // ================================================================== the run filter's name
 
-    private static final JsonMapper JSON = JsonMapper.builder().build();
-
     private static ConfigurableApplicationContext start() {
         return new SpringApplicationBuilder(FeaturesApp.class)
                 .properties(
@@ -273,18 +266,6 @@ class GpuDiscovererAttackTests {
                         "spring.main.banner-mode=off",
                         "hts.gpu.enabled=false")
                 .run();
-    }
-
-    private static JsonNode get(ConfigurableApplicationContext context, String path) throws Exception {
-        int port = ((WebServerApplicationContext) context).getWebServer().getPort();
-        HttpResponse<String> r = HttpClient.newHttpClient()
-                .send(
-                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                                .GET()
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-        return JSON.readTree(r.body());
     }
 
     /** Two failed runs; then the events of one of them, by ?runId= (the code's name) and by ?run= (the docs' name). */
@@ -307,8 +288,8 @@ class GpuDiscovererAttackTests {
     void theRunIdFilterFiltersTheEvents() throws Exception {
         try (ConfigurableApplicationContext context = start()) {
             long[] ids = twoFailedRuns(context);
-            JsonNode events =
-                    get(context, "/actuator/htsevents?runId=" + ids[0]).get("events");
+            JsonNode events = LocalHttp.getJson(context, "/actuator/htsevents?runId=" + ids[0])
+                    .get("events");
             assertThat(events)
                     .isNotEmpty()
                     .allSatisfy(e -> assertThat(e.get("runId").asLong()).isEqualTo(ids[0]));
@@ -325,8 +306,8 @@ class GpuDiscovererAttackTests {
     void theDocumentedRunFilterFilters() throws Exception {
         try (ConfigurableApplicationContext context = start()) {
             long[] ids = twoFailedRuns(context);
-            JsonNode events =
-                    get(context, "/actuator/htsevents?runId=" + ids[0]).get("events");
+            JsonNode events = LocalHttp.getJson(context, "/actuator/htsevents?runId=" + ids[0])
+                    .get("events");
             assertThat(events)
                     .isNotEmpty()
                     .allSatisfy(e -> assertThat(e.get("runId").asLong()).isEqualTo(ids[0]));

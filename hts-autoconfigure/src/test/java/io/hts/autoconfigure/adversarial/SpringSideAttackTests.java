@@ -15,6 +15,7 @@ import io.hts.autoconfigure.health.HtsHealthIndicator;
 import io.hts.autoconfigure.metrics.HtsGpuMetrics;
 import io.hts.autoconfigure.metrics.HtsMetrics;
 import io.hts.autoconfigure.metrics.HtsMetricsAutoConfiguration;
+import io.hts.autoconfigure.support.LocalHttp;
 import io.hts.autoconfigure.support.SimulatedGpuConfiguration;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.graph.Device;
@@ -30,9 +31,6 @@ import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.FakeGpuBackend;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -63,7 +61,6 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A demanding Spring Boot user's attacks on the recent starter changes: SchedulerBuilderCustomizer
@@ -386,49 +383,43 @@ class SpringSideAttackTests {
                 .run();
     }
 
-    private static HttpResponse<String> get(ConfigurableApplicationContext app, String path) throws Exception {
-        String port = app.getEnvironment().getProperty("local.server.port");
-        return HttpClient.newHttpClient()
-                .send(
-                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                                .timeout(Duration.ofSeconds(20))
-                                .GET()
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static JsonNode json(HttpResponse<String> response) {
-        return JsonMapper.builder().build().readTree(response.body());
-    }
-
     @Test
     void overHttpHtsIsUpWithDetailsInAGroupAndDownWith503AfterTheSchedulerShutsDown() throws Exception {
         try (ConfigurableApplicationContext app = start(
                 "management.endpoint.health.show-details=always",
                 "management.endpoint.health.group.work.include=hts",
                 "management.endpoint.health.group.work.show-details=always")) {
-            HttpResponse<String> all = get(app, "/actuator/health");
+            HttpResponse<String> all = LocalHttp.get(app, "/actuator/health");
             assertThat(all.statusCode()).as(all.body()).isEqualTo(200);
-            JsonNode htsNode = json(all).path("components").path("hts");
+            JsonNode htsNode = LocalHttp.json(all).path("components").path("hts");
             assertThat(htsNode.path("status").asString()).isEqualTo("UP");
             assertThat(htsNode.path("details").path("workers").asInt()).isEqualTo(2);
             assertThat(htsNode.path("details").path("cpu").asString()).isEqualTo("UP");
 
-            HttpResponse<String> one = get(app, "/actuator/health/hts");
+            HttpResponse<String> one = LocalHttp.get(app, "/actuator/health/hts");
             assertThat(one.statusCode()).as(one.body()).isEqualTo(200);
-            assertThat(json(one).path("details").path("activeRuns").asInt()).isZero();
+            assertThat(LocalHttp.json(one).path("details").path("activeRuns").asInt())
+                    .isZero();
 
-            HttpResponse<String> group = get(app, "/actuator/health/work");
+            HttpResponse<String> group = LocalHttp.get(app, "/actuator/health/work");
             assertThat(group.statusCode()).as(group.body()).isEqualTo(200);
-            assertThat(json(group).path("components").path("hts").path("status").asString())
+            assertThat(LocalHttp.json(group)
+                            .path("components")
+                            .path("hts")
+                            .path("status")
+                            .asString())
                     .isEqualTo("UP");
 
             app.getBean(Scheduler.class).shutdown();
-            HttpResponse<String> down = get(app, "/actuator/health");
+            HttpResponse<String> down = LocalHttp.get(app, "/actuator/health");
             assertThat(down.statusCode()).as(down.body()).isEqualTo(503);
-            assertThat(json(down).path("components").path("hts").path("status").asString())
+            assertThat(LocalHttp.json(down)
+                            .path("components")
+                            .path("hts")
+                            .path("status")
+                            .asString())
                     .isEqualTo("DOWN");
-            HttpResponse<String> groupDown = get(app, "/actuator/health/work");
+            HttpResponse<String> groupDown = LocalHttp.get(app, "/actuator/health/work");
             assertThat(groupDown.statusCode()).as(groupDown.body()).isEqualTo(503);
         }
     }
@@ -439,9 +430,9 @@ class SpringSideAttackTests {
                 "management.endpoint.health.show-components=always",
                 "management.endpoint.health.show-details=never",
                 "hts.metrics.enabled=false")) {
-            HttpResponse<String> all = get(app, "/actuator/health");
+            HttpResponse<String> all = LocalHttp.get(app, "/actuator/health");
             assertThat(all.statusCode()).as(all.body()).isEqualTo(200);
-            JsonNode htsNode = json(all).path("components").path("hts");
+            JsonNode htsNode = LocalHttp.json(all).path("components").path("hts");
             assertThat(htsNode.path("status").asString()).as(all.body()).isEqualTo("UP");
             assertThat(htsNode.has("details")).as(all.body()).isFalse();
 
@@ -456,9 +447,11 @@ class SpringSideAttackTests {
         }
         try (ConfigurableApplicationContext app =
                 start("management.endpoint.health.show-components=always", "management.health.hts.enabled=false")) {
-            HttpResponse<String> all = get(app, "/actuator/health");
+            HttpResponse<String> all = LocalHttp.get(app, "/actuator/health");
             assertThat(all.statusCode()).isEqualTo(200);
-            assertThat(json(all).path("components").has("hts")).as(all.body()).isFalse();
+            assertThat(LocalHttp.json(all).path("components").has("hts"))
+                    .as(all.body())
+                    .isFalse();
             assertThat(app.getBean(MeterRegistry.class)
                             .find("hts.executor.idle")
                             .gauge())
