@@ -28,9 +28,17 @@ public final class LocalHttp {
         return Integer.parseInt(context.getEnvironment().getRequiredProperty("local.server.port"));
     }
 
-    /** A GET of {@code path} on the server of port {@code port}. */
-    public static HttpResponse<String> get(int port, String path) throws Exception {
-        return send(HttpRequest.newBuilder(uri(port, path)).GET());
+    /**
+     * A GET of {@code path} on the server of port {@code port}.
+     *
+     * @param headers names and values, alternating
+     */
+    public static HttpResponse<String> get(int port, String path, String... headers) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri(port, path)).GET();
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return send(request);
     }
 
     /** A GET of {@code path} on the context's server. */
