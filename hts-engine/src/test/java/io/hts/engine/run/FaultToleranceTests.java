@@ -21,6 +21,7 @@ import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.EventType;
 import io.hts.engine.observe.TaskEvent;
 import io.hts.engine.policy.GpuFirstPolicy;
+import io.hts.engine.support.Blocking;
 import io.hts.engine.support.Ended;
 import io.hts.engine.support.FakeGpuBackend;
 import io.hts.engine.support.RecordingListener;
@@ -246,7 +247,7 @@ class FaultToleranceTests {
 
             TaskGraph slow = TaskGraph.named("limited");
             slow.task("sleepy").timeLimiter("quick").retries(0).cpu(ctx -> {
-                Thread.sleep(10_000);
+                Blocking.untilInterrupted(Duration.ofSeconds(10));
                 return null;
             });
             assertThatThrownBy(() -> scheduler.execute(slow))
@@ -280,7 +281,7 @@ class FaultToleranceTests {
             TaskGraph g = TaskGraph.named("timeouts");
             Task<Object> slow = g.task("slow").timeout(Duration.ofMillis(100)).cpu(ctx -> {
                 try {
-                    Thread.sleep(30_000);
+                    Blocking.untilInterrupted(Duration.ofSeconds(30));
                 } catch (InterruptedException ex) {
                     sawCancelled.set(ctx.isCancelled());
                     interrupted.countDown();
@@ -338,7 +339,7 @@ class FaultToleranceTests {
                     .retries(2, Duration.ofMillis(1))
                     .cpu(ctx -> {
                         if (ctx.attempt() == 1) {
-                            Thread.sleep(5_000);
+                            Blocking.untilInterrupted(Duration.ofSeconds(5));
                         }
                         return ctx.attempt();
                     });
@@ -407,7 +408,7 @@ class FaultToleranceTests {
             Task<Integer> first = g.task("first").cpu(ctx -> 1);
             Task<Object> a = g.task("a").after(first).cpu(ctx -> {
                 running.countDown();
-                Thread.sleep(30_000);
+                Blocking.untilInterrupted(Duration.ofSeconds(30));
                 return null;
             });
             Task<Object> b = g.task("b").after(first).cpu(ctx -> {

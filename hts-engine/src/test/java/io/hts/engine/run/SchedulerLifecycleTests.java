@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.support.Blocking;
 import io.hts.engine.support.FakeGpuBackend;
 import java.time.Duration;
 import java.util.List;
@@ -58,7 +59,7 @@ class SchedulerLifecycleTests {
         TaskGraph g = TaskGraph.named("cancelled-by-shutdown");
         Task<Object> sleeper = g.task("sleeper").cpu(ctx -> {
             started.countDown();
-            Thread.sleep(60_000);
+            Blocking.untilInterrupted(Duration.ofSeconds(60));
             return null;
         });
         Task<Object> next = g.task("next").after(sleeper).cpu(ctx -> null);
