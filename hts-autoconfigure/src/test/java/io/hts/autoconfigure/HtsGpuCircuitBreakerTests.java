@@ -24,6 +24,7 @@ import io.hts.gpu.cuda.CudaException;
 import io.hts.gpu.exec.GpuContext;
 import io.hts.gpu.exec.MultiGpuBackend;
 import io.hts.gpu.memory.DeviceBuffer;
+import io.hts.gpu.support.AcrossDevices;
 import io.hts.gpu.support.SimulatedCuda;
 import java.time.Duration;
 import java.util.List;
@@ -101,19 +102,10 @@ class HtsGpuCircuitBreakerTests {
             CircuitBreakingBackend breaker = guarded(s);
             assertThat(breaker.delegate()).isSameAs(gpus);
 
-            TaskGraph g = TaskGraph.named("across");
-            Task<DeviceBuffer> first = g.task("first").onGpu(0).gpu(ctx -> {
-                GpuContext c = ctx.unwrap(GpuContext.class);
-                DeviceBuffer b = c.allocate(4);
-                c.kernels().fill(1, 5f, b);
-                return b;
-            });
-            Task<float[]> second = g.task("second").after(first).onGpu(1).gpu(ctx -> {
-                GpuContext c = ctx.unwrap(GpuContext.class);
-                DeviceBuffer here = c.onThisDevice(ctx.input(first));
-                c.kernels().scale(1, 2f, here);
-                return c.download(here, new float[1]);
-            });
+            AcrossDevices across = AcrossDevices.build();
+            TaskGraph g = across.graph();
+            Task<DeviceBuffer> first = across.first();
+            Task<float[]> second = across.second();
             GraphRun run;
             cuda.autoRun(false); // the devices hold their work until the test lets it run
             try {

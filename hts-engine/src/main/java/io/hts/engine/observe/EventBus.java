@@ -141,51 +141,55 @@ public final class EventBus {
             @Nullable String detail) {
         try {
             long now = System.nanoTime();
-            Instant time = epoch.plusNanos(now - epochNanos);
             TaskEvent event;
             EventLog target = eventLog;
             if (target != null && logDetail.accepts(type)) {
                 // Sequence numbers of logged events are taken under the log's lock: the log stays in
                 // sequence order, so a reader's cursor never skips an event still in the buffer.
                 synchronized (target) {
-                    event = new TaskEvent(
-                            sequence.incrementAndGet(),
-                            now,
-                            time,
-                            type,
-                            runId,
-                            graph,
-                            task,
-                            taskIndex,
-                            device,
-                            worker,
-                            attempt,
-                            error,
-                            decision,
-                            detail);
+                    event = newEvent(
+                            now, type, runId, graph, task, taskIndex, device, worker, attempt, error, decision, detail);
                     target.append(event);
                 }
             } else {
-                event = new TaskEvent(
-                        sequence.incrementAndGet(),
-                        now,
-                        time,
-                        type,
-                        runId,
-                        graph,
-                        task,
-                        taskIndex,
-                        device,
-                        worker,
-                        attempt,
-                        error,
-                        decision,
-                        detail);
+                event = newEvent(
+                        now, type, runId, graph, task, taskIndex, device, worker, attempt, error, decision, detail);
             }
             deliver(event);
         } catch (Throwable ex) {
             failed(null, null, ex); // building or logging an event failed (out of memory, say): scheduling goes on
         }
+    }
+
+    /** An event with the next sequence number, stamped at {@code now}. */
+    private TaskEvent newEvent(
+            long now,
+            EventType type,
+            long runId,
+            String graph,
+            @Nullable String task,
+            int taskIndex,
+            @Nullable Device device,
+            int worker,
+            int attempt,
+            @Nullable Throwable error,
+            @Nullable DeviceDecision decision,
+            @Nullable String detail) {
+        return new TaskEvent(
+                sequence.incrementAndGet(),
+                now,
+                epoch.plusNanos(now - epochNanos),
+                type,
+                runId,
+                graph,
+                task,
+                taskIndex,
+                device,
+                worker,
+                attempt,
+                error,
+                decision,
+                detail);
     }
 
     /**

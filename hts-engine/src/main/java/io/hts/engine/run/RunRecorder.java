@@ -151,26 +151,12 @@ final class RunRecorder {
         if (!bus.wants(type)) {
             return;
         }
-        if (bus.hasListeners()) {
+        boolean listened = bus.hasListeners(); // listeners are user code (see userCodeRuns)
+        if (listened) {
             userCodeRuns();
             UserCode.enter(run.scheduler);
-            try {
-                bus.publish(
-                        type,
-                        run.runId(),
-                        topology.name(),
-                        i >= 0 ? topology.name(i) : null,
-                        i,
-                        device,
-                        lane,
-                        attempt,
-                        error,
-                        decision,
-                        detail);
-            } finally {
-                UserCode.exit();
-            }
-        } else {
+        }
+        try {
             bus.publish(
                     type,
                     run.runId(),
@@ -183,6 +169,10 @@ final class RunRecorder {
                     error,
                     decision,
                     detail);
+        } finally {
+            if (listened) {
+                UserCode.exit();
+            }
         }
     }
 

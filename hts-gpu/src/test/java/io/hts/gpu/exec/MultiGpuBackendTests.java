@@ -13,6 +13,7 @@ import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.memory.PoolSettings;
+import io.hts.gpu.support.AcrossDevices;
 import io.hts.gpu.support.SimulatedCuda;
 import java.time.Duration;
 import java.util.List;
@@ -116,19 +117,10 @@ class MultiGpuBackendTests {
         cuda.autoRun(false);
         MultiGpuBackend gpus = twoGpus(2);
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpus).build()) {
-            TaskGraph g = TaskGraph.named("across");
-            Task<DeviceBuffer> first = g.task("first").onGpu(0).gpu(ctx -> {
-                GpuContext c = ctx.unwrap(GpuContext.class);
-                DeviceBuffer b = c.allocate(4);
-                c.kernels().fill(1, 5f, b);
-                return b;
-            });
-            Task<float[]> second = g.task("second").after(first).onGpu(1).gpu(ctx -> {
-                GpuContext c = ctx.unwrap(GpuContext.class);
-                DeviceBuffer here = c.onThisDevice(ctx.input(first));
-                c.kernels().scale(1, 2f, here);
-                return c.download(here, new float[1]);
-            });
+            AcrossDevices across = AcrossDevices.build();
+            TaskGraph g = across.graph();
+            Task<DeviceBuffer> first = across.first();
+            Task<float[]> second = across.second();
             GraphRun run;
             try {
                 run = s.submit(g);
