@@ -3,15 +3,11 @@ package io.hts.autoconfigure.actuate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hts.autoconfigure.FeaturesApp;
+import io.hts.autoconfigure.support.LocalHttp;
 import io.hts.engine.run.Scheduler;
-import java.io.ByteArrayInputStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -31,40 +27,6 @@ import tools.jackson.databind.json.JsonMapper;
 class WriteRequestAttackTests {
 
     static final JsonMapper JSON = JsonMapper.builder().build();
-    static final HttpClient CLIENT = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10))
-            .build();
-
-    static HttpResponse<String> send(int port, String method, String path, String contentType, byte[] body)
-            throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                .timeout(Duration.ofSeconds(30))
-                .method(
-                        method,
-                        body == null
-                                ? HttpRequest.BodyPublishers.noBody()
-                                : HttpRequest.BodyPublishers.ofByteArray(body));
-        if (contentType != null) {
-            b.header("Content-Type", contentType);
-        }
-        return CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    static HttpResponse<String> post(int port, String path, String json) throws Exception {
-        return send(port, "POST", path, "application/json", json.getBytes(StandardCharsets.UTF_8));
-    }
-
-    static HttpResponse<String> chunked(int port, String path, byte[] body) throws Exception {
-        return CLIENT.send(
-                HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                        .timeout(Duration.ofSeconds(30))
-                        .header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body)))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
-    }
-
     /** The HTS problem body: status, title, detail and accepted. */
     static JsonNode htsProblem(HttpResponse<String> r, int status) {
         assertThat(r.statusCode()).as("status; body %s", r.body()).isEqualTo(status);
@@ -102,7 +64,8 @@ class WriteRequestAttackTests {
         Scheduler scheduler;
 
         void reset() throws Exception {
-            assertThat(post(port, "/actuator/hts", "{\"policy\":\"default\"}").statusCode())
+            assertThat(LocalHttp.postJson(port, "/actuator/hts", "{\"policy\":\"default\"}")
+                            .statusCode())
                     .isEqualTo(200);
         }
 
@@ -111,11 +74,11 @@ class WriteRequestAttackTests {
             reset();
             String ok = policyObject(64 * 1024);
             assertThat(ok.getBytes(StandardCharsets.UTF_8)).hasSize(65536);
-            HttpResponse<String> r = post(port, "/actuator/hts", ok);
+            HttpResponse<String> r = LocalHttp.postJson(port, "/actuator/hts", ok);
             assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
             assertThat(scheduler.policy().name()).isEqualTo("round-robin");
             reset();
-            JsonNode p = htsProblem(post(port, "/actuator/hts", policyObject(64 * 1024 + 1)), 400);
+            JsonNode p = htsProblem(LocalHttp.postJson(port, "/actuator/hts", policyObject(64 * 1024 + 1)), 400);
             assertThat(p.get("detail").asText()).contains("larger than 64 KiB");
             assertThat(scheduler.policy().name()).isEqualTo("default");
         }
@@ -123,20 +86,22 @@ class WriteRequestAttackTests {
         @Test
         void chunkedBodiesAreReadAndLimited() throws Exception {
             reset();
-            HttpResponse<String> r =
-                    chunked(port, "/actuator/hts", "{\"policy\":\"cpu-first\"}".getBytes(StandardCharsets.UTF_8));
+            HttpResponse<String> r = LocalHttp.postJsonChunked(
+                    port, "/actuator/hts", "{\"policy\":\"cpu-first\"}".getBytes(StandardCharsets.UTF_8));
             assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
             assertThat(scheduler.policy().name()).isEqualTo("cpu-first");
             htsProblem(
-                    chunked(port, "/actuator/hts", policyObject(64 * 1024 + 1).getBytes(StandardCharsets.UTF_8)), 400);
-            htsProblem(chunked(port, "/actuator/hts", "[1,2]".getBytes(StandardCharsets.UTF_8)), 400);
+                    LocalHttp.postJsonChunked(
+                            port, "/actuator/hts", policyObject(64 * 1024 + 1).getBytes(StandardCharsets.UTF_8)),
+                    400);
+            htsProblem(LocalHttp.postJsonChunked(port, "/actuator/hts", "[1,2]".getBytes(StandardCharsets.UTF_8)), 400);
         }
 
         /** Far over the limit: the 400 must still reach the client (the server stops reading after 64 KiB). */
         @Test
         void aBodyOfSeveralMegabytesStillGetsThe400() throws Exception {
             reset();
-            HttpResponse<String> r = post(port, "/actuator/hts", policyObject(8 * 1024 * 1024));
+            HttpResponse<String> r = LocalHttp.postJson(port, "/actuator/hts", policyObject(8 * 1024 * 1024));
             JsonNode p = htsProblem(r, 400);
             assertThat(p.get("detail").asText()).contains("larger than 64 KiB");
         }
@@ -147,13 +112,14 @@ class WriteRequestAttackTests {
             for (String cs : charsets) {
                 reset();
                 byte[] body = "{\"policy\":\"gpu-first\"}".getBytes(Charset.forName(cs));
-                HttpResponse<String> r = send(port, "POST", "/actuator/hts", "application/json;charset=" + cs, body);
+                HttpResponse<String> r =
+                        LocalHttp.send(port, "POST", "/actuator/hts", "application/json;charset=" + cs, body);
                 assertThat(r.statusCode()).as("%s: %s", cs, r.body()).isEqualTo(200);
                 assertThat(scheduler.policy().name()).as(cs).isEqualTo("gpu-first");
             }
             reset();
             byte[] bom = "\uFEFF{\"policy\":\"cpu-first\"}".getBytes(StandardCharsets.UTF_8);
-            HttpResponse<String> r = send(port, "POST", "/actuator/hts", "application/json", bom);
+            HttpResponse<String> r = LocalHttp.send(port, "POST", "/actuator/hts", "application/json", bom);
             assertThat(r.statusCode()).as("UTF-8 BOM: %s", r.body()).isEqualTo(200);
             assertThat(scheduler.policy().name()).isEqualTo("cpu-first");
         }
@@ -167,7 +133,8 @@ class WriteRequestAttackTests {
             reset();
             byte[] body =
                     "{\"policy\":\"round-robin\",\"requestedBy\":\"Jos\u00e9\"}".getBytes(StandardCharsets.ISO_8859_1);
-            HttpResponse<String> r = send(port, "POST", "/actuator/hts", "application/json;charset=ISO-8859-1", body);
+            HttpResponse<String> r =
+                    LocalHttp.send(port, "POST", "/actuator/hts", "application/json;charset=ISO-8859-1", body);
             assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
             assertThat(scheduler.policy().name()).isEqualTo("round-robin");
         }
@@ -175,13 +142,13 @@ class WriteRequestAttackTests {
         @Test
         void emptyBodyAndEmptyObjectChangeNothing() throws Exception {
             reset();
-            HttpResponse<String> empty = send(port, "POST", "/actuator/hts", "application/json", new byte[0]);
+            HttpResponse<String> empty = LocalHttp.send(port, "POST", "/actuator/hts", "application/json", new byte[0]);
             System.out.println("EMPTY BODY: " + empty.statusCode() + " " + empty.body());
             assertThat(empty.statusCode()).as(empty.body()).isIn(200, 400);
             if (empty.statusCode() == 400) {
                 htsProblem(empty, 400);
             }
-            HttpResponse<String> obj = post(port, "/actuator/hts", "{}");
+            HttpResponse<String> obj = LocalHttp.postJson(port, "/actuator/hts", "{}");
             assertThat(obj.statusCode()).as(obj.body()).isEqualTo(200);
             assertThat(scheduler.policy().name()).isEqualTo("default");
         }
@@ -190,7 +157,7 @@ class WriteRequestAttackTests {
         @Test
         void aWhitespaceOnlyBodyGetsTheHtsProblemOrIsTreatedAsEmpty() throws Exception {
             reset();
-            HttpResponse<String> r = post(port, "/actuator/hts", "  \r\n\t ");
+            HttpResponse<String> r = LocalHttp.postJson(port, "/actuator/hts", "  \r\n\t ");
             assertThat(r.statusCode()).as(r.body()).isIn(200, 400);
             if (r.statusCode() == 400) {
                 htsProblem(r, 400);
@@ -199,10 +166,10 @@ class WriteRequestAttackTests {
 
         @Test
         void aJsonNullLiteralIsRefusedByHts() throws Exception {
-            JsonNode p = htsProblem(post(port, "/actuator/hts", "null"), 400);
+            JsonNode p = htsProblem(LocalHttp.postJson(port, "/actuator/hts", "null"), 400);
             assertThat(p.get("detail").asText()).contains("not an object");
-            htsProblem(post(port, "/actuator/hts", "42"), 400);
-            htsProblem(post(port, "/actuator/hts", "true"), 400);
+            htsProblem(LocalHttp.postJson(port, "/actuator/hts", "42"), 400);
+            htsProblem(LocalHttp.postJson(port, "/actuator/hts", "true"), 400);
         }
 
         /**
@@ -218,7 +185,7 @@ class WriteRequestAttackTests {
                 "{\"policy\":\"round-robin\",\"options\":{\"a\":1}}"
             };
             for (String body : bodies) {
-                HttpResponse<String> r = post(port, "/actuator/hts", body);
+                HttpResponse<String> r = LocalHttp.postJson(port, "/actuator/hts", body);
                 assertThat(r.statusCode()).as(body).isEqualTo(400);
                 assertThat(JSON.readTree(r.body()).has("detail"))
                         .as("%s -> %s", body, r.body())
@@ -229,7 +196,7 @@ class WriteRequestAttackTests {
         @Test
         void deepJsonIsRefusedWithTheHtsProblem() throws Exception {
             String deep = "{\"a\":" + "[".repeat(5000) + "]".repeat(5000) + "}";
-            HttpResponse<String> r = post(port, "/actuator/hts", deep);
+            HttpResponse<String> r = LocalHttp.postJson(port, "/actuator/hts", deep);
             System.out.println("DEEP: " + r.statusCode() + " " + r.body());
             JsonNode p = htsProblem(r, 400);
             assertThat(p.get("detail").asText()).isNotBlank();
@@ -240,7 +207,7 @@ class WriteRequestAttackTests {
             reset();
             for (String body :
                     new String[] {"{\"policy\":\"round-robin\"} garbage", "{\"policy\":\"round-robin\"}{\"x\":1}"}) {
-                HttpResponse<String> r = post(port, "/actuator/hts", body);
+                HttpResponse<String> r = LocalHttp.postJson(port, "/actuator/hts", body);
                 System.out.println("TRAILING: " + body + " -> " + r.statusCode() + " " + r.body());
                 if (r.statusCode() == 400) {
                     htsProblem(r, 400);
@@ -254,25 +221,25 @@ class WriteRequestAttackTests {
         void duplicateKeysUnknownKeysAndNumbersAsStrings() throws Exception {
             reset();
             HttpResponse<String> dup =
-                    post(port, "/actuator/hts", "{\"policy\":\"gpu-first\",\"policy\":\"cpu-first\"}");
+                    LocalHttp.postJson(port, "/actuator/hts", "{\"policy\":\"gpu-first\",\"policy\":\"cpu-first\"}");
             assertThat(dup.statusCode()).as(dup.body()).isEqualTo(200);
             assertThat(scheduler.policy().name()).as("last wins").isEqualTo("cpu-first");
-            HttpResponse<String> unknown = post(port, "/actuator/hts", "{\"polcy\":\"gpu-first\"}");
+            HttpResponse<String> unknown = LocalHttp.postJson(port, "/actuator/hts", "{\"polcy\":\"gpu-first\"}");
             System.out.println("UNKNOWN KEY: " + unknown.statusCode() + " " + unknown.body());
             assertThat(unknown.statusCode()).as(unknown.body()).isIn(200, 400);
-            HttpResponse<String> asString = post(port, "/actuator/hts", "{\"cancelRun\":\"424242\"}");
+            HttpResponse<String> asString = LocalHttp.postJson(port, "/actuator/hts", "{\"cancelRun\":\"424242\"}");
             assertThat(asString.statusCode()).as(asString.body()).isEqualTo(404);
-            HttpResponse<String> notNumber = post(port, "/actuator/hts", "{\"cancelRun\":\"abc\"}");
+            HttpResponse<String> notNumber = LocalHttp.postJson(port, "/actuator/hts", "{\"cancelRun\":\"abc\"}");
             assertThat(notNumber.statusCode()).as(notNumber.body()).isEqualTo(400);
             assertThat(notNumber.body()).contains("cancelRun");
-            HttpResponse<String> frac = post(port, "/actuator/hts", "{\"cancelRun\":4.5}");
+            HttpResponse<String> frac = LocalHttp.postJson(port, "/actuator/hts", "{\"cancelRun\":4.5}");
             assertThat(frac.statusCode()).as(frac.body()).isEqualTo(400);
         }
 
         @Test
         void aPolicyWithOddCasing() throws Exception {
             reset();
-            HttpResponse<String> r = post(port, "/actuator/hts", "{\"policy\":\"Round-Robin\"}");
+            HttpResponse<String> r = LocalHttp.postJson(port, "/actuator/hts", "{\"policy\":\"Round-Robin\"}");
             System.out.println("ODD CASING: " + r.statusCode() + " " + r.body());
             assertThat(r.statusCode()).as(r.body()).isIn(200, 400);
             if (r.statusCode() == 200) {
@@ -290,7 +257,8 @@ class WriteRequestAttackTests {
                 "text/plain", "application/x-www-form-urlencoded", null, "application/vnd.spring-boot.actuator.v3+json"
             }) {
                 reset();
-                HttpResponse<String> r = send(port, "POST", "/actuator/hts", ct, obj.getBytes(StandardCharsets.UTF_8));
+                HttpResponse<String> r =
+                        LocalHttp.send(port, "POST", "/actuator/hts", ct, obj.getBytes(StandardCharsets.UTF_8));
                 seen.add(ct + " -> " + r.statusCode() + " " + r.body());
             }
             System.out.println("CONTENT TYPES: " + seen);
@@ -299,27 +267,31 @@ class WriteRequestAttackTests {
 
         @Test
         void otherMethodsAndEndpointsAreUnaffected() throws Exception {
-            assertThat(send(port, "GET", "/actuator/hts", null, null).statusCode())
+            assertThat(LocalHttp.send(port, "GET", "/actuator/hts", null, null).statusCode())
                     .isEqualTo(200);
-            assertThat(send(port, "HEAD", "/actuator/hts", null, null).statusCode())
+            assertThat(LocalHttp.send(port, "HEAD", "/actuator/hts", null, null).statusCode())
                     .isEqualTo(200);
             List<String> seen = new ArrayList<>();
             for (String m : new String[] {"PUT", "DELETE", "PATCH"}) {
-                HttpResponse<String> r =
-                        send(port, m, "/actuator/hts", "application/json", "{\"policy\":\"cpu-first\"}".getBytes());
+                HttpResponse<String> r = LocalHttp.send(
+                        port, m, "/actuator/hts", "application/json", "{\"policy\":\"cpu-first\"}".getBytes());
                 seen.add(m + " -> " + r.statusCode() + " " + r.body());
                 assertThat(r.statusCode()).as(m).isEqualTo(405);
             }
             System.out.println("OTHER METHODS: " + seen);
-            assertThat(send(port, "GET", "/actuator/htsevents", null, null).statusCode())
+            assertThat(LocalHttp.send(port, "GET", "/actuator/htsevents", null, null)
+                            .statusCode())
                     .isEqualTo(200);
-            assertThat(send(port, "GET", "/actuator/htsprofiler", null, null).statusCode())
+            assertThat(LocalHttp.send(port, "GET", "/actuator/htsprofiler", null, null)
+                            .statusCode())
                     .isEqualTo(200);
-            HttpResponse<String> r = send(port, "POST", "/actuator/htsevents", "application/json", "[1]".getBytes());
+            HttpResponse<String> r =
+                    LocalHttp.send(port, "POST", "/actuator/htsevents", "application/json", "[1]".getBytes());
             assertThat(r.statusCode())
                     .as("the filter is on /actuator/hts only: %s", r.body())
                     .isEqualTo(405);
-            HttpResponse<String> sub = send(port, "POST", "/actuator/hts/x", "application/json", "[1]".getBytes());
+            HttpResponse<String> sub =
+                    LocalHttp.send(port, "POST", "/actuator/hts/x", "application/json", "[1]".getBytes());
             assertThat(sub.statusCode()).as(sub.body()).isNotEqualTo(200);
         }
 
@@ -329,13 +301,7 @@ class WriteRequestAttackTests {
             List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
             for (int i = 0; i < 100; i++) {
                 String body = i % 7 == 0 ? "[\"bad\"]" : "{\"policy\":\"" + policies[i % policies.length] + "\"}";
-                all.add(CLIENT.sendAsync(
-                        HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/actuator/hts"))
-                                .timeout(Duration.ofSeconds(30))
-                                .header("Content-Type", "application/json")
-                                .POST(HttpRequest.BodyPublishers.ofString(body))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString()));
+                all.add(LocalHttp.postJsonAsync(port, "/actuator/hts", body));
             }
             for (int i = 0; i < all.size(); i++) {
                 HttpResponse<String> r = all.get(i).get(60, TimeUnit.SECONDS);
@@ -370,11 +336,12 @@ class WriteRequestAttackTests {
         @Test
         void theFilterAnswersOnTheManagementPort() throws Exception {
             assertThat(managementPort).isNotEqualTo(port);
-            htsProblem(post(managementPort, "/actuator/hts", "[1]"), 400);
-            assertThat(post(managementPort, "/actuator/hts", "{\"policy\":\"cpu-first\"}")
+            htsProblem(LocalHttp.postJson(managementPort, "/actuator/hts", "[1]"), 400);
+            assertThat(LocalHttp.postJson(managementPort, "/actuator/hts", "{\"policy\":\"cpu-first\"}")
                             .statusCode())
                     .isEqualTo(200);
-            assertThat(post(port, "/actuator/hts", "{\"policy\":\"cpu-first\"}").statusCode())
+            assertThat(LocalHttp.postJson(port, "/actuator/hts", "{\"policy\":\"cpu-first\"}")
+                            .statusCode())
                     .as("not on the app port")
                     .isEqualTo(404);
         }
@@ -396,7 +363,8 @@ class WriteRequestAttackTests {
 
         @Test
         void aPostIsThe405Problem() throws Exception {
-            JsonNode p = htsProblem(post(managementPort, "/mgmt/actuator/hts", "{\"policy\":\"cpu-first\"}"), 405);
+            JsonNode p = htsProblem(
+                    LocalHttp.postJson(managementPort, "/mgmt/actuator/hts", "{\"policy\":\"cpu-first\"}"), 405);
             assertThat(p.get("parameter").asText()).isEqualTo("management.endpoint.hts.access");
         }
     }
@@ -418,8 +386,8 @@ class WriteRequestAttackTests {
 
         @Test
         void theFilterFollowsBothPaths() throws Exception {
-            htsProblem(post(port, "/app/manage/hts", "[1]"), 400);
-            assertThat(post(port, "/app/manage/hts", "{\"policy\":\"cpu-first\"}")
+            htsProblem(LocalHttp.postJson(port, "/app/manage/hts", "[1]"), 400);
+            assertThat(LocalHttp.postJson(port, "/app/manage/hts", "{\"policy\":\"cpu-first\"}")
                             .statusCode())
                     .isEqualTo(200);
         }
@@ -441,7 +409,7 @@ class WriteRequestAttackTests {
 
         @Test
         void theFilterIsOnSlashHts() throws Exception {
-            htsProblem(post(port, "/hts", "[1]"), 400);
+            htsProblem(LocalHttp.postJson(port, "/hts", "[1]"), 400);
         }
     }
 
@@ -461,9 +429,10 @@ class WriteRequestAttackTests {
 
         @Test
         void aPostToTheMappedPathIsThe405Problem() throws Exception {
-            assertThat(send(port, "GET", "/actuator/scheduler", null, null).statusCode())
+            assertThat(LocalHttp.send(port, "GET", "/actuator/scheduler", null, null)
+                            .statusCode())
                     .isEqualTo(200);
-            HttpResponse<String> r = post(port, "/actuator/scheduler", "{\"policy\":\"cpu-first\"}");
+            HttpResponse<String> r = LocalHttp.postJson(port, "/actuator/scheduler", "{\"policy\":\"cpu-first\"}");
             htsProblem(r, 405);
         }
     }
@@ -484,7 +453,7 @@ class WriteRequestAttackTests {
 
         @Test
         void aBadBodyToTheMappedPathIsThe400Problem() throws Exception {
-            htsProblem(post(port, "/actuator/scheduler", "[1]"), 400);
+            htsProblem(LocalHttp.postJson(port, "/actuator/scheduler", "[1]"), 400);
         }
     }
 
@@ -501,9 +470,10 @@ class WriteRequestAttackTests {
 
         @Test
         void aPostUnderTheServletPathIsThe405Problem() throws Exception {
-            assertThat(send(port, "GET", "/api/actuator/hts", null, null).statusCode())
+            assertThat(LocalHttp.send(port, "GET", "/api/actuator/hts", null, null)
+                            .statusCode())
                     .isEqualTo(200);
-            htsProblem(post(port, "/api/actuator/hts", "{\"policy\":\"cpu-first\"}"), 405);
+            htsProblem(LocalHttp.postJson(port, "/api/actuator/hts", "{\"policy\":\"cpu-first\"}"), 405);
         }
     }
 
@@ -525,7 +495,7 @@ class WriteRequestAttackTests {
 
         @Test
         void aPostIsAllowed() throws Exception {
-            HttpResponse<String> r = post(port, "/actuator/hts", "{\"policy\":\"cpu-first\"}");
+            HttpResponse<String> r = LocalHttp.postJson(port, "/actuator/hts", "{\"policy\":\"cpu-first\"}");
             assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
             assertThat(scheduler.policy().name()).isEqualTo("cpu-first");
         }
@@ -547,8 +517,8 @@ class WriteRequestAttackTests {
 
         @Test
         void aPostIsThe405Problem() throws Exception {
-            htsProblem(post(port, "/actuator/hts", "{\"policy\":\"cpu-first\"}"), 405);
-            htsProblem(post(port, "/actuator/hts", "[1]"), 405);
+            htsProblem(LocalHttp.postJson(port, "/actuator/hts", "{\"policy\":\"cpu-first\"}"), 405);
+            htsProblem(LocalHttp.postJson(port, "/actuator/hts", "[1]"), 405);
         }
     }
 }

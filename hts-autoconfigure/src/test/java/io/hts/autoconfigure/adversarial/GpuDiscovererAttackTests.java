@@ -296,24 +296,6 @@ class GpuDiscovererAttackTests {
         }
     }
 
-    /**
-     * docs/configuration.md lists the events endpoint's filters as {@code after}, {@code run},
-     * {@code task}, {@code type}, {@code limit} (and the stream's as {@code run}, {@code task},
-     * {@code type}); the code reads {@code runId}. A client written from that table sends
-     * {@code ?run=7}, which is silently ignored: it gets every run's events, no 400.
-     */
-    @Test
-    void theDocumentedRunFilterFilters() throws Exception {
-        try (ConfigurableApplicationContext context = start()) {
-            long[] ids = twoFailedRuns(context);
-            JsonNode events = LocalHttp.getJson(context, "/actuator/htsevents?runId=" + ids[0])
-                    .get("events");
-            assertThat(events)
-                    .isNotEmpty()
-                    .allSatisfy(e -> assertThat(e.get("runId").asLong()).isEqualTo(ids[0]));
-        }
-    }
-
     @Test
     void configurationDocsNameTheRunFilterRunId() throws Exception {
         String doc = Files.readString(Path.of("..", "docs", "configuration.md"));

@@ -2,11 +2,15 @@ package io.hts.autoconfigure.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayInputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationContext;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -17,7 +21,10 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class LocalHttp {
 
-    private static final HttpClient CLIENT = HttpClient.newHttpClient();
+    private static final HttpClient CLIENT = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10))
+            .build();
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
@@ -55,9 +62,46 @@ public final class LocalHttp {
 
     /** A POST of a JSON body. */
     public static HttpResponse<String> postJson(int port, String path, String json) throws Exception {
+        return send(port, "POST", path, "application/json", json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The same POST, answered later: for many requests at once. */
+    public static CompletableFuture<HttpResponse<String>> postJsonAsync(int port, String path, String json) {
+        return CLIENT.sendAsync(
+                HttpRequest.newBuilder(uri(port, path))
+                        .timeout(TIMEOUT)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(json))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * Any method with any body, as a hostile client sends it.
+     *
+     * @param contentType the Content-Type header, or {@code null} for none
+     * @param body the bytes, or {@code null} for no body
+     */
+    public static HttpResponse<String> send(
+            int port, String method, String path, @Nullable String contentType, byte @Nullable [] body)
+            throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri(port, path))
+                .method(
+                        method,
+                        body == null
+                                ? HttpRequest.BodyPublishers.noBody()
+                                : HttpRequest.BodyPublishers.ofByteArray(body));
+        if (contentType != null) {
+            request.header("Content-Type", contentType);
+        }
+        return send(request);
+    }
+
+    /** A JSON POST whose body goes chunked (no Content-Length). */
+    public static HttpResponse<String> postJsonChunked(int port, String path, byte[] body) throws Exception {
         return send(HttpRequest.newBuilder(uri(port, path))
                 .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json)));
+                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body))));
     }
 
     /** A response's body as JSON. */
