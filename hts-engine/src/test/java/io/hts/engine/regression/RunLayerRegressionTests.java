@@ -1012,6 +1012,16 @@ class RunLayerRegressionTests {
                         PoolRound r = first;
                         long accepted = 0;
                         while (!stop.get()) {
+                            if (accepted >= MAX_ACCEPTED_PER_ROUND) {
+                                // While the main thread waits for an older pool to terminate, this
+                                // pool is not shut down; submitting on would grow its queue without
+                                // bound (millions of tasks a second), and its worker would then need
+                                // seconds to drain it. Wait for the shutdown, then race it again.
+                                PoolRound round = r;
+                                while (!round.pool.isShutdown() && !stop.get()) {
+                                    Thread.onSpinWait();
+                                }
+                            }
                             try {
                                 r.pool.execute(r.task);
                                 accepted++;
@@ -1112,6 +1122,9 @@ class RunLayerRegressionTests {
         }
         return runnable + " runnable threads in this JVM; pool workers:" + sb;
     }
+
+    /** Tasks one submitter gives one pool at most before it waits for the pool's shutdown. */
+    private static final long MAX_ACCEPTED_PER_ROUND = 20_000;
 
     /** One pool of the submit/shutdown race, with what was accepted and what ran. */
     private static final class PoolRound {
