@@ -24,12 +24,16 @@ import org.HdrHistogram.Histogram;
  * ({@link RunProfile#estimatedBytes()}) evicts the oldest profiles first; a profile larger than the
  * whole bound is not kept at all (its run's own {@code profile()} still has it).
  *
- * <p>Recording a finished run is O(1) (plus evictions): the profile references the run's arrays,
- * nothing is copied or aggregated on the thread that finished the run. Statistics are computed
- * when asked for, over the kept runs, and cached until the next run is recorded. At most
- * {@value #MAX_NAMES} names get their own histogram; the rest are counted under {@value #OTHER}.
+ * <p>Statistics are computed when asked for, over the kept runs. At most {@value #MAX_NAMES} names
+ * get their own histogram; the rest are counted under {@value #OTHER}. Thread-safe.
  */
 public final class Profiler {
+
+    /*
+     * Recording a finished run is O(1) (plus evictions): the profile references the run's arrays,
+     * nothing is copied or aggregated on the thread that finished the run. Statistics are computed
+     * over the kept runs when asked for and cached until the next run is recorded.
+     */
 
     /** The most statistics names with histograms of their own. */
     public static final int MAX_NAMES = 4096;

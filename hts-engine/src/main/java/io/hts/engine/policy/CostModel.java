@@ -8,14 +8,17 @@ import java.util.Map;
 /**
  * Learned task costs: an exponentially weighted moving average of measured durations per
  * statistics name (a task's name, or its group's) and device. Feeds the policies when a task
- * declares no estimate.
- *
- * <p>Callers (the scheduler's execution plans) look a cell up once per graph and keep it, so the
- * map is off the hot path; it remembers at most {@value #MAX_NAMES} names, least recently used
- * first out. Updates of a cell are deliberately racy (two concurrent samples may lose one): an estimate does not
- * need every sample, and the hot path must not contend on a lock or a CAS loop.
+ * declares no estimate. It remembers at most {@value #MAX_NAMES} names, the least recently used
+ * forgotten first. Thread-safe; of two samples recorded at the same moment one may be lost.
  */
 public final class CostModel {
+
+    /*
+     * Callers (the scheduler's execution plans) look a cell up once per graph and keep it, so the
+     * map, under this object's monitor, is off the hot path. Updates of a cell are deliberately
+     * racy (a read and a write of a volatile double, no CAS loop): an estimate does not need every
+     * sample, and the hot path must not contend on a lock or a CAS loop.
+     */
 
     /** The most names remembered; the least recently used is forgotten beyond it. */
     public static final int MAX_NAMES = 10_000;

@@ -5,10 +5,10 @@ import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.observe.DeviceDecision;
-import io.hts.engine.observe.EventBus;
 import io.hts.engine.observe.EventType;
 import io.hts.engine.observe.RunProfile;
 import io.hts.engine.observe.TaskCauses;
+import io.hts.engine.observe.internal.EventBus;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
@@ -26,8 +26,7 @@ import org.jspecify.annotations.Nullable;
  * indexed by task: each entry is written once or twice by the one thread that runs the task, and
  * neighbouring tasks mostly run on the same worker (a chain's continuation, a tree's subtree, a
  * range of roots), so dense arrays give a worker one sequential stream per array where the spread
- * layout gave it sixteen. Measured on the lent GPU machine's host (docs/benchmarks.md, step 3):
- * profiling cost 10-50 ns a task less on chains, trees and independent tasks, no change on a DAG.
+ * layout gave it sixteen (docs/benchmarks.md, step 3, has what that saved).
  *
  * <p><b>One clock read per task on a busy worker.</b> A task's end is read when its body returns.
  * Its start is read afresh, except when the worker goes straight on from the previous task of the
@@ -62,7 +61,7 @@ final class RunRecorder {
     RunRecorder(GraphRun run, boolean profiling) {
         this.run = run;
         this.topology = run.topology;
-        this.bus = run.scheduler.events();
+        this.bus = run.scheduler.eventBus();
         int n = topology.size();
         this.start = profiling ? new long[n] : null;
         this.end = profiling ? new long[n] : null;

@@ -181,7 +181,8 @@ final class DeviceTimes {
      * (parking oversleeps, by up to a millisecond on some hosts, so wake early and spin for the
      * end), spin through the window where it should end (six mean deviations plus
      * {@code pollSpinNanos} past it), then park until a completion callback (long tasks) or for a
-     * short poll (short ones, which have none: it costs about 10 µs a launch).
+     * short poll (short ones, which have none: a callback costs more than polling for them;
+     * docs/gpu.md has the figures).
      *
      * @return how long to park, 0 to spin
      */

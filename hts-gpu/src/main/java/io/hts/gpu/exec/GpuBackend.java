@@ -148,12 +148,12 @@ public final class GpuBackend implements DeviceBackend {
             return Optional.empty();
         }
         DeviceInfo device = found.devices().get(0);
-        try {
-            return Optional.of(new GpuBackend(api, device, settings.apply(device.totalMemory()), true));
-        } catch (RuntimeException ex) {
-            log.warn("HTS GPU backend could not start on {}; tasks run on the CPU: {}", device, ex.toString());
-            return Optional.empty();
+        List<UnusableGpuBackend> failed = new ArrayList<>(1);
+        GpuBackend started = GpuStartup.startOne(api, device, settings.apply(device.totalMemory()), true, failed);
+        if (started == null) {
+            log.warn("HTS GPU backend: {}; tasks run on the CPU", failed.get(0).reason());
         }
+        return Optional.ofNullable(started);
     }
 
     /** How long before expected ends the launcher stops sleeping and spins, for this host's timers. */

@@ -58,15 +58,29 @@ public final class GpuStartup {
         List<GpuBackend> started = new ArrayList<>();
         List<UnusableGpuBackend> failed = new ArrayList<>();
         for (int i = 0; i < devices.size(); i++) {
-            DeviceInfo device = devices.get(i);
-            try {
-                started.add(new GpuBackend(api, device, each.get(i), loadCublas));
-            } catch (RuntimeException | LinkageError ex) {
-                log.debug("HTS GPU backend: {} could not be started", device, ex);
-                failed.add(UnusableGpuBackend.failedToStart(device, ex));
+            GpuBackend backend = startOne(api, devices.get(i), each.get(i), loadCublas, failed);
+            if (backend != null) {
+                started.add(backend);
             }
         }
         return new GpuStartup(started.isEmpty() ? null : new MultiGpuBackend(started, api), failed);
+    }
+
+    /**
+     * Starts one device's backend; what one that throws while starting gives is added to
+     * {@code failed}. {@link GpuBackend#startOnFirstDevice} starts through it too.
+     *
+     * @return the backend, or {@code null} when it could not be started
+     */
+    static @Nullable GpuBackend startOne(
+            CudaApi api, DeviceInfo device, GpuSettings settings, boolean loadCublas, List<UnusableGpuBackend> failed) {
+        try {
+            return new GpuBackend(api, device, settings, loadCublas);
+        } catch (RuntimeException | LinkageError ex) {
+            log.debug("HTS GPU backend: {} could not be started", device, ex);
+            failed.add(UnusableGpuBackend.failedToStart(device, ex));
+            return null;
+        }
     }
 
     /** Whether every GPU started. */

@@ -17,27 +17,33 @@ import org.jspecify.annotations.Nullable;
  * The kernels loaded on one device: HTS's built-in ones (PTX shipped in this jar, generated from
  * {@code hts-gpu/src/main/cuda/hts_kernels.cu}), users' PTX and users' CUDA C compiled by NVRTC.
  *
- * <p><b>Invariants.</b>
- * <ul>
- * <li>A user module is keyed by its full text (the PTX, or the CUDA C source of a compiled one),
- * never by a hash of it: two different texts never share a module. A text has at most one module
- * in the cache, and a module one {@link Kernel} per kernel name.</li>
- * <li>At most {@code maxModules} user modules are in the cache; loading one more evicts the least
- * recently used. The built-in module is not counted and never evicted.</li>
- * <li>An evicted module leaves the cache at once but stays loaded, in the evicted list, until
- * {@link #unloadEvicted()} or {@link #close()} unloads it: work launched from it may still be
- * running on the device. A module is marked unloaded before {@code cuModuleUnload}, so that a
- * {@link Kernel} of it kept by a caller fails at launch ({@link Kernel#function()}) instead of
- * handing the driver a dangling handle.</li>
- * <li>Hits read concurrent maps and write an access stamp (no lock, no allocation); loading,
- * compiling, evicting and unloading hold the cache's lock, so concurrent lookups of one text
- * load it once.</li>
- * </ul>
+ * <p>A text is loaded once and shared; at most {@code maxModules} user modules stay cached, the
+ * least recently used evicted first (the built-in module is never evicted). A {@link Kernel} kept
+ * from an evicted module that has since been unloaded fails at launch ({@link Kernel#function()})
+ * instead of handing the driver a dangling handle.
  *
  * <p>Bodies look kernels up each time they launch one; a hit is cheap. Every call that loads or
  * unloads makes the device's context current on the calling thread first.
  */
 public final class KernelCache implements AutoCloseable {
+
+    /*
+     * Invariants.
+     *
+     * - A user module is keyed by its full text (the PTX, or the CUDA C source of a compiled
+     *   one), never by a hash of it: two different texts never share a module. A text has at most
+     *   one module in the cache, and a module one Kernel per kernel name.
+     * - At most maxModules user modules are in the cache; loading one more evicts the least
+     *   recently used. The built-in module is not counted and never evicted.
+     * - An evicted module leaves the cache at once but stays loaded, in the evicted list, until
+     *   unloadEvicted() or close() unloads it: work launched from it may still be running on the
+     *   device. A module is marked unloaded before cuModuleUnload, so that a Kernel of it kept by
+     *   a caller fails at launch (Kernel.function()) instead of handing the driver a dangling
+     *   handle.
+     * - Hits read concurrent maps and write an access stamp (no lock, no allocation); loading,
+     *   compiling, evicting and unloading hold the cache's lock, so concurrent lookups of one text
+     *   load it once.
+     */
 
     /** The resource holding the built-in kernels' PTX. */
     public static final String BUILTIN_PTX = "/io/hts/gpu/kernel/hts_kernels.ptx";

@@ -15,8 +15,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The device memory of one GPU, handed out as {@link DeviceBuffer}s: arenas reserved with
  * {@code cuMemAlloc} (power-of-two sizes) and carved up by one {@link BuddyAllocator} each, so an
- * allocation after warm-up is a few hundred nanoseconds of Java instead of a driver call of tens
- * of microseconds.
+ * allocation after warm-up is Java work instead of a driver call (docs/gpu.md has both costs).
  */
 public final class DeviceMemoryPool implements AutoCloseable {
 
