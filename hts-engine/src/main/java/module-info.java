@@ -3,8 +3,9 @@
  * that runs them ({@code io.hts.engine.run}), placement policies ({@code io.hts.engine.policy}),
  * fault tolerance through Resilience4j ({@code io.hts.engine.fault}), events and profiles
  * ({@code io.hts.engine.observe}) and the device-backend SPI ({@code io.hts.engine.exec}). These
- * packages are the API; {@code io.hts.engine.exec.internal} (the work-stealing pool, the resource
- * limiter) is not exported. docs/api.md lists the types a user needs.
+ * packages are the API. Their {@code .internal} sub-packages (the work-stealing pool and resource
+ * limiter, the compiled graph, the resolution of fault-tolerance declarations, the event bus) are
+ * not exported. docs/api.md lists the types a user needs.
  */
 module io.hts.engine {
     requires transitive io.github.resilience4j.core;

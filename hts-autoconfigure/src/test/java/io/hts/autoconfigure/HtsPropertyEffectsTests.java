@@ -58,22 +58,23 @@ class HtsPropertyEffectsTests {
 
     @Test
     void eventsBufferSizeBoundsTheRecentEventsTheSchedulerKeeps() {
-        runner.run(context -> assertThat(
-                        context.getBean(Scheduler.class).events().log().capacity())
+        runner.run(context -> assertThat(context.getBean(Scheduler.class)
+                        .eventLog()
+                        .orElseThrow()
+                        .capacity())
                 .isEqualTo(10_000));
         runner.withPropertyValues("hts.events.buffer-size=5").run(context -> {
             Scheduler s = context.getBean(Scheduler.class);
-            assertThat(s.events().log().capacity()).isEqualTo(5);
+            assertThat(s.eventLog().orElseThrow().capacity()).isEqualTo(5);
             GraphRun run = s.submit(failing("twelve", 12), RunOptions.failureMode(FailureMode.CONTINUE));
             assertThat(run.future()).failsWithin(Duration.ofSeconds(10));
             // 12 TASK_FAILED events and the run's own: only the latest 5 are kept.
-            assertThat(s.events().log().recent(100)).hasSize(5);
+            assertThat(s.eventLog().orElseThrow().recent(100)).hasSize(5);
         });
         runner.withPropertyValues("hts.events.buffer-size=0")
-                .run(context -> assertThat(
-                                context.getBean(Scheduler.class).events().log())
+                .run(context -> assertThat(context.getBean(Scheduler.class).eventLog())
                         .as("0: no buffer")
-                        .isNull());
+                        .isEmpty());
     }
 
     @Test

@@ -14,7 +14,7 @@ import io.github.resilience4j.springboot.timelimiter.autoconfigure.TimeLimiterAu
 import io.hts.autoconfigure.health.HtsHealthIndicator;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.fault.CircuitBreakingBackend;
-import io.hts.engine.fault.FaultTolerance;
+import io.hts.engine.fault.internal.FaultResolution;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.FailureMode;
@@ -112,8 +112,8 @@ class HtsResilienceTests {
             TaskGraph g = TaskGraph.named("declares-retries");
             Task<Integer> counted = g.task("counted").retries(2).cpu(ctx -> 1);
             Task<Integer> own = g.task("own").retries(2, Duration.ofMillis(5)).cpu(ctx -> 1);
-            FaultTolerance.Resolution resolution =
-                    context.getBean(Scheduler.class).faultTolerance().resolution();
+            FaultResolution resolution =
+                    new FaultResolution(context.getBean(Scheduler.class).faultTolerance());
             for (int attempt = 1; attempt <= 2; attempt++) {
                 assertThat(resolution
                                 .retryFor(counted)

@@ -395,8 +395,8 @@ class ScopeObservationAttackTests {
             for (int i = 0; i < 50; i++) {
                 s.execute(features);
             }
-            long from = s.events()
-                    .log()
+            long from = s.eventLog()
+                    .orElseThrow()
                     .events(-1, Integer.MAX_VALUE, e -> true)
                     .get(5)
                     .sequence();
@@ -442,7 +442,7 @@ class ScopeObservationAttackTests {
             producer.join(20_000);
             stalled.body().close();
             long last = ids.get(ids.size() - 1);
-            List<Long> logged = s.events().log().events(from, Integer.MAX_VALUE, e -> true).stream()
+            List<Long> logged = s.eventLog().orElseThrow().events(from, Integer.MAX_VALUE, e -> true).stream()
                     .map(TaskEvent::sequence)
                     .filter(q -> q <= last)
                     .toList();

@@ -1,7 +1,7 @@
 package io.hts.benchmarks;
 
 import io.hts.benchmarks.workload.Shape;
-import io.hts.engine.graph.CompiledGraph;
+import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
@@ -79,7 +79,7 @@ public class MemoryFootprintBenchmark {
             long base = retained();
             TaskGraph graph = s.toGraph(i -> {});
             long definition = retained();
-            CompiledGraph compiled = graph.compile();
+            GraphTopology compiled = graph.compile();
             long withCompiled = retained();
             profiling.execute(graph);
             long withPlan = retained();

@@ -1,9 +1,8 @@
 package io.hts.autoconfigure.actuate;
 
-import io.hts.engine.observe.EventBus;
-import io.hts.engine.observe.EventLog;
 import io.hts.engine.observe.TaskEvent;
 import io.hts.engine.observe.TaskListener;
+import io.hts.engine.run.Scheduler;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -49,7 +48,7 @@ public final class HtsEventStream implements SmartLifecycle {
     /** Sender threads at most (each serves one connection at a time; idle ones end after a minute). */
     static final int SENDERS = 16;
 
-    private final EventBus bus;
+    private final Scheduler scheduler;
     private final Duration timeout;
     private final Set<Subscriber> open = ConcurrentHashMap.newKeySet();
     private final AtomicInteger senderIds = new AtomicInteger();
@@ -59,11 +58,11 @@ public final class HtsEventStream implements SmartLifecycle {
     /**
      * Creates the stream.
      *
-     * @param bus the scheduler's event bus
+     * @param scheduler the scheduler whose events it streams
      * @param timeout how long a connection stays open
      */
-    public HtsEventStream(EventBus bus, Duration timeout) {
-        this.bus = bus;
+    public HtsEventStream(Scheduler scheduler, Duration timeout) {
+        this.scheduler = scheduler;
         this.timeout = timeout;
         // up to SENDERS threads, one a connection being written; more connections queue; idle threads end
         ThreadPoolExecutor pool =
@@ -97,7 +96,7 @@ public final class HtsEventStream implements SmartLifecycle {
         });
         emitter.onError(ex -> s.close());
         open.add(s);
-        bus.addListener(s); // live events queue from now on
+        scheduler.addListener(s); // live events queue from now on
         emitter.send(SseEmitter.event().comment("subscribed"));
         if (lastEventId != null) {
             s.replayAfter(lastEventId);
@@ -184,10 +183,7 @@ public final class HtsEventStream implements SmartLifecycle {
          * anything published since the subscription is queued too, and sent once, in order.
          */
         void replayAfter(long sequence) {
-            EventLog log = bus.log();
-            if (log != null) {
-                replay = log.events(sequence, REPLAY, filter);
-            }
+            scheduler.eventLog().ifPresent(log -> replay = log.events(sequence, REPLAY, filter));
             holding = false;
             schedule();
         }
@@ -249,7 +245,7 @@ public final class HtsEventStream implements SmartLifecycle {
         void close() {
             closed = true;
             queue.clear();
-            bus.removeListener(this);
+            scheduler.removeListener(this);
             open.remove(this);
         }
 

@@ -27,7 +27,7 @@ public final class HtsEventStreamManagementContextConfiguration {
     @Bean
     @ConditionalOnMissingBean
     HtsEventStream htsEventStream(Scheduler scheduler, HtsProperties properties) {
-        return new HtsEventStream(scheduler.events(), properties.getEvents().getStreamTimeout());
+        return new HtsEventStream(scheduler, properties.getEvents().getStreamTimeout());
     }
 
     @Bean

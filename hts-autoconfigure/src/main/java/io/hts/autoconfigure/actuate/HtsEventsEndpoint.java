@@ -149,7 +149,7 @@ public class HtsEventsEndpoint {
             @Nullable String task,
             @Nullable String type,
             @Nullable Long limit) {
-        EventLog log = scheduler.events().log();
+        EventLog log = scheduler.eventLog().orElse(null);
         Map<String, Object> out = new LinkedHashMap<>();
         if (log == null) {
             out.put("events", List.of());

@@ -2,9 +2,9 @@ package io.hts.autoconfigure.annotation;
 
 import io.hts.engine.fault.RetrySpec;
 import io.hts.engine.fault.TimeLimitSpec;
-import io.hts.engine.graph.CompiledGraph;
 import io.hts.engine.graph.GpuBody;
 import io.hts.engine.graph.GpuTaskContext;
+import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.GraphValidationException;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskBody;
@@ -114,7 +114,7 @@ public final class HtsTaskGraphRegistrar implements BeanDefinitionRegistryPostPr
         for (Declared d : methods) {
             shape.task(d.name()).after(dependencies(d.spec())).cpu(ctx -> null);
         }
-        CompiledGraph compiled;
+        GraphTopology compiled;
         try {
             compiled = shape.compile();
         } catch (GraphValidationException ex) {
@@ -130,7 +130,7 @@ public final class HtsTaskGraphRegistrar implements BeanDefinitionRegistryPostPr
         }
         List<Declared> ordered = new ArrayList<>(methods.size());
         for (int k = 0; k < compiled.size(); k++) {
-            ordered.add(byName.get(compiled.name(compiled.topology().topological(k))));
+            ordered.add(byName.get(compiled.name(compiled.topological(k))));
         }
         return ordered;
     }

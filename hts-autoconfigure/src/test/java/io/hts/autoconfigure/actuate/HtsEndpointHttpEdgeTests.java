@@ -280,8 +280,8 @@ class HtsEndpointHttpEdgeTests {
                     many, io.hts.engine.run.RunOptions.failureMode(io.hts.engine.run.FailureMode.CONTINUE));
             assertThat(run.future()).failsWithin(Duration.ofSeconds(60));
             int buffered = scheduler
-                    .events()
-                    .log()
+                    .eventLog()
+                    .orElseThrow()
                     .events(-1, Integer.MAX_VALUE, e -> true)
                     .size();
             assertThat(buffered).isGreaterThan(10_000);

@@ -62,7 +62,7 @@ class HtsEventStreamLifecycleTests {
     void aResumingClientGetsTheEventsItMissedOnceAndInOrder() throws Exception {
         try (ConfigurableApplicationContext context = start()) {
             Scheduler scheduler = context.getBean(Scheduler.class);
-            long before = scheduler.events().log().events(-1, Integer.MAX_VALUE, e -> true).stream()
+            long before = scheduler.eventLog().orElseThrow().events(-1, Integer.MAX_VALUE, e -> true).stream()
                     .mapToLong(e -> e.sequence())
                     .max()
                     .orElse(0);

@@ -18,6 +18,7 @@ import io.hts.autoconfigure.metrics.HtsMetricsAutoConfiguration;
 import io.hts.autoconfigure.support.LocalHttp;
 import io.hts.autoconfigure.support.SimulatedGpuConfiguration;
 import io.hts.engine.exec.DeviceBackend;
+import io.hts.engine.fault.internal.FaultResolution;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
@@ -546,8 +547,7 @@ class SpringSideAttackTests {
     // ---------------------------------------------------------------- default-backoff
 
     private static long backoff(Scheduler s, Task<?> task, Device device, int attempt) {
-        return s.faultTolerance()
-                .resolution()
+        return new FaultResolution(s.faultTolerance())
                 .retryFor(task, device)
                 .getRetryConfig()
                 .getIntervalBiFunction()
@@ -629,8 +629,7 @@ class SpringSideAttackTests {
                     assertThat(backoff(s, undeclared, Device.CPU, 1))
                             .as("hts-cpu instance")
                             .isEqualTo(11L);
-                    assertThat(s.faultTolerance()
-                                    .resolution()
+                    assertThat(new FaultResolution(s.faultTolerance())
                                     .retryFor(undeclared)
                                     .getRetryConfig()
                                     .getMaxAttempts())
@@ -638,8 +637,7 @@ class SpringSideAttackTests {
                     assertThat(backoff(s, undeclared, Device.GPU, 1))
                             .as("no hts-gpu: hts.tasks.default-*")
                             .isEqualTo(250L);
-                    assertThat(s.faultTolerance()
-                                    .resolution()
+                    assertThat(new FaultResolution(s.faultTolerance())
                                     .retryFor(undeclared, Device.GPU)
                                     .getRetryConfig()
                                     .getMaxAttempts())
@@ -658,8 +656,7 @@ class SpringSideAttackTests {
                     Task<Integer> undeclared = g.task("undeclared").cpu(ctx -> 1);
                     assertThat(backoff(s, counted, Device.CPU, 4)).isEqualTo(42L);
                     assertThat(backoff(s, undeclared, Device.CPU, 1)).isEqualTo(42L);
-                    assertThat(s.faultTolerance()
-                                    .resolution()
+                    assertThat(new FaultResolution(s.faultTolerance())
                                     .retryFor(counted)
                                     .getRetryConfig()
                                     .getMaxAttempts())

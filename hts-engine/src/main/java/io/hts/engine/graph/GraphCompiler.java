@@ -1,5 +1,6 @@
 package io.hts.engine.graph;
 
+import io.hts.engine.graph.internal.CompiledGraph;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;

@@ -1,5 +1,6 @@
 package io.hts.engine.graph;
 
+import io.hts.engine.graph.internal.CompiledGraph;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -16,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Tasks, groups and barriers are added through {@link #task(String)}, {@link #group} and
  * {@link #barrier(String)}. Adding is thread-safe until the graph is first submitted; then it is
  * validated once (cycles, unknown or foreign dependencies, self-dependencies; see
- * {@link GraphValidationException}), compiled into an int-indexed {@link CompiledGraph} and
+ * {@link GraphValidationException}), compiled into an int-indexed form shared by its runs, and
  * frozen. A graph that fails validation stays open, so the mistake can be fixed and the graph
  * submitted again.
  *
@@ -46,6 +47,10 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  */
 public final class TaskGraph {
+
+    static {
+        CompiledGraph.install(TaskGraph::compiled);
+    }
 
     private final String name;
     private final ReentrantLock lock = new ReentrantLock();
@@ -208,13 +213,17 @@ public final class TaskGraph {
     }
 
     /**
-     * Validates and compiles the graph, once; later calls return the same compiled form. After
-     * this, the graph is frozen.
+     * Validates and compiles the graph, once, and freezes it; a later call, or a submission,
+     * reuses the result. Call it to find mistakes before the first submission.
      *
-     * @return the compiled graph
+     * @return the compiled graph's shape: names, edges, topological order
      * @throws GraphValidationException naming the offending tasks; the graph then stays open
      */
-    public CompiledGraph compile() {
+    public GraphTopology compile() {
+        return compiled().topology();
+    }
+
+    private CompiledGraph compiled() {
         CompiledGraph c = compiled;
         if (c != null) {
             return c;

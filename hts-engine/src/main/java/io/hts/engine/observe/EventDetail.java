@@ -16,7 +16,13 @@ public enum EventDetail {
     /** Nothing. */
     NONE;
 
-    boolean accepts(EventType type) {
+    /**
+     * Whether the buffer keeps events of a type at this detail.
+     *
+     * @param type the event type
+     * @return whether it is kept
+     */
+    public boolean accepts(EventType type) {
         return this == ALL || (this == NOTABLE && !type.isRoutine());
     }
 }

@@ -6,12 +6,13 @@ import io.hts.engine.exec.internal.ResourceDemand;
 import io.hts.engine.exec.internal.ResourceLimiter;
 import io.hts.engine.fault.FaultTolerance;
 import io.hts.engine.fault.TimeLimitSpec;
-import io.hts.engine.graph.CompiledGraph;
+import io.hts.engine.fault.internal.FaultResolution;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.GraphValidationException;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskBuilder;
+import io.hts.engine.graph.internal.CompiledGraph;
 import io.hts.engine.policy.CostModel;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,7 +80,7 @@ final class ExecutionPlan {
         ResourceDemand[] rd = null;
         CostModel.Cell[] cells = null;
         List<String> gpuOnly = new ArrayList<>();
-        FaultTolerance.Resolution resolution = faults.resolution();
+        FaultResolution resolution = new FaultResolution(faults);
         int urgentRoots = 0;
         for (int i = 0; i < n; i++) {
             Task<?> task = graph.task(i);

@@ -7,16 +7,17 @@ import io.hts.engine.exec.internal.ResourceLimiter;
 import io.hts.engine.exec.internal.WorkStealingPool;
 import io.hts.engine.exec.internal.Worker;
 import io.hts.engine.fault.FaultTolerance;
-import io.hts.engine.graph.CompiledGraph;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphValidationException;
 import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.graph.internal.CompiledGraph;
 import io.hts.engine.observe.Elapsed;
-import io.hts.engine.observe.EventBus;
+import io.hts.engine.observe.EventLog;
 import io.hts.engine.observe.EventType;
 import io.hts.engine.observe.Profiler;
 import io.hts.engine.observe.RunProfile;
 import io.hts.engine.observe.TaskListener;
+import io.hts.engine.observe.internal.EventBus;
 import io.hts.engine.policy.CostModel;
 import io.hts.engine.policy.SchedulingPolicy;
 import io.hts.engine.policy.SystemStatus;
@@ -167,7 +168,7 @@ public final class Scheduler implements AutoCloseable {
             throw new RejectedExecutionException(
                     "the scheduler is shut down; a run of graph '" + graph.name() + "' was not accepted");
         }
-        CompiledGraph compiled = graph.compile();
+        CompiledGraph compiled = CompiledGraph.of(graph);
         ExecutionPlan plan = plan(compiled);
         FailureMode mode = options.failureMode() != null ? options.failureMode() : defaultFailureMode;
         GraphRun run = admission.admit(graph, id -> new GraphRun(this, plan, id, mode, profiling));
@@ -281,18 +282,45 @@ public final class Scheduler implements AutoCloseable {
         return pool.parallelism();
     }
 
-    /** The event bus: subscribe listeners, read the recent-events log. */
-    public EventBus events() {
+    /** The event bus the run layer publishes to. */
+    EventBus eventBus() {
         return events;
     }
 
     /**
-     * Subscribes a listener to every task and run event.
+     * The recent-events buffer ({@code eventBufferSize}, {@code eventDetail}), read with a cursor.
+     *
+     * @return the buffer, or empty when its size is 0 or its detail {@link
+     *     io.hts.engine.observe.EventDetail#NONE}
+     */
+    public Optional<EventLog> eventLog() {
+        return Optional.ofNullable(events.log());
+    }
+
+    /**
+     * Subscribes a listener to every task and run event from now on. A listener that throws is
+     * isolated: the exception is counted ({@link #listenerFailures()}) and logged, and scheduling
+     * goes on.
      *
      * @param listener the listener
      */
     public void addListener(TaskListener listener) {
         events.addListener(listener);
+    }
+
+    /**
+     * Unsubscribes a listener; it may still get an event being delivered as it is removed.
+     *
+     * @param listener the listener
+     * @return whether it was subscribed
+     */
+    public boolean removeListener(TaskListener listener) {
+        return events.removeListener(listener);
+    }
+
+    /** The exceptions listeners have thrown so far. */
+    public long listenerFailures() {
+        return events.listenerFailures();
     }
 
     /** Recent run profiles and per-task statistics. */

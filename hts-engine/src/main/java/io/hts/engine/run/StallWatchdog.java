@@ -55,7 +55,7 @@ final class StallWatchdog {
                             d.graphName(),
                             Duration.ofNanos(now - p.since),
                             d);
-                    var events = scheduler.events();
+                    var events = scheduler.eventBus();
                     if (events.wants(EventType.RUN_STALLED)) {
                         String detail = "no task finished for " + Elapsed.of(Duration.ofNanos(now - p.since)) + "; "
                                 + Elapsed.count(d.frontier().size(), "task") + " ready, running or retrying";

@@ -14,6 +14,7 @@ import io.hts.engine.exec.ResourceUsage;
 import io.hts.engine.fault.FaultTolerance;
 import io.hts.engine.fault.RetrySpec;
 import io.hts.engine.fault.TimeLimitSpec;
+import io.hts.engine.fault.internal.FaultResolution;
 import io.hts.engine.graph.GraphValidationException;
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
@@ -167,7 +168,7 @@ class ApiBoundaryAttackTests {
         TaskGroup<Integer> mixed =
                 g.group("mixed", 2, (i, t) -> t.retries(i + 1).cpu(ctx -> i));
 
-        FaultTolerance.Resolution r = FaultTolerance.defaults().resolution();
+        FaultResolution r = new FaultResolution(FaultTolerance.defaults());
         Retry ra = r.retryFor(a);
         Retry rb = r.retryFor(b);
         assertThat(ra).isNotSameAs(rb);
@@ -186,7 +187,7 @@ class ApiBoundaryAttackTests {
         assertThat(m0.getRetryConfig().getMaxAttempts()).isEqualTo(2);
         assertThat(m1.getRetryConfig().getMaxAttempts()).isEqualTo(3);
         // a new resolution (another graph, or the same graph on another scheduler) shares nothing
-        assertThat(FaultTolerance.defaults().resolution().retryFor(a)).isNotSameAs(ra);
+        assertThat(new FaultResolution(FaultTolerance.defaults()).retryFor(a)).isNotSameAs(ra);
     }
 
     /** One backoff function shared by two tasks counts each task's attempts apart. */
@@ -381,7 +382,7 @@ class ApiBoundaryAttackTests {
     }
 
     /**
-     * FaultTolerance.Resolution#retryFor: "@throws GraphValidationException when it names an
+     * FaultResolution#retryFor: "@throws GraphValidationException when it names an
      * instance no registry provides". With a registry that has neither the instance nor a
      * configuration of that name, a typo silently gets Resilience4j's defaults (3 attempts, 500 ms
      * apart; a time limiter of 1 s) and a new instance is added to the application's registry.

@@ -207,9 +207,7 @@ class CallerInterruptTests {
             assertThat(kept)
                     .as("the outside interrupt survived the nested callbacks")
                     .isTrue();
-            assertThat(s.events().listenerFailures())
-                    .as("no listener assertion failed")
-                    .isZero();
+            assertThat(s.listenerFailures()).as("no listener assertion failed").isZero();
         }
     }
 

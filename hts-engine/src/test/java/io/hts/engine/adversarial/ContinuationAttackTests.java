@@ -58,7 +58,7 @@ class ContinuationAttackTests {
     /** Every task final, pending zero, a cause for every non-succeeded task, successes only after successes. */
     private static void assertEndedWell(GraphRun run) {
         Checks.assertConsistent(run);
-        io.hts.engine.graph.GraphTopology top = run.graph().compile().topology();
+        io.hts.engine.graph.GraphTopology top = run.graph().compile();
         Map<String, TaskState> states = run.states();
         for (int i = 0; i < top.size(); i++) {
             if (states.get(top.name(i)) == TaskState.SUCCEEDED) {
@@ -139,7 +139,7 @@ class ContinuationAttackTests {
                     nodes.add(g.task("n" + i).after(parent).cpu(ctx -> ctx.input(parent) + 1));
                 }
                 GraphRun run = s.submit(g);
-                io.hts.engine.graph.GraphTopology top = g.compile().topology();
+                io.hts.engine.graph.GraphTopology top = g.compile();
                 AtomicBoolean stop = new AtomicBoolean();
                 Future<Integer> snaps = watcher.submit(() -> {
                     int n = 0;

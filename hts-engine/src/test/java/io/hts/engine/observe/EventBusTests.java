@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.observe.internal.EventBus;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.RecordingListener;
 import java.util.List;
@@ -48,7 +49,7 @@ class EventBusTests {
             TaskGraph g = TaskGraph.named("robust");
             Task<Integer> t = g.task("t").cpu(ctx -> 42);
             assertThat(s.execute(g).result(t)).isEqualTo(42);
-            assertThat(s.events().listenerFailures()).isEqualTo(calls.get()).isPositive();
+            assertThat(s.listenerFailures()).isEqualTo(calls.get()).isPositive();
         }
         assertThat(healthy.count(EventType.TASK_SUCCEEDED)).isOne();
     }
@@ -56,8 +57,8 @@ class EventBusTests {
     @Test
     void theRingBufferIsBoundedKeepsNotableEventsAndServesACursor() {
         try (Scheduler s = Scheduler.builder().threads(2).eventBufferSize(8).build()) {
-            EventLog log = s.events().log();
-            assertThat(log).isNotNull();
+            EventLog log = s.eventLog().orElseThrow();
+            assertThat(log.capacity()).isEqualTo(8);
             for (int i = 0; i < 10; i++) {
                 TaskGraph g = TaskGraph.named("g" + i);
                 g.task("t").cpu(ctx -> 1);
@@ -85,7 +86,7 @@ class EventBusTests {
             TaskGraph g = TaskGraph.named("all");
             g.task("t").cpu(ctx -> 1);
             s.execute(g);
-            assertThat(s.events().log().recent(10))
+            assertThat(s.eventLog().orElseThrow().recent(10))
                     .extracting(TaskEvent::type)
                     .containsExactly(
                             EventType.RUN_SUBMITTED,
@@ -120,5 +121,34 @@ class EventBusTests {
         EventBus none = new EventBus(0, EventDetail.NONE);
         assertThat(none.wants(EventType.TASK_FAILED)).isFalse();
         assertThat(none.log()).isNull();
+    }
+
+    @Test
+    void aRemovedListenerGetsNoMoreEventsAndTheSchedulerSaysWhetherItWasSubscribed() {
+        RecordingListener listener = new RecordingListener();
+        try (Scheduler s = Scheduler.builder().threads(1).build()) {
+            s.addListener(listener);
+            TaskGraph first = TaskGraph.named("first");
+            first.task("t").cpu(ctx -> 1);
+            s.execute(first);
+            assertThat(s.removeListener(listener)).isTrue();
+            assertThat(s.removeListener(listener)).as("already removed").isFalse();
+            TaskGraph second = TaskGraph.named("second");
+            second.task("t").cpu(ctx -> 1);
+            s.execute(second);
+        }
+        assertThat(listener.events()).isNotEmpty().allMatch(e -> e.graphName().equals("first"));
+    }
+
+    @Test
+    void aSchedulerWithoutABufferHasNoEventLog() {
+        try (Scheduler none = Scheduler.builder().threads(1).eventBufferSize(0).build();
+                Scheduler nothing = Scheduler.builder()
+                        .threads(1)
+                        .eventDetail(EventDetail.NONE)
+                        .build()) {
+            assertThat(none.eventLog()).isEmpty();
+            assertThat(nothing.eventLog()).isEmpty();
+        }
     }
 }

@@ -315,7 +315,7 @@ class ProfilerTests {
                     .contains("t2 -> t4;")
                     .contains("t3 -> t4;");
             assertThat(dot).contains("palegreen").contains(" ms");
-            assertThat(DotExporter.export(run.graph().compile().topology()))
+            assertThat(DotExporter.export(run.graph().compile()))
                     .contains("t0 -> t3;")
                     .doesNotContain("palegreen");
         }
@@ -341,7 +341,7 @@ class ProfilerTests {
         try (Scheduler probe = Scheduler.builder().threads(2).build()) {
             one = probe.execute(g).profile().estimatedBytes();
         }
-        long topology = g.compile().topology().estimatedBytes();
+        long topology = g.compile().estimatedBytes();
         long perRun = one - topology;
         long bound = topology + 2 * perRun + perRun / 2;
         try (Scheduler s = Scheduler.builder()

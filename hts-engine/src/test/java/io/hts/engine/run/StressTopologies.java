@@ -2,6 +2,7 @@ package io.hts.engine.run;
 
 import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.graph.internal.CompiledGraph;
 
 /** Small compiled graphs the jcstress tests of the run layer share (compiled once per JVM). */
 final class StressTopologies {
@@ -20,21 +21,21 @@ final class StressTopologies {
         var a = diamond.task("a").cpu(ctx -> 1);
         var b = diamond.task("b").cpu(ctx -> 2);
         diamond.task("d").after(a, b).cpu(ctx -> 3);
-        DIAMOND = diamond.compile().topology();
+        DIAMOND = diamond.compile();
         TaskGraph single = TaskGraph.named("single");
         single.task("t").cpu(ctx -> 1);
-        SINGLE = single.compile().topology();
+        SINGLE = single.compile();
         TaskGraph pair = TaskGraph.named("pair");
         var first = pair.task("a").cpu(ctx -> 1);
         pair.task("b").after(first).cpu(ctx -> 2);
-        PAIR = pair.compile().topology();
+        PAIR = pair.compile();
     }
 
     private StressTopologies() {}
 
     /** The execution plan of {@code graph} on {@code scheduler} (compiled and bound as a run would be). */
     static ExecutionPlan plan(Scheduler scheduler, TaskGraph graph) {
-        return scheduler.plan(graph.compile());
+        return scheduler.plan(CompiledGraph.of(graph));
     }
 
     /** A state manager over {@link #SINGLE} whose task is READY. */

@@ -27,7 +27,7 @@ class TiledGemmTests {
                         ByteBuffer.allocateDirect(4 * 20 * 30),
                         ByteBuffer.allocateDirect(4 * m * 30));
         assertThat(bands.size()).isEqualTo(7);
-        GraphTopology c = g.compile().topology();
+        GraphTopology c = g.compile();
         assertThat(c.size()).isEqualTo(8);
         assertThat(c.rootCount()).as("only B's upload starts at once").isOne();
         assertThat(c.name(c.root(0))).isEqualTo("gemm/upload-B");
@@ -81,7 +81,7 @@ class TiledGemmTests {
         assertThat(bands.size()).isEqualTo(8);
         assertThat(g.find("gemm/upload-B@cuda:1").orElseThrow().gpuOrdinal()).isEqualTo(1);
         assertThat(g.find("gemm/upload-B@cuda:0").orElseThrow().gpuOrdinal()).isZero();
-        GraphTopology c = g.compile().topology();
+        GraphTopology c = g.compile();
         for (int i = 0; i < 8; i++) {
             var band = bands.get(i);
             int device = i < 4 ? 1 : 0;

@@ -1,6 +1,13 @@
-package io.hts.engine.observe;
+package io.hts.engine.observe.internal;
 
 import io.hts.engine.graph.Device;
+import io.hts.engine.observe.DeviceDecision;
+import io.hts.engine.observe.EventDetail;
+import io.hts.engine.observe.EventLog;
+import io.hts.engine.observe.EventType;
+import io.hts.engine.observe.RunProfile;
+import io.hts.engine.observe.TaskEvent;
+import io.hts.engine.observe.TaskListener;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Objects;
@@ -10,22 +17,36 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Delivers the scheduler's {@link TaskEvent}s to the {@link EventLog} and to
- * {@link TaskListener}s.
- *
- * <p>Events are built only when someone wants them ({@link #wants(EventType)}): the routine
- * ready / started / succeeded events only when the log keeps {@link EventDetail#ALL} or a listener
- * asks for routine events. A listener that throws is isolated: whatever it throws, an {@code Error}
- * such as {@code StackOverflowError} included, is counted and logged (the first time at WARN, then
- * at DEBUG), and delivery goes on; {@link #publish} never throws, so nothing a listener does can
- * break the bookkeeping of the run whose thread delivers the event.
+ * Delivers a scheduler's {@link TaskEvent}s to its {@link EventLog} and to its
+ * {@link TaskListener}s; {@link #publish} never throws.
  */
 public final class EventBus {
+
+    /*
+     * Invariants and memory ordering.
+     *
+     * Listeners: an immutable array, replaced copy-on-write under this object's monitor and read
+     * through a volatile field, so a delivery iterates a consistent snapshot without a lock; a
+     * listener added while an event is delivered gets the next event. routineWanted and
+     * notableWanted are recomputed under the same monitor after each change and read as single
+     * volatile reads on the scheduling path.
+     *
+     * Events are built only when someone wants them (wants, wantsRoutine): the routine ready /
+     * started / succeeded events only when the log keeps EventDetail.ALL or a listener asks for
+     * routine events. A logged event takes its sequence number under the ring's monitor, so the
+     * ring stays in sequence order (see EventRing); an event the log does not keep takes its
+     * number outside it.
+     *
+     * A listener that throws is isolated: whatever it throws, an Error such as
+     * StackOverflowError included, is counted and logged (the first time at WARN, then at DEBUG),
+     * and delivery goes on, so nothing a listener does can break the bookkeeping of the run whose
+     * thread delivers the event.
+     */
 
     private static final Logger log = LoggerFactory.getLogger(EventBus.class);
     private static final TaskListener[] NONE = new TaskListener[0];
 
-    private final @Nullable EventLog eventLog;
+    private final @Nullable EventRing eventLog;
     private final EventDetail logDetail;
     private final AtomicLong sequence = new AtomicLong();
     private final AtomicLong listenerFailures = new AtomicLong();
@@ -42,7 +63,7 @@ public final class EventBus {
      * @param logDetail which events the log keeps
      */
     public EventBus(int logCapacity, EventDetail logDetail) {
-        this.eventLog = logCapacity > 0 && logDetail != EventDetail.NONE ? new EventLog(logCapacity) : null;
+        this.eventLog = logCapacity > 0 && logDetail != EventDetail.NONE ? new EventRing(logCapacity) : null;
         this.logDetail = Objects.requireNonNull(logDetail, "logDetail");
         recompute();
     }
@@ -142,7 +163,7 @@ public final class EventBus {
         try {
             long now = System.nanoTime();
             TaskEvent event;
-            EventLog target = eventLog;
+            EventRing target = eventLog;
             if (target != null && logDetail.accepts(type)) {
                 // Sequence numbers of logged events are taken under the log's lock: the log stays in
                 // sequence order, so a reader's cursor never skips an event still in the buffer.
