@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.hts.autoconfigure.metrics.HtsMetrics;
 import io.hts.autoconfigure.observation.HtsObservationAutoConfiguration;
 import io.hts.autoconfigure.observation.HtsRunObservations;
+import io.hts.autoconfigure.support.EventStream;
+import io.hts.autoconfigure.support.LocalHttp;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
@@ -20,13 +22,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -36,14 +34,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.slf4j.MDC;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -341,10 +337,6 @@ class ScopeObservationAttackTests {
                 .run();
     }
 
-    private static int port(ConfigurableApplicationContext context) {
-        return ((WebServerApplicationContext) context).getWebServer().getPort();
-    }
-
     @Test
     void profilerTraceAndDotOverHttp() throws Exception {
         try (ConfigurableApplicationContext context = start()) {
@@ -352,12 +344,9 @@ class ScopeObservationAttackTests {
             TaskGraph g = TaskGraph.named("we\"ird\\name\u00e9");
             g.task("t\"1\u0001").cpu(ctx -> 1);
             GraphRun run = s.execute(g);
-            HttpClient client = HttpClient.newHttpClient();
-            HttpResponse<byte[]> trace = client.send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port(context) + "/actuator/htsprofiler/"
-                                    + run.runId() + "?format=trace"))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofByteArray());
+            int port = LocalHttp.port(context);
+            HttpResponse<byte[]> trace =
+                    LocalHttp.getBytes(port, "/actuator/htsprofiler/" + run.runId() + "?format=trace");
             assertThat(trace.statusCode()).isEqualTo(200);
             assertThat(trace.headers().firstValue("Content-Type").orElse("")).startsWith("application/json");
             byte[] expected = s.profiler()
@@ -367,11 +356,7 @@ class ScopeObservationAttackTests {
                     .getBytes(java.nio.charset.StandardCharsets.UTF_8);
             assertThat(trace.body()).isEqualTo(expected);
             new tools.jackson.databind.json.JsonMapper().readTree(trace.body());
-            HttpResponse<String> dot = client.send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port(context) + "/actuator/htsprofiler/"
-                                    + run.runId() + "?format=dot"))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> dot = LocalHttp.get(port, "/actuator/htsprofiler/" + run.runId() + "?format=dot");
             assertThat(dot.statusCode()).isEqualTo(200);
             assertThat(dot.headers().firstValue("Content-Type").orElse("")).startsWith("text/vnd.graphviz");
         }
@@ -381,13 +366,9 @@ class ScopeObservationAttackTests {
     void streamResumesWithoutGapsOrDuplicatesWhileEventsArriveAndBadIdsAre400() throws Exception {
         try (ConfigurableApplicationContext context = start()) {
             Scheduler s = context.getBean(Scheduler.class);
-            int port = port(context);
-            HttpClient client = HttpClient.newHttpClient();
-            HttpResponse<String> bad = client.send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/htsevents/stream"))
-                            .header("Last-Event-ID", "not-a-number")
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
+            int port = LocalHttp.port(context);
+            HttpResponse<String> bad =
+                    LocalHttp.get(port, "/actuator/htsevents/stream", "Last-Event-ID", "not-a-number");
             assertThat(bad.statusCode()).isEqualTo(400);
             assertThat(bad.headers().firstValue("Content-Type").orElse("")).contains("json");
 
@@ -412,27 +393,12 @@ class ScopeObservationAttackTests {
             });
             producer.setDaemon(true);
             producer.start();
-            // a client that never reads
-            HttpResponse<java.io.InputStream> stalled = client.sendAsync(
-                            HttpRequest.newBuilder(
-                                            URI.create("http://127.0.0.1:" + port + "/actuator/htsevents/stream"))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofInputStream())
-                    .get(20, TimeUnit.SECONDS);
-            assertThat(stalled.statusCode()).isEqualTo(200);
-            HttpResponse<Stream<String>> response = client.sendAsync(
-                            HttpRequest.newBuilder(
-                                            URI.create("http://127.0.0.1:" + port + "/actuator/htsevents/stream"))
-                                    .header("Last-Event-ID", Long.toString(from))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofLines())
-                    .get(20, TimeUnit.SECONDS);
-            assertThat(response.statusCode()).isEqualTo(200);
+            EventStream stalled = EventStream.open(port, "/actuator/htsevents/stream"); // a client that never reads
             List<Long> ids = new ArrayList<>();
-            try (Stream<String> body = response.body()) {
-                Iterator<String> lines = body.iterator();
-                while (ids.size() < 600 && lines.hasNext()) {
-                    String line = lines.next();
+            try (EventStream stream =
+                    EventStream.open(port, "/actuator/htsevents/stream", "Last-Event-ID", Long.toString(from))) {
+                while (ids.size() < 600 && stream.hasNext()) {
+                    String line = stream.next();
                     if (line.startsWith("id:")) {
                         ids.add(Long.parseLong(line.substring(3).trim()));
                     }
@@ -440,7 +406,7 @@ class ScopeObservationAttackTests {
             }
             stop.set(true);
             producer.join(20_000);
-            stalled.body().close();
+            stalled.close();
             long last = ids.get(ids.size() - 1);
             List<Long> logged = s.eventLog().orElseThrow().events(from, Integer.MAX_VALUE, e -> true).stream()
                     .map(TaskEvent::sequence)
@@ -459,16 +425,10 @@ class ScopeObservationAttackTests {
     @Test
     void closingTheApplicationCompletesOpenStreamsPromptly() throws Exception {
         ConfigurableApplicationContext context = start();
-        int port = port(context);
-        HttpClient client = HttpClient.newHttpClient();
-        List<HttpResponse<Stream<String>>> open = new ArrayList<>();
+        int port = LocalHttp.port(context);
+        List<EventStream> open = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            open.add(client.sendAsync(
-                            HttpRequest.newBuilder(
-                                            URI.create("http://127.0.0.1:" + port + "/actuator/htsevents/stream"))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofLines())
-                    .get(20, TimeUnit.SECONDS));
+            open.add(EventStream.open(port, "/actuator/htsevents/stream"));
         }
         Thread closer = new Thread(context::close);
         closer.setDaemon(true);
@@ -478,8 +438,8 @@ class ScopeObservationAttackTests {
         assertThat(closer.isAlive())
                 .as("context close still running after 30 s with a 60 s grace period")
                 .isFalse();
-        for (HttpResponse<Stream<String>> r : open) {
-            r.body().close();
+        for (EventStream stream : open) {
+            stream.close();
         }
         assertThat(System.nanoTime() - t0).isPositive();
     }

@@ -4,29 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hts.autoconfigure.FeaturesApp;
+import io.hts.autoconfigure.support.EventStream;
 import io.hts.autoconfigure.support.LocalHttp;
+import io.hts.autoconfigure.support.SlowEventStreamClient;
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -58,83 +47,20 @@ class HtsEndpointHttpEdgeTests {
 
     // ================================================================== a slow client
 
-    /** A raw HTTP/1.1 client that reads only when told to: the server's writes to it block once buffers fill. */
-    private static final class SlowClient implements AutoCloseable {
-        private final Socket socket = new Socket();
-        private final InputStream in;
-
-        SlowClient(int port, String path) throws IOException {
-            socket.setReceiveBufferSize(4096);
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
-            OutputStream out = socket.getOutputStream();
-            out.write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAccept: text/event-stream\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            in = socket.getInputStream();
-            String status = line();
-            assertThat(status).startsWith("HTTP/1.1 200");
-            boolean chunked = false;
-            for (String h; !(h = line()).isEmpty(); ) {
-                chunked |= h.toLowerCase(java.util.Locale.ROOT).startsWith("transfer-encoding: chunked");
-            }
-            assertThat(chunked).as("an open-ended stream is chunked").isTrue();
-        }
-
-        private String line() throws IOException {
-            ByteArrayOutputStream b = new ByteArrayOutputStream();
-            for (int c; (c = in.read()) != '\n'; ) {
-                if (c < 0) {
-                    throw new IOException("the server closed the connection");
-                }
-                if (c != '\r') {
-                    b.write(c);
-                }
-            }
-            return b.toString(StandardCharsets.UTF_8);
-        }
-
-        /** The next chunk's payload (the chunked encoding taken off), or null at the end of the body. */
-        String chunk() throws IOException {
-            int size = Integer.parseInt(line().split(";")[0].trim(), 16);
-            if (size == 0) {
-                return null;
-            }
-            byte[] data = in.readNBytes(size);
-            line();
-            return new String(data, StandardCharsets.UTF_8);
-        }
-
-        @Override
-        public void close() throws IOException {
-            socket.close();
-        }
-    }
-
     @Test
     void aClientThatDoesNotReadLosesEventsWhileTheSchedulerAndOtherClientsGoOn() throws Exception {
         try (ConfigurableApplicationContext context = start()) {
             Scheduler scheduler = context.getBean(Scheduler.class);
             int port = LocalHttp.port(context);
             assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
-                try (SlowClient slow = new SlowClient(port, "/actuator/htsevents/stream?routine=true")) {
+                try (SlowEventStreamClient slow =
+                        new SlowEventStreamClient(port, "/actuator/htsevents/stream?routine=true")) {
                     StringBuilder first = new StringBuilder();
                     while (!first.toString().contains(":subscribed")) {
                         first.append(slow.chunk());
                     }
-                    HttpResponse<Stream<String>> fast = HttpClient.newHttpClient()
-                            .sendAsync(
-                                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                                                    + "/actuator/htsevents/stream?type=run_succeeded"))
-                                            .GET()
-                                            .build(),
-                                    HttpResponse.BodyHandlers.ofLines())
-                            .get(20, TimeUnit.SECONDS);
-                    assertThat(fast.statusCode()).isEqualTo(200);
-                    try (Stream<String> fastBody = fast.body()) {
-                        Iterator<String> fastLines = fastBody.iterator();
-                        while (!fastLines.next().equals(":subscribed")) {
-                            // open once its first comment arrives
-                        }
+                    try (EventStream fast = EventStream.open(port, "/actuator/htsevents/stream?type=run_succeeded")) {
+                        fast.awaitSubscribed(); // open once its first comment arrives
                         // Far more events than the subscriber's queue (4,096) and the socket buffers hold:
                         // 3 routine events a task, each a few hundred bytes.
                         TaskGraph wide = TaskGraph.named("wide");
@@ -144,10 +70,9 @@ class HtsEndpointHttpEdgeTests {
                         assertThat(run.await().status()).isEqualTo(RunStatus.SUCCEEDED);
 
                         // The other client is not held up by the slow one: it gets this run's end.
-                        String line;
-                        do {
-                            line = fastLines.next();
-                        } while (!line.startsWith("data:") || !line.contains("\"runId\":" + run.runId() + ","));
+                        List<String> read = fast.readThrough(
+                                l -> l.startsWith("data:") && l.contains("\"runId\":" + run.runId() + ","));
+                        String line = read.get(read.size() - 1);
                         assertThat(JSON.readTree(line.substring("data:".length()))
                                         .get("type")
                                         .asText())
@@ -187,17 +112,8 @@ class HtsEndpointHttpEdgeTests {
     void aStreamEndsByItselfAfterTheStreamTimeout() throws Exception {
         try (ConfigurableApplicationContext context = start("hts.events.stream-timeout=1s")) {
             int port = LocalHttp.port(context);
-            HttpResponse<Stream<String>> response = HttpClient.newHttpClient()
-                    .sendAsync(
-                            HttpRequest.newBuilder(
-                                            URI.create("http://127.0.0.1:" + port + "/actuator/htsevents/stream"))
-                                    .GET()
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofLines())
-                    .get(20, TimeUnit.SECONDS);
-            assertThat(response.statusCode()).isEqualTo(200);
-            try (Stream<String> body = response.body()) {
-                List<String> lines = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> body.toList());
+            try (EventStream stream = EventStream.open(port, "/actuator/htsevents/stream")) {
+                List<String> lines = assertTimeoutPreemptively(Duration.ofSeconds(60), stream::readToEnd);
                 assertThat(lines)
                         .as("the connection ended quietly, after its first comment")
                         .contains(":subscribed")

@@ -4,19 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hts.autoconfigure.FeaturesApp;
+import io.hts.autoconfigure.support.EventStream;
 import io.hts.autoconfigure.support.LocalHttp;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.Scheduler;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -120,37 +114,19 @@ class HtsEndpointHttpTests {
         /** SSE: a client subscribed before a run starts receives that run's events as they happen. */
         @Test
         void theLiveStreamDeliversTheEventsOfARunStartedWhileSubscribed() throws Exception {
-            HttpResponse<Stream<String>> response = HttpClient.newHttpClient()
-                    .sendAsync(
-                            HttpRequest.newBuilder(URI.create("http://localhost:" + port
-                                            + "/actuator/htsevents/stream?task=double&routine=true"))
-                                    .GET()
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofLines())
-                    .get(20, TimeUnit.SECONDS);
-            assertThat(response.statusCode()).isEqualTo(200);
-            assertThat(response.headers().firstValue("Content-Type"))
-                    .get()
-                    .asString()
-                    .startsWith("text/event-stream");
-            try (Stream<String> body = response.body()) {
-                Iterator<String> lines = body.iterator();
-                List<String> seen = new ArrayList<>();
-                assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
-                    while (!lines.next().equals(":subscribed")) {
-                        // the stream is open once its first comment arrives
-                    }
+            try (EventStream stream = EventStream.open(port, "/actuator/htsevents/stream?task=double&routine=true")) {
+                assertThat(stream.contentType()).startsWith("text/event-stream");
+                List<String> seen = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+                    stream.awaitSubscribed(); // the stream is open once its first comment arrives
                     long runId = scheduler
                             .submit(scheduler.registeredGraphs().get("features"))
                             .runId();
-                    String line;
-                    do {
-                        line = lines.next();
-                        seen.add(line);
-                    } while (!line.startsWith("data:") || !line.contains("TASK_SUCCEEDED"));
+                    List<String> read = stream.readThrough(l -> l.startsWith("data:") && l.contains("TASK_SUCCEEDED"));
+                    String line = read.get(read.size() - 1);
                     JsonNode event = JsonMapper.builder().build().readTree(line.substring("data:".length()));
                     assertThat(event.get("runId").asLong()).isEqualTo(runId);
                     assertThat(event.get("task").asText()).isEqualTo("double");
+                    return read;
                 });
                 assertThat(seen)
                         .contains("event:TASK_SUCCEEDED")

@@ -10,6 +10,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationContext;
 import tools.jackson.databind.JsonNode;
@@ -17,7 +19,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Real HTTP to a test's own server on 127.0.0.1 (started with {@code server.port=0}): the one
- * client the endpoint tests share, each request bounded by 20 s.
+ * client the endpoint tests share, each request bounded by 20 s. An event stream is read through
+ * {@link EventStream}, over the same client.
  */
 public final class LocalHttp {
 
@@ -41,11 +44,12 @@ public final class LocalHttp {
      * @param headers names and values, alternating
      */
     public static HttpResponse<String> get(int port, String path, String... headers) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri(port, path)).GET();
-        for (int i = 0; i + 1 < headers.length; i += 2) {
-            request.header(headers[i], headers[i + 1]);
-        }
-        return send(request);
+        return send(request(port, path, headers));
+    }
+
+    /** A GET whose body is kept as the bytes the server sent, not decoded. */
+    public static HttpResponse<byte[]> getBytes(int port, String path) throws Exception {
+        return CLIENT.send(request(port, path).timeout(TIMEOUT).build(), HttpResponse.BodyHandlers.ofByteArray());
     }
 
     /** A GET of {@code path} on the context's server. */
@@ -107,6 +111,26 @@ public final class LocalHttp {
     /** A response's body as JSON. */
     public static JsonNode json(HttpResponse<String> response) {
         return JSON.readTree(response.body());
+    }
+
+    /**
+     * A GET whose body is read as it arrives, line by line: for a response that does not end by
+     * itself (an event stream). Only the wait for its status and headers is bounded by 20 s, not
+     * its body.
+     *
+     * @param headers names and values, alternating
+     */
+    static HttpResponse<Stream<String>> getLines(int port, String path, String... headers) throws Exception {
+        return CLIENT.sendAsync(request(port, path, headers).build(), HttpResponse.BodyHandlers.ofLines())
+                .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    private static HttpRequest.Builder request(int port, String path, String... headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri(port, path)).GET();
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return request;
     }
 
     private static URI uri(int port, String path) {
