@@ -2,12 +2,10 @@ package io.hts.acceptance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hts.autoconfigure.support.LocalHttp;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.run.Scheduler;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -17,7 +15,6 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The issue's acceptance test, in a package of its own (nothing of the sample is scanned) of a module that depends on HTS only through
@@ -55,14 +52,9 @@ class StarterOnlyApplicationTests {
     void aGraphBeanRunsUnderTheRoundRobinPolicyAndShowsUnderActuatorHts() throws Exception {
         TaskGraph graph = scheduler.registeredGraphs().get("word-count");
         assertThat(scheduler.execute(graph).states()).containsEntry("count", TaskState.SUCCEEDED);
-        HttpResponse<String> response = HttpClient.newHttpClient()
-                .send(
-                        HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/actuator/hts"))
-                                .GET()
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = LocalHttp.get(port, "/actuator/hts");
         assertThat(response.statusCode()).isEqualTo(200);
-        JsonNode hts = JsonMapper.builder().build().readTree(response.body());
+        JsonNode hts = LocalHttp.json(response);
         assertThat(hts.get("policy").asText()).isEqualTo("round-robin");
         assertThat(hts.get("graphs").get("word-count").get("tasks").asInt()).isEqualTo(2);
         assertThat(hts.get("pool").get("executed").asLong()).isGreaterThanOrEqualTo(2);

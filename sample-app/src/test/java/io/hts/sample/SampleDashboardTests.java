@@ -3,10 +3,8 @@ package io.hts.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.hts.autoconfigure.support.LocalHttp;
 import io.hts.engine.run.Scheduler;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -14,7 +12,6 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /** The dashboard page, its run buttons' endpoint and the Actuator endpoints it reads, over HTTP. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "sample.run-jobs=false")
@@ -27,12 +24,7 @@ class SampleDashboardTests {
     Scheduler scheduler;
 
     private HttpResponse<String> send(String method, String path) throws Exception {
-        return HttpClient.newHttpClient()
-                .send(
-                        HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                                .method(method, HttpRequest.BodyPublishers.noBody())
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
+        return LocalHttp.send(port, method, path, null, null);
     }
 
     @Test
@@ -42,16 +34,10 @@ class SampleDashboardTests {
         assertThat(page.body()).contains("HTS dashboard", "actuator/htsevents/stream", "actuator/htsprofiler");
         HttpResponse<String> submitted = send("POST", "/sample/run/sweep");
         assertThat(submitted.statusCode()).isEqualTo(200);
-        long runId = JsonMapper.builder()
-                .build()
-                .readTree(submitted.body())
-                .get("runId")
-                .asLong();
+        long runId = LocalHttp.json(submitted).get("runId").asLong();
         await().atMost(Duration.ofSeconds(60))
                 .until(() -> scheduler.profiler().run(runId).isPresent());
-        JsonNode profile = JsonMapper.builder()
-                .build()
-                .readTree(send("GET", "/actuator/htsprofiler/" + runId).body());
+        JsonNode profile = LocalHttp.json(send("GET", "/actuator/htsprofiler/" + runId));
         assertThat(profile.get("graph").asText()).isEqualTo("sweep");
         assertThat(profile.get("status").asText()).isEqualTo("SUCCEEDED");
         assertThat(send("GET", "/actuator/hts").statusCode()).isEqualTo(200);
