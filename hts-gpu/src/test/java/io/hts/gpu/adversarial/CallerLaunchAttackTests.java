@@ -1,5 +1,6 @@
 package io.hts.gpu.adversarial;
 
+import static io.hts.gpu.support.SimulatedCuda.parkingSettings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
@@ -22,7 +23,6 @@ import io.hts.engine.run.RunOptions;
 import io.hts.engine.run.Scheduler;
 import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuContext;
-import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.exec.MultiGpuBackend;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.support.SimulatedCuda;
@@ -62,13 +62,8 @@ class CallerLaunchAttackTests {
     private final SimulatedCuda cuda = new SimulatedCuda(256 * MIB);
 
     /** A launcher that parks as soon as it is idle, so that callers find it free. */
-    private static GpuSettings parking(int streams) {
-        GpuSettings t = SimulatedCuda.testSettings(streams);
-        return new GpuSettings(t.streams(), t.memory(), t.stagingBytes(), Duration.ZERO, false);
-    }
-
     private GpuBackend backend() {
-        return new GpuBackend(cuda, cuda.deviceInfo(0), parking(2), false);
+        return cuda.backend(parkingSettings(2));
     }
 
     private static boolean onCaller(AtomicReference<Thread> ranOn) {
@@ -182,8 +177,8 @@ class CallerLaunchAttackTests {
 
     private void nestedOnAnotherDevice(boolean execute) throws Exception {
         SimulatedCuda two = new SimulatedCuda(256 * MIB).withDevices(2);
-        GpuBackend a = new GpuBackend(two, two.deviceInfo(0), parking(2), false);
-        GpuBackend b = new GpuBackend(two, two.deviceInfo(1), parking(2), false);
+        GpuBackend a = two.backend(parkingSettings(2));
+        GpuBackend b = two.backend(1, parkingSettings(2));
         List<String> wrong = new CopyOnWriteArrayList<>();
         try (Scheduler sa = Scheduler.builder().threads(2).gpuBackend(a).build();
                 Scheduler sb = Scheduler.builder().threads(2).gpuBackend(b).build()) {
@@ -248,8 +243,8 @@ class CallerLaunchAttackTests {
 
     private void launcherAfterNested(boolean execute) throws Exception {
         SimulatedCuda two = new SimulatedCuda(256 * MIB).withDevices(2);
-        GpuBackend a = new GpuBackend(two, two.deviceInfo(0), parking(8), false);
-        GpuBackend b = new GpuBackend(two, two.deviceInfo(1), parking(2), false);
+        GpuBackend a = two.backend(parkingSettings(8));
+        GpuBackend b = two.backend(1, parkingSettings(2));
         try (Scheduler sa = Scheduler.builder().threads(2).gpuBackend(a).build();
                 Scheduler sb = Scheduler.builder().threads(2).gpuBackend(b).build()) {
             TaskGraph inner = TaskGraph.named("inner");
@@ -464,7 +459,7 @@ class CallerLaunchAttackTests {
             SimulatedCuda c = new SimulatedCuda(64 * MIB);
             Scheduler s = Scheduler.builder()
                     .threads(2)
-                    .gpuBackend(new GpuBackend(c, c.deviceInfo(0), parking(2), false))
+                    .gpuBackend(c.backend(parkingSettings(2)))
                     .build();
             AtomicReference<Thread> ranOn = new AtomicReference<>();
             TaskGraph g = TaskGraph.named("closer-" + i);
@@ -502,7 +497,7 @@ class CallerLaunchAttackTests {
                 SimulatedCuda c = new SimulatedCuda(64 * MIB);
                 Scheduler s = Scheduler.builder()
                         .threads(2)
-                        .gpuBackend(new GpuBackend(c, c.deviceInfo(0), parking(2), false))
+                        .gpuBackend(c.backend(parkingSettings(2)))
                         .build();
                 CountDownLatch inBody = new CountDownLatch(1);
                 CountDownLatch shut = new CountDownLatch(1);
@@ -556,7 +551,7 @@ class CallerLaunchAttackTests {
             SimulatedCuda c = new SimulatedCuda(64 * MIB);
             try (Scheduler s = Scheduler.builder()
                     .threads(2)
-                    .gpuBackend(new GpuBackend(c, c.deviceInfo(0), parking(2), false))
+                    .gpuBackend(c.backend(parkingSettings(2)))
                     .build()) {
                 c.autoRun(false);
                 TaskGraph o = TaskGraph.named("other-" + round);
@@ -631,7 +626,7 @@ class CallerLaunchAttackTests {
             SimulatedCuda c = new SimulatedCuda(64 * MIB);
             try (Scheduler s = Scheduler.builder()
                     .threads(2)
-                    .gpuBackend(new GpuBackend(c, c.deviceInfo(0), parking(2), false))
+                    .gpuBackend(c.backend(parkingSettings(2)))
                     .build()) {
                 AtomicReference<Thread> ranOn = new AtomicReference<>();
                 TaskGraph g = TaskGraph.named("sticky-late-" + round);
@@ -887,11 +882,7 @@ class CallerLaunchAttackTests {
     @Test
     void twoDevicesPinnedRootsConcurrentCallersAndCancels() throws Exception {
         SimulatedCuda two = new SimulatedCuda(256 * MIB).withDevices(2);
-        MultiGpuBackend gpus = new MultiGpuBackend(
-                List.of(
-                        new GpuBackend(two, two.deviceInfo(0), parking(2), false),
-                        new GpuBackend(two, two.deviceInfo(1), parking(2), false)),
-                two);
+        MultiGpuBackend gpus = two.backends(parkingSettings(2));
         Finals finals = new Finals();
         Set<String> threads = ConcurrentHashMap.newKeySet();
         ExecutorService callers = Executors.newFixedThreadPool(4, r -> new Thread(r, "caller-multi"));

@@ -12,7 +12,6 @@ import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
 import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuContext;
-import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.support.SimulatedCuda;
 import java.time.Duration;
@@ -48,12 +47,7 @@ class CallerPollingAttackTests {
 
     /** A launcher that parks as soon as it is idle, so that callers find it free and launch themselves. */
     private GpuBackend backend() {
-        GpuSettings t = SimulatedCuda.testSettings(2);
-        return new GpuBackend(
-                cuda,
-                cuda.deviceInfo(0),
-                new GpuSettings(t.streams(), t.memory(), t.stagingBytes(), Duration.ZERO, false),
-                false);
+        return cuda.backend(SimulatedCuda.parkingSettings(2));
     }
 
     /** One GPU task "fill" (a name with a history of short tasks: no callback for a caller's launch). */

@@ -37,7 +37,7 @@ class GpuBufferLifetimeAttackTests {
     }
 
     private GpuBackend backend() {
-        return new GpuBackend(cuda, sim.deviceInfo(0), SimulatedCuda.testSettings(4), false);
+        return sim.backendThrough(cuda, 4);
     }
 
     private static DeviceBuffer filled(GpuContext c, float value) {

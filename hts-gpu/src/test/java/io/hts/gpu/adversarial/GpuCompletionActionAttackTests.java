@@ -64,10 +64,6 @@ class GpuCompletionActionAttackTests {
         }
     }
 
-    private GpuBackend waiterFirstBackend() {
-        return new GpuBackend(WaiterFirstCuda.over(sim), sim.deviceInfo(0), SimulatedCuda.testSettings(4), false);
-    }
-
     /** One GPU task whose device work fills a buffer, with {@code action} run when it completed. */
     private static TaskGraph withAction(String name, Runnable action, Task<?>[] out) {
         TaskGraph g = TaskGraph.named(name);
@@ -99,8 +95,10 @@ class GpuCompletionActionAttackTests {
      */
     @Test
     void completionActionsRunOnTheLauncherNeverOnAWaitingCaller() throws Exception {
-        try (Scheduler s =
-                Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(WaiterFirstCuda.backend(sim))
+                .build()) {
             Set<String> threads = ConcurrentHashMap.newKeySet();
             onCaller("caller-actions", () -> {
                 for (int i = 0; i < 300; i++) {
@@ -128,7 +126,7 @@ class GpuCompletionActionAttackTests {
         for (boolean ownRun : new boolean[] {true, false}) {
             try (Scheduler s = Scheduler.builder()
                     .threads(2)
-                    .gpuBackend(waiterFirstBackend())
+                    .gpuBackend(WaiterFirstCuda.backend(sim))
                     .build()) {
                 CountDownLatch release = new CountDownLatch(1);
                 Task<?>[] slow = new Task<?>[1];
@@ -163,8 +161,10 @@ class GpuCompletionActionAttackTests {
     /** An interrupt sent to a waiting caller while an action runs is the caller's, not the action's. */
     @Test
     void aWaitersInterruptNeverReachesAnActionAndIsNotLost() throws Exception {
-        try (Scheduler s =
-                Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(WaiterFirstCuda.backend(sim))
+                .build()) {
             CountDownLatch inAction = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             AtomicBoolean actionInterrupted = new AtomicBoolean();
@@ -191,8 +191,10 @@ class GpuCompletionActionAttackTests {
     /** An action that sets its thread's interrupt flag leaks it neither to a caller nor to the launcher. */
     @Test
     void anActionsInterruptLeaksNeitherToCallersNorToTheLauncher() throws Exception {
-        try (Scheduler s =
-                Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(WaiterFirstCuda.backend(sim))
+                .build()) {
             AtomicReference<Thread> launcher = new AtomicReference<>();
             Object leaked = onCaller("caller-leak", () -> {
                 for (int i = 0; i < 300; i++) {
@@ -221,7 +223,7 @@ class GpuCompletionActionAttackTests {
         for (Duration spin : new Duration[] {ChronoUnit.FOREVER.getDuration(), Duration.ofDays(300 * 365)}) {
             GpuSettings settings = SimulatedCuda.testSettings(4).withPollSpin(spin);
             assertThat(settings.pollSpinNanos()).isEqualTo(GpuSettings.MAX_POLL_SPIN.toNanos());
-            GpuBackend gpu = new GpuBackend(sim, sim.deviceInfo(0), settings, false);
+            GpuBackend gpu = sim.backend(settings);
             try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
                 for (int i = 0; i < 20; i++) {
                     Task<?>[] out = new Task<?>[1];
@@ -249,7 +251,7 @@ class GpuCompletionActionAttackTests {
             return invoke(method, args);
         });
         sim.autoRun(false);
-        GpuBackend gpu = new GpuBackend(api, sim.deviceInfo(0), SimulatedCuda.testSettings(4), false);
+        GpuBackend gpu = sim.backendThrough(api, 4);
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
             TaskGraph g = TaskGraph.named("stopped");
             g.task("t").gpu(ctx -> {
@@ -285,7 +287,7 @@ class GpuCompletionActionAttackTests {
      */
     @Test
     void anActionRegisteringMoreFailsItsTaskAndTheDeviceGoesOn() throws Exception {
-        GpuBackend gpu = new GpuBackend(sim, sim.deviceInfo(0), SimulatedCuda.testSettings(2), false);
+        GpuBackend gpu = sim.backend(2);
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
             for (boolean memory : new boolean[] {false, true}) {
                 TaskGraph g = TaskGraph.named("nested-" + memory);
@@ -327,7 +329,7 @@ class GpuCompletionActionAttackTests {
     private String listenerInterruptOutcome(EventType type, Set<String> onCaller) throws Exception {
         try (Scheduler s = Scheduler.builder()
                 .threads(2)
-                .gpuBackend(waiterFirstBackend())
+                .gpuBackend(WaiterFirstCuda.backend(sim))
                 .listener(e -> {
                     if (e.type() == type) {
                         if (Thread.currentThread().getName().startsWith("caller")) {
@@ -395,8 +397,10 @@ class GpuCompletionActionAttackTests {
     @Test
     void stagesInterruptingThemselvesNeverInterruptTheWaitingCaller() throws Exception {
         Set<String> stageThreads = ConcurrentHashMap.newKeySet();
-        try (Scheduler s =
-                Scheduler.builder().threads(2).gpuBackend(waiterFirstBackend()).build()) {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(WaiterFirstCuda.backend(sim))
+                .build()) {
             String outcome = onCaller("caller-stage", () -> {
                 for (int i = 0; i < 200; i++) {
                     TaskGraph g = TaskGraph.named("st-" + i);

@@ -27,8 +27,7 @@ class GpuStatusAttackTests {
     void availableBytesNeverExceedsWhatTheDeviceCanStillGive() {
         SimulatedCuda cuda = new SimulatedCuda(256 * MIB);
         PoolSettings settings = new PoolSettings(4 * MIB, 200 * MIB, 4 * MIB, 256);
-        GpuBackend gpu = new GpuBackend(
-                cuda, cuda.deviceInfo(0), GpuSettings.defaults(200 * MIB).withMemory(settings), false);
+        GpuBackend gpu = cuda.backend(GpuSettings.defaults(200 * MIB).withMemory(settings));
         try (gpu;
                 DeviceMemoryPool other = new DeviceMemoryPool(cuda, 0, settings)) {
             DeviceBuffer taken = other.allocate(128 * MIB);

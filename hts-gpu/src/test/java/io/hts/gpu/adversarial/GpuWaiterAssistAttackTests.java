@@ -15,7 +15,6 @@ import io.hts.gpu.cuda.Dim3;
 import io.hts.gpu.cuda.KernelArguments;
 import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuContext;
-import io.hts.gpu.exec.GpuSettings;
 import io.hts.gpu.exec.MultiGpuBackend;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.support.SimulatedCuda;
@@ -51,12 +50,8 @@ class GpuWaiterAssistAttackTests {
         sim.kernel(GatedCuda.GATE_MODULE, GatedCuda.GATE, l -> {});
     }
 
-    private static GpuSettings settings() {
-        return SimulatedCuda.testSettings(4);
-    }
-
     private GpuBackend backend() {
-        return new GpuBackend(cuda, sim.deviceInfo(0), settings(), false);
+        return sim.backendThrough(cuda, 4);
     }
 
     /** Runs {@code body} on a fresh thread; on a hang fails with the dump of every thread. */
@@ -596,11 +591,7 @@ class GpuWaiterAssistAttackTests {
     @Test
     void manyWaitersOnTwoDevicesGetRightResultsAndReturnAllMemory() throws Exception {
         SimulatedCuda two = new SimulatedCuda(256 * MIB).withDevices(2);
-        MultiGpuBackend gpus = new MultiGpuBackend(
-                List.of(
-                        new GpuBackend(two, two.deviceInfo(0), settings(), false),
-                        new GpuBackend(two, two.deviceInfo(1), settings(), false)),
-                two);
+        MultiGpuBackend gpus = two.backends(SimulatedCuda.testSettings(4));
         Set<String> bodyThreads = ConcurrentHashMap.newKeySet();
         ExecutorService callers = Executors.newFixedThreadPool(6, r -> new Thread(r, "caller-two"));
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpus).build()) {

@@ -403,10 +403,6 @@ class LostDeviceGpuAttackTests {
 
     // ================================================================== interrupts on callers that drive the device
 
-    private GpuBackend waiterFirstBackend() {
-        return new GpuBackend(WaiterFirstCuda.over(sim), sim.deviceInfo(0), SimulatedCuda.testSettings(4), false);
-    }
-
     private static Task<Float> oneGpuTask(TaskGraph g) {
         return g.task("t").gpu(ctx -> {
             GpuContext c = ctx.unwrap(GpuContext.class);
@@ -426,7 +422,7 @@ class LostDeviceGpuAttackTests {
         AtomicInteger onCaller = new AtomicInteger();
         try (Scheduler s = Scheduler.builder()
                 .threads(2)
-                .gpuBackend(waiterFirstBackend())
+                .gpuBackend(WaiterFirstCuda.backend(sim))
                 .listener(e -> {
                     if (e.type() != EventType.TASK_SUCCEEDED || Thread.currentThread() != caller.get()) {
                         return;
@@ -484,7 +480,7 @@ class LostDeviceGpuAttackTests {
         Set<String> threads = ConcurrentHashMap.newKeySet();
         try (Scheduler s = Scheduler.builder()
                 .threads(2)
-                .gpuBackend(waiterFirstBackend())
+                .gpuBackend(WaiterFirstCuda.backend(sim))
                 .failureMode(FailureMode.CONTINUE)
                 .listener(e -> {
                     if (e.type() == EventType.TASK_FAILED || e.type() == EventType.RUN_FAILED) {

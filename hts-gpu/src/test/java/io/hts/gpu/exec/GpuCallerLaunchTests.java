@@ -49,12 +49,7 @@ class GpuCallerLaunchTests {
 
     /** A launcher that parks as soon as it is idle, as one does between a service's requests. */
     private GpuBackend backend() {
-        GpuSettings t = SimulatedCuda.testSettings(2);
-        return new GpuBackend(
-                cuda,
-                cuda.deviceInfo(0),
-                new GpuSettings(t.streams(), t.memory(), t.stagingBytes(), Duration.ZERO, false),
-                false);
+        return cuda.backend(SimulatedCuda.parkingSettings(2));
     }
 
     /** One GPU task that fills a buffer, downloads it and records the thread it ran on. */

@@ -30,7 +30,7 @@ class GpuMemoryReservationTests {
         GpuSettings settings = GpuSettings.defaults(64 * MIB)
                 .withStreams(2)
                 .withMemory(new PoolSettings(64 * MIB, 64 * MIB, 64 * MIB, 256));
-        GpuBackend gpu = new GpuBackend(cuda, cuda.deviceInfo(0), settings, false);
+        GpuBackend gpu = cuda.backend(settings);
         return Scheduler.builder()
                 .threads(2)
                 .gpuBackend(gpu)

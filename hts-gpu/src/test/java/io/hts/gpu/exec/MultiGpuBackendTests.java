@@ -16,7 +16,6 @@ import io.hts.gpu.memory.PoolSettings;
 import io.hts.gpu.support.AcrossDevices;
 import io.hts.gpu.support.SimulatedCuda;
 import java.time.Duration;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
@@ -33,11 +32,7 @@ class MultiGpuBackendTests {
         GpuSettings settings = GpuSettings.defaults(32 * MIB)
                 .withStreams(streams)
                 .withMemory(new PoolSettings(4 * MIB, 32 * MIB, 4 * MIB, 256));
-        return new MultiGpuBackend(
-                List.of(
-                        new GpuBackend(cuda, cuda.deviceInfo(0), settings, false),
-                        new GpuBackend(cuda, cuda.deviceInfo(1), settings, false)),
-                cuda);
+        return cuda.backends(settings);
     }
 
     @Test

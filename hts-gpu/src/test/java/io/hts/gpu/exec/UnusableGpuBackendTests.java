@@ -14,7 +14,6 @@ import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.NoDeviceException;
 import io.hts.engine.run.Scheduler;
 import io.hts.gpu.cuda.CudaException;
-import io.hts.gpu.cuda.DeviceInfo;
 import io.hts.gpu.cuda.GpuDiscovery;
 import io.hts.gpu.memory.PoolSettings;
 import io.hts.gpu.support.SimulatedCuda;
@@ -33,12 +32,11 @@ class UnusableGpuBackendTests {
 
     /** Starts a backend on the device the way the auto-configuration does, keeping its failure. */
     private UnusableGpuBackend failingToStart(int ordinal) {
-        DeviceInfo device = cuda.deviceInfo(ordinal);
         cuda.failNext("cuMemAlloc", 700);
         try {
-            new GpuBackend(cuda, device, SETTINGS, false).close();
+            cuda.backend(ordinal, SETTINGS).close();
         } catch (CudaException ex) {
-            return UnusableGpuBackend.failedToStart(device, ex);
+            return UnusableGpuBackend.failedToStart(cuda.deviceInfo(ordinal), ex);
         }
         throw new AssertionError("the backend started although its first allocation failed");
     }
@@ -105,8 +103,7 @@ class UnusableGpuBackendTests {
     @Test
     void theUsableGpusRunAndThoseThatCouldNotStartAreReported() {
         UnusableGpuBackend down = failingToStart(0);
-        MultiGpuBackend running =
-                new MultiGpuBackend(List.of(new GpuBackend(cuda, cuda.deviceInfo(1), SETTINGS, false)), cuda);
+        MultiGpuBackend running = new MultiGpuBackend(List.of(cuda.backend(1, SETTINGS)), cuda);
         PartialGpuBackend gpus = new PartialGpuBackend(running, List.of(down));
         try (Scheduler s = Scheduler.builder()
                 .threads(2)

@@ -7,9 +7,11 @@ import io.hts.gpu.cuda.Dim3;
 import io.hts.gpu.cuda.KernelArguments;
 import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuSettings;
+import io.hts.gpu.exec.MultiGpuBackend;
 import io.hts.gpu.memory.PoolSettings;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -146,9 +148,46 @@ public final class SimulatedCuda implements CudaApi {
                 .withMemory(new PoolSettings(4L << 20, 64L << 20, 4L << 20, 256));
     }
 
+    /**
+     * {@link #testSettings} whose launcher parks as soon as it is idle (no poll spin), as one does
+     * between a service's requests: callers that wait for their runs find it free and launch
+     * their tasks' work themselves.
+     */
+    public static GpuSettings parkingSettings(int streams) {
+        return testSettings(streams).withPollSpin(Duration.ZERO);
+    }
+
     /** A GPU backend on simulated device 0 with {@link #testSettings}, without cuBLAS. */
     public GpuBackend backend(int streams) {
-        return new GpuBackend(this, deviceInfo(0), testSettings(streams), false);
+        return backend(testSettings(streams));
+    }
+
+    /** A GPU backend on simulated device 0 with {@code settings}, without cuBLAS. */
+    public GpuBackend backend(GpuSettings settings) {
+        return backend(0, settings);
+    }
+
+    /** A GPU backend on simulated device {@code ordinal} with {@code settings}, without cuBLAS. */
+    public GpuBackend backend(int ordinal, GpuSettings settings) {
+        return new GpuBackend(this, deviceInfo(ordinal), settings, false);
+    }
+
+    /**
+     * A GPU backend on simulated device 0 with {@link #testSettings} that reaches this simulation
+     * through {@code api}, a wrapper of it that changes what the backend sees (injected faults,
+     * gates, the order in which completions are found), without cuBLAS.
+     */
+    public GpuBackend backendThrough(CudaApi api, int streams) {
+        return new GpuBackend(api, deviceInfo(0), testSettings(streams), false);
+    }
+
+    /** One GPU backend on every simulated device, each with {@code settings}, as the backend of a multi-GPU host. */
+    public MultiGpuBackend backends(GpuSettings settings) {
+        List<GpuBackend> each = new ArrayList<>();
+        for (int ordinal = 0; ordinal < deviceCount(); ordinal++) {
+            each.add(backend(ordinal, settings));
+        }
+        return new MultiGpuBackend(each, this);
     }
 
     // ------------------------------------------------------------------ test controls

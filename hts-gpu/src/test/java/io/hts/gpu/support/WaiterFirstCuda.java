@@ -1,6 +1,7 @@
 package io.hts.gpu.support;
 
 import io.hts.gpu.cuda.CudaApi;
+import io.hts.gpu.exec.GpuBackend;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.Map;
@@ -18,6 +19,11 @@ import java.util.concurrent.TimeUnit;
 public final class WaiterFirstCuda {
 
     private WaiterFirstCuda() {}
+
+    /** A GPU backend on device 0 of {@code sim} (4 streams, {@link SimulatedCuda#testSettings}) that sees it through the rule above. */
+    public static GpuBackend backend(SimulatedCuda sim) {
+        return sim.backendThrough(over(sim), 4);
+    }
 
     /** {@code sim}, seen through the rule above. */
     public static CudaApi over(SimulatedCuda sim) {
