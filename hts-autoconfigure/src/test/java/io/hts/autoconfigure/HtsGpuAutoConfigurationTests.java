@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import io.hts.autoconfigure.support.SimulatedGpus;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.fault.CircuitBreakingBackend;
@@ -183,10 +184,7 @@ class HtsGpuAutoConfigurationTests {
     void anApplicationsGpuDiscovererIsAskedOnceAndItsDevicesAreStarted() {
         DiscovererConfiguration.loads.set(0);
         runner.withUserConfiguration(DiscovererConfiguration.class)
-                .withPropertyValues(
-                        "hts.gpu.memory-pool.initial=4MB",
-                        "hts.gpu.memory-pool.maximum=32MB",
-                        "hts.gpu.memory-pool.arena-size=4MB")
+                .withPropertyValues(SimulatedGpus.SMALL_POOL)
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(io.hts.gpu.exec.MultiGpuBackend.class)

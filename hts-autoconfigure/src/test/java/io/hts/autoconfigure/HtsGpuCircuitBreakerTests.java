@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.hts.autoconfigure.health.HtsHealthIndicator;
+import io.hts.autoconfigure.support.SimulatedGpus;
 import io.hts.engine.fault.CircuitBreakingBackend;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.Task;
@@ -50,15 +51,14 @@ class HtsGpuCircuitBreakerTests {
 
     private final List<TaskEvent> events = new CopyOnWriteArrayList<>();
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(HtsGpuAutoConfiguration.class, HtsAutoConfiguration.class))
-            .withBean(GpuDiscoverer.class, () -> GpuDiscoverer.through(() -> cuda))
+    private final ApplicationContextRunner runner = SimulatedGpus.on(
+                    cuda,
+                    new ApplicationContextRunner()
+                            .withConfiguration(
+                                    AutoConfigurations.of(HtsGpuAutoConfiguration.class, HtsAutoConfiguration.class)))
             .withBean(TaskListener.class, () -> events::add)
             .withPropertyValues(
                     "hts.executor.threads=2",
-                    "hts.gpu.memory-pool.initial=4MB",
-                    "hts.gpu.memory-pool.maximum=32MB",
-                    "hts.gpu.memory-pool.arena-size=4MB",
                     "hts.gpu.circuit-breaker.sliding-window-size=2",
                     "hts.gpu.circuit-breaker.failure-rate-threshold=50",
                     "hts.gpu.circuit-breaker.wait-duration-in-open-state=1h");

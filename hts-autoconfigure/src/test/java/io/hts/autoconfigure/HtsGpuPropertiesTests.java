@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.hts.autoconfigure.support.SimulatedGpus;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.Task;
@@ -40,14 +41,12 @@ class HtsGpuPropertiesTests {
     private final SimulatedCuda cuda = new SimulatedCuda(256 * MIB);
 
     /** The auto-configuration on the simulated devices, with a small pool so that several fit. */
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(HtsGpuAutoConfiguration.class, HtsAutoConfiguration.class))
-            .withBean(GpuDiscoverer.class, () -> GpuDiscoverer.through(() -> cuda))
-            .withPropertyValues(
-                    "hts.executor.threads=2",
-                    "hts.gpu.memory-pool.initial=4MB",
-                    "hts.gpu.memory-pool.maximum=32MB",
-                    "hts.gpu.memory-pool.arena-size=4MB");
+    private final ApplicationContextRunner runner = SimulatedGpus.on(
+                    cuda,
+                    new ApplicationContextRunner()
+                            .withConfiguration(
+                                    AutoConfigurations.of(HtsGpuAutoConfiguration.class, HtsAutoConfiguration.class)))
+            .withPropertyValues("hts.executor.threads=2");
 
     /** A GPU task that enqueues a kernel, so that the device has work in flight. */
     private static Task<Integer> kernel(TaskGraph g, String name) {
@@ -153,9 +152,11 @@ class HtsGpuPropertiesTests {
 
     @Test
     void anUnsetPoolMaximumIsNinetyPercentOfEachDevicesMemoryAndInitialIsCappedByIt() {
-        new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(HtsGpuAutoConfiguration.class, HtsAutoConfiguration.class))
-                .withBean(GpuDiscoverer.class, () -> GpuDiscoverer.through(() -> cuda))
+        SimulatedGpus.discovering(
+                        cuda,
+                        new ApplicationContextRunner()
+                                .withConfiguration(AutoConfigurations.of(
+                                        HtsGpuAutoConfiguration.class, HtsAutoConfiguration.class)))
                 .withPropertyValues("hts.gpu.memory-pool.initial=1GB", "hts.gpu.memory-pool.arena-size=64MB")
                 .run(context -> {
                     DeviceMemoryPool pool = context.getBean(MultiGpuBackend.class)

@@ -14,6 +14,7 @@ import io.hts.autoconfigure.actuate.HtsEndpointAutoConfiguration;
 import io.hts.autoconfigure.health.HtsHealthContributorAutoConfiguration;
 import io.hts.autoconfigure.metrics.HtsGpuMetrics;
 import io.hts.autoconfigure.metrics.HtsMetricsAutoConfiguration;
+import io.hts.autoconfigure.support.SimulatedGpus;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.Task;
@@ -63,11 +64,8 @@ class HtsGpuStartFailureTests {
                     HtsEndpointAutoConfiguration.class,
                     HtsHealthContributorAutoConfiguration.class,
                     HtsMetricsAutoConfiguration.class))
-            .withPropertyValues(
-                    "hts.gpu.memory-pool.initial=4MB",
-                    "hts.gpu.memory-pool.maximum=32MB",
-                    "hts.gpu.memory-pool.arena-size=4MB",
-                    "management.endpoints.web.exposure.include=hts");
+            .withPropertyValues(SimulatedGpus.SMALL_POOL)
+            .withPropertyValues("management.endpoints.web.exposure.include=hts");
 
     private final SimulatedCuda cuda = new SimulatedCuda(256 * MIB);
 
@@ -98,8 +96,7 @@ class HtsGpuStartFailureTests {
 
     /** Runs the context on the simulated CUDA instead of the real discovery: the application's {@link GpuDiscoverer}. */
     private void run(WebApplicationContextRunner runner, ContextConsumer<AssertableWebApplicationContext> test) {
-        runner.withBean(GpuDiscoverer.class, () -> GpuDiscoverer.through(() -> cuda))
-                .run(test);
+        SimulatedGpus.discovering(cuda, runner).run(test);
     }
 
     @Test
