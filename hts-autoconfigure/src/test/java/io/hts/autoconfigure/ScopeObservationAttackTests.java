@@ -38,7 +38,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.slf4j.MDC;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -326,14 +325,11 @@ class ScopeObservationAttackTests {
     // ------------------------------------------------------------------ HTTP
 
     private static ConfigurableApplicationContext start() {
-        return new SpringApplicationBuilder(FeaturesApp.class)
+        return LocalHttp.server(FeaturesApp.class)
                 .properties(
-                        "server.port=0",
-                        "server.address=127.0.0.1",
                         "server.shutdown=graceful",
                         "spring.lifecycle.timeout-per-shutdown-phase=60s",
-                        "management.endpoints.web.exposure.include=htsevents,htsprofiler",
-                        "spring.main.banner-mode=off")
+                        "management.endpoints.web.exposure.include=htsevents,htsprofiler")
                 .run();
     }
 

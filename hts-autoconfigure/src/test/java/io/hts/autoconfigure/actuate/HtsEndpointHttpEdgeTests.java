@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -34,14 +33,9 @@ class HtsEndpointHttpEdgeTests {
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private static ConfigurableApplicationContext start(String... more) {
-        List<String> properties = new java.util.ArrayList<>(List.of(
-                "server.port=0",
-                "server.address=127.0.0.1",
-                "management.endpoints.web.exposure.include=htsevents,htsprofiler",
-                "spring.main.banner-mode=off"));
-        properties.addAll(List.of(more));
-        return new SpringApplicationBuilder(FeaturesApp.class)
-                .properties(properties.toArray(String[]::new))
+        return LocalHttp.server(FeaturesApp.class)
+                .properties("management.endpoints.web.exposure.include=htsevents,htsprofiler")
+                .properties(more)
                 .run();
     }
 

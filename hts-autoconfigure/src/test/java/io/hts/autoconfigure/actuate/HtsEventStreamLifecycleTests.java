@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -22,14 +21,11 @@ import org.springframework.context.ConfigurableApplicationContext;
 class HtsEventStreamLifecycleTests {
 
     private static ConfigurableApplicationContext start() {
-        return new SpringApplicationBuilder(FeaturesApp.class)
+        return LocalHttp.server(FeaturesApp.class)
                 .properties(
-                        "server.port=0",
-                        "server.address=127.0.0.1",
                         "server.shutdown=graceful",
                         "spring.lifecycle.timeout-per-shutdown-phase=60s",
-                        "management.endpoints.web.exposure.include=htsevents",
-                        "spring.main.banner-mode=off")
+                        "management.endpoints.web.exposure.include=htsevents")
                 .run();
     }
 

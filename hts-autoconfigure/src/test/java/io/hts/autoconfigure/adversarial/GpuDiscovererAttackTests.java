@@ -19,7 +19,6 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -258,13 +257,8 @@ class GpuDiscovererAttackTests {
     // ================================================================== the run filter's name
 
     private static ConfigurableApplicationContext start() {
-        return new SpringApplicationBuilder(FeaturesApp.class)
-                .properties(
-                        "server.port=0",
-                        "server.address=127.0.0.1",
-                        "management.endpoints.web.exposure.include=htsevents",
-                        "spring.main.banner-mode=off",
-                        "hts.gpu.enabled=false")
+        return LocalHttp.server(FeaturesApp.class)
+                .properties("management.endpoints.web.exposure.include=htsevents", "hts.gpu.enabled=false")
                 .run();
     }
 

@@ -48,7 +48,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
@@ -376,11 +375,9 @@ class SpringSideAttackTests {
     }
 
     private static ConfigurableApplicationContext start(String... properties) {
-        List<String> all = new ArrayList<>(List.of(
-                "server.port=0", "server.address=127.0.0.1", "spring.main.banner-mode=off", "hts.executor.threads=2"));
-        all.addAll(List.of(properties));
-        return new SpringApplicationBuilder(App.class)
-                .properties(all.toArray(String[]::new))
+        return LocalHttp.server(App.class)
+                .properties("hts.executor.threads=2")
+                .properties(properties)
                 .run();
     }
 

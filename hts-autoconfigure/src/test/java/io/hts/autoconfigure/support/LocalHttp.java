@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ApplicationContext;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -32,6 +33,16 @@ public final class LocalHttp {
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
     private LocalHttp() {}
+
+    /**
+     * {@code application} as a server for this client: on 127.0.0.1 and a free port, without the
+     * banner; {@code run()} starts it, {@link #port} says where it listens. More properties are
+     * added with {@code properties(...)}.
+     */
+    public static SpringApplicationBuilder server(Class<?> application) {
+        return new SpringApplicationBuilder(application)
+                .properties("server.port=0", "server.address=127.0.0.1", "spring.main.banner-mode=off");
+    }
 
     /** The port the context's web server listens on. */
     public static int port(ApplicationContext context) {
