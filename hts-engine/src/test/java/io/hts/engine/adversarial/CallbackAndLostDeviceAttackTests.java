@@ -20,6 +20,7 @@ import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.RunOptions;
 import io.hts.engine.run.Scheduler;
+import io.hts.engine.support.ScriptedBackend;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -15,6 +15,7 @@ import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.Blocking;
+import io.hts.engine.support.ScriptedBackend;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -322,11 +323,7 @@ class DeviceBackendBreakTests {
     @Test
     void aBackendWhoseStatusThrowsSendsDualTasksToTheCpu() {
         assertTimeoutPreemptively(MAX, () -> {
-            ScriptedBackend b = new ScriptedBackend(2, (be, t) -> {
-                if (t.start(0)) {
-                    be.report(t, ScriptedBackend.runBody(be, t));
-                }
-            });
+            ScriptedBackend b = ScriptedBackend.wellBehaved();
             b.statusFailure = new IllegalStateException("status exploded");
             Scheduler s = Scheduler.builder().threads(2).gpuBackend(b).build();
             try {

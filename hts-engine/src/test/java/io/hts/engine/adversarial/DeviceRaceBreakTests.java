@@ -17,6 +17,7 @@ import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.Blocking;
+import io.hts.engine.support.ScriptedBackend;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CyclicBarrier;
@@ -34,12 +35,6 @@ class DeviceRaceBreakTests {
         s.awaitTermination(Duration.ofSeconds(3));
     }
 
-    static void runAndReport(ScriptedBackend b, DeviceTask t) {
-        if (t.start(0)) {
-            b.report(t, ScriptedBackend.runBody(b, t));
-        }
-    }
-
     @Test
     void aBulkheadedTaskWhoseDelayedDispatchThrowsDoesNotHangTheRun() {
         assertTimeoutPreemptively(MAX, () -> {
@@ -51,7 +46,7 @@ class DeviceRaceBreakTests {
                         } catch (InterruptedException ex) {
                             Thread.currentThread().interrupt();
                         }
-                        runAndReport(b, t);
+                        ScriptedBackend.runAndReport(b, t);
                     }) {
                         @Override
                         public void dispatch(DeviceTask task) {
@@ -82,7 +77,7 @@ class DeviceRaceBreakTests {
     void aDispatchThatThrowsDoesNotLeakTheBulkheadPermitAndHangLaterRuns() {
         assertTimeoutPreemptively(MAX, () -> {
             AtomicBoolean throwNext = new AtomicBoolean(true);
-            ScriptedBackend inner = new ScriptedBackend(2, DeviceRaceBreakTests::runAndReport) {
+            ScriptedBackend inner = new ScriptedBackend(2, ScriptedBackend::runAndReport) {
                 @Override
                 public void dispatch(DeviceTask task) {
                     if (throwNext.getAndSet(false)) {
@@ -116,7 +111,7 @@ class DeviceRaceBreakTests {
     @Test
     void aRecordExceptionPredicateThatThrowsKeepsTheDevicesReport() {
         assertTimeoutPreemptively(MAX, () -> {
-            ScriptedBackend inner = new ScriptedBackend(2, DeviceRaceBreakTests::runAndReport);
+            ScriptedBackend inner = ScriptedBackend.wellBehaved();
             CircuitBreaker breaker = CircuitBreaker.of(
                     "cb",
                     CircuitBreakerConfig.custom()
@@ -228,7 +223,7 @@ class DeviceRaceBreakTests {
     @Test
     void aDeviceTaskRetriedOnItsResultIsDispatchedAgainAndEndsOnce() {
         assertTimeoutPreemptively(MAX, () -> {
-            ScriptedBackend b = new ScriptedBackend(2, DeviceRaceBreakTests::runAndReport);
+            ScriptedBackend b = ScriptedBackend.wellBehaved();
             Scheduler s = Scheduler.builder().threads(2).gpuBackend(b).build();
             try {
                 for (int k = 0; k < 50; k++) {

@@ -17,6 +17,7 @@ import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.Blocking;
+import io.hts.engine.support.ScriptedBackend;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -33,14 +34,6 @@ class PolicyAndDispatchBreakTests {
     static void closeQuietly(Scheduler s) throws InterruptedException {
         s.shutdownNow();
         s.awaitTermination(Duration.ofSeconds(3));
-    }
-
-    static ScriptedBackend wellBehaved() {
-        return new ScriptedBackend(2, (be, t) -> {
-            if (t.start(0)) {
-                be.report(t, ScriptedBackend.runBody(be, t));
-            }
-        });
     }
 
     /** A policy that throws what the supplier gives from selectDevice. */
@@ -79,7 +72,7 @@ class PolicyAndDispatchBreakTests {
         assertTimeoutPreemptively(MAX, () -> {
             Scheduler s = Scheduler.builder()
                     .threads(2)
-                    .gpuBackend(wellBehaved())
+                    .gpuBackend(ScriptedBackend.wellBehaved())
                     .policy(throwingPolicy(() -> new AssertionError("policy assertion"), false))
                     .build();
             try {

@@ -10,6 +10,7 @@ import io.hts.engine.run.FailureMode;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.RunOptions;
 import io.hts.engine.run.Scheduler;
+import io.hts.engine.support.ScriptedBackend;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -57,7 +58,7 @@ class ReleasableBreakTests {
     static Scheduler scheduler() {
         return Scheduler.builder()
                 .threads(2)
-                .gpuBackend(PolicyAndDispatchBreakTests.wellBehaved())
+                .gpuBackend(ScriptedBackend.wellBehaved())
                 .build();
     }
 

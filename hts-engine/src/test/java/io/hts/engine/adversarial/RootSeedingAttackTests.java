@@ -31,6 +31,7 @@ import io.hts.engine.run.Scheduler;
 import io.hts.engine.run.SchedulerBuilder;
 import io.hts.engine.support.Blocking;
 import io.hts.engine.support.Ended;
+import io.hts.engine.support.ScriptedBackend;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -832,11 +833,7 @@ class RootSeedingAttackTests {
 
     /** A well-behaved device backend running GPU bodies on its own thread, or inline when asked. */
     static ScriptedBackend backend(boolean inline) {
-        ScriptedBackend b = new ScriptedBackend(2, (be, t) -> {
-            if (t.start(0)) {
-                be.report(t, ScriptedBackend.runBody(be, t));
-            }
-        });
+        ScriptedBackend b = ScriptedBackend.wellBehaved();
         b.inline = inline;
         return b;
     }
@@ -1821,11 +1818,7 @@ class RootSeedingAttackTests {
      */
     static ScriptedBackend statusMisbehavingOnce(int at, boolean returnNull) {
         AtomicInteger calls = new AtomicInteger();
-        return new ScriptedBackend(2, (be, t) -> {
-            if (t.start(0)) {
-                be.report(t, ScriptedBackend.runBody(be, t));
-            }
-        }) {
+        return new ScriptedBackend(2, ScriptedBackend::runAndReport) {
             @Override
             public DeviceStatus status() {
                 if (calls.incrementAndGet() == at) {

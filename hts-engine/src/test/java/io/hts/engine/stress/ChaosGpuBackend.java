@@ -3,11 +3,9 @@ package io.hts.engine.stress;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.graph.Device;
-import io.hts.engine.graph.ForwardingTaskContext;
-import io.hts.engine.graph.GpuTaskContext;
-import io.hts.engine.graph.TaskContext;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
+import io.hts.engine.support.FakeGpuBackend;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -20,7 +18,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * A device backend that misbehaves the ways real ones do, at random: it runs a queued task, or
  * drops it after {@code start} returned false, or fails it without starting it (a device that went
  * down draining its queue), or hands it back to the CPU, or starts it and then fails it, or reports
- * twice. The engine must end every task once whatever it does.
+ * twice. The engine must end every task once whatever it does. Not a {@code ScriptedBackend}: it
+ * keeps one queue served by one thread of its own, so that a seed decides every choice, and it
+ * drains that queue when closed, so that every task it took still gets its outcome; it runs a
+ * body as {@link FakeGpuBackend} does.
  */
 final class ChaosGpuBackend implements DeviceBackend {
 
@@ -97,7 +98,7 @@ final class ChaosGpuBackend implements DeviceBackend {
         } else {
             Object result;
             try {
-                result = task.gpuBody().run(new Context(task.context()));
+                result = FakeGpuBackend.runGpuBody(task, this);
             } catch (Throwable ex) {
                 task.fail(ex);
                 return;
@@ -121,23 +122,6 @@ final class ChaosGpuBackend implements DeviceBackend {
             thread.join(TimeUnit.SECONDS.toMillis(30));
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private static final class Context extends ForwardingTaskContext implements GpuTaskContext {
-
-        Context(TaskContext delegate) {
-            super(delegate);
-        }
-
-        @Override
-        public int deviceOrdinal() {
-            return 0;
-        }
-
-        @Override
-        public <C> C unwrap(Class<C> type) {
-            throw new IllegalArgumentException("not a " + type.getName());
         }
     }
 }

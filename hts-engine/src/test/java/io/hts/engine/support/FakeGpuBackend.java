@@ -17,7 +17,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A test-only stand-in for the GPU backend: runs GPU bodies on its own threads (one per "stream")
- * and reports a scriptable load and health. Never part of the product.
+ * and reports a scriptable load and health. Never part of the product. The test backends that
+ * misbehave on purpose ({@link ScriptedBackend}, the stress tests' chaos backend) run a body the
+ * way this one does, through {@link #runGpuBody}.
  */
 public final class FakeGpuBackend implements DeviceBackend {
 
@@ -70,7 +72,7 @@ public final class FakeGpuBackend implements DeviceBackend {
             }
             running.incrementAndGet();
             try {
-                Object result = task.gpuBody().run(new Context(task.context(), this));
+                Object result = runGpuBody(task, this);
                 ran.add(task.taskName());
                 task.complete(result);
             } catch (Throwable ex) {
@@ -79,6 +81,17 @@ public final class FakeGpuBackend implements DeviceBackend {
                 running.decrementAndGet();
             }
         });
+    }
+
+    /**
+     * Runs {@code task}'s GPU body as a test backend does: with a context that forwards to the
+     * engine's task context, says device 0 and unwraps to {@code backend}.
+     *
+     * @return what the body returned
+     * @throws Exception what the body threw
+     */
+    public static Object runGpuBody(DeviceTask task, DeviceBackend backend) throws Exception {
+        return task.gpuBody().run(new Context(task.context(), backend));
     }
 
     public void setHealth(DeviceHealth health, String detail) {
@@ -119,9 +132,9 @@ public final class FakeGpuBackend implements DeviceBackend {
     /** The context GPU bodies get: forwards to the engine's task context. */
     private static final class Context extends ForwardingTaskContext implements GpuTaskContext {
 
-        private final FakeGpuBackend backend;
+        private final DeviceBackend backend;
 
-        Context(TaskContext delegate, FakeGpuBackend backend) {
+        Context(TaskContext delegate, DeviceBackend backend) {
             super(delegate);
             this.backend = backend;
         }
