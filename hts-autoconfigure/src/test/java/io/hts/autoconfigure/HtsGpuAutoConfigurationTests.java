@@ -6,12 +6,9 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.hts.autoconfigure.support.SimulatedGpus;
 import io.hts.engine.exec.DeviceBackend;
-import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.fault.CircuitBreakingBackend;
-import io.hts.engine.graph.Device;
-import io.hts.engine.policy.DeviceHealth;
-import io.hts.engine.policy.DeviceStatus;
 import io.hts.engine.run.Scheduler;
+import io.hts.engine.support.FakeGpuBackend;
 import io.hts.gpu.cuda.DeviceInfo;
 import io.hts.gpu.exec.GpuBackend;
 import io.hts.gpu.exec.GpuSettings;
@@ -139,27 +136,7 @@ class HtsGpuAutoConfigurationTests {
 
         @Bean
         DeviceBackend myGpu() {
-            return new DeviceBackend() {
-                @Override
-                public Device device() {
-                    return Device.GPU;
-                }
-
-                @Override
-                public String name() {
-                    return "mine";
-                }
-
-                @Override
-                public DeviceStatus status() {
-                    return new DeviceStatus(Device.GPU, DeviceHealth.UP, 1, 0, 0, 0, 0, "mine");
-                }
-
-                @Override
-                public void dispatch(DeviceTask task) {
-                    task.fail(new UnsupportedOperationException("test backend"));
-                }
-            };
+            return new FakeGpuBackend(1);
         }
     }
 

@@ -7,13 +7,11 @@ import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hts.engine.exec.DeviceBackend;
-import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.fault.FaultTolerance;
 import io.hts.engine.fault.RetrySpec;
 import io.hts.engine.fault.TimeLimitSpec;
-import io.hts.engine.policy.DeviceHealth;
-import io.hts.engine.policy.DeviceStatus;
 import io.hts.engine.run.Scheduler;
+import io.hts.engine.support.ScriptedBackend;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import org.junit.jupiter.api.Test;
@@ -167,25 +165,10 @@ class BuilderRefusalTests {
 
     @Test
     void aGpuBackendServingTheCpuIsRefusedSayingTheDeviceExpected() {
-        DeviceBackend cpuBackend = new DeviceBackend() {
+        DeviceBackend cpuBackend = new ScriptedBackend(1, (be, task) -> {}) {
             @Override
             public Device device() {
-                return Device.CPU;
-            }
-
-            @Override
-            public String name() {
-                return "not-a-gpu";
-            }
-
-            @Override
-            public DeviceStatus status() {
-                return new DeviceStatus(Device.CPU, DeviceHealth.UP, 1, 0, 0, 0, -1, "cpu");
-            }
-
-            @Override
-            public void dispatch(DeviceTask task) {
-                throw new UnsupportedOperationException();
+                return Device.CPU; // a backend for the other device
             }
         };
         assertThatIllegalArgumentException()

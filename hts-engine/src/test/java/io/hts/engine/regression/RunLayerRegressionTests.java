@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
-import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.exec.internal.WorkStealingPool;
 import io.hts.engine.graph.Device;
@@ -20,7 +19,6 @@ import io.hts.engine.observe.TaskEvent;
 import io.hts.engine.observe.TaskListener;
 import io.hts.engine.observe.TaskTiming;
 import io.hts.engine.policy.DeviceHealth;
-import io.hts.engine.policy.DeviceStatus;
 import io.hts.engine.policy.SchedulingPolicy;
 import io.hts.engine.policy.SystemStatus;
 import io.hts.engine.policy.TaskInfo;
@@ -32,6 +30,7 @@ import io.hts.engine.run.Scheduler;
 import io.hts.engine.run.SchedulerBuilder;
 import io.hts.engine.run.TaskFailure;
 import io.hts.engine.support.FakeGpuBackend;
+import io.hts.engine.support.ScriptedBackend;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -141,7 +140,7 @@ class RunLayerRegressionTests {
     @ParameterizedTest(name = "start(lane) called first: {0}")
     @ValueSource(booleans = {false, true})
     void d02a_queuedDeviceTasksCancelledWithTheRunAndFailedLaterStayCancelledOnce(boolean startFirst) throws Exception {
-        QueueingBackend device = new QueueingBackend();
+        ScriptedBackend device = queueing();
         FinalEvents events = new FinalEvents();
         Scheduler s =
                 scheduler(Scheduler.builder().threads(2).gpuBackend(device).listener(events));
@@ -150,7 +149,7 @@ class RunLayerRegressionTests {
         g.task("sink").after(onGpu).cpu(ctx -> 0);
         GraphRun run = s.submit(g);
         CompletableFuture<Map<String, TaskState>> atEnd = statesWhenTheRunEnds(run);
-        assertThat(device.queued())
+        assertThat(device.dispatched.size())
                 .as("precondition: the GPU tasks are queued on the device")
                 .isEqualTo(3);
 
@@ -159,7 +158,7 @@ class RunLayerRegressionTests {
         Map<String, TaskState> before = run.states();
         List<TaskFailure> failuresBefore = run.failures();
 
-        device.goDown(startFirst); // fails every queued task, none of which ever started
+        goDown(device, startFirst); // fails every queued task, none of which ever started
 
         assertConsistentAfterDeviceDrain(
                 run, events, atEnd.get(5, TimeUnit.SECONDS), before, failuresBefore, RunStatus.CANCELLED);
@@ -174,7 +173,7 @@ class RunLayerRegressionTests {
     @ParameterizedTest(name = "start(lane) called first: {0}")
     @ValueSource(booleans = {false, true})
     void d02b_aCancelledQueuedDeviceTaskFailedLaterDoesNotEndTheRunWhileATaskRuns(boolean startFirst) throws Exception {
-        QueueingBackend device = new QueueingBackend();
+        ScriptedBackend device = queueing();
         FinalEvents events = new FinalEvents();
         Scheduler s =
                 scheduler(Scheduler.builder().threads(2).gpuBackend(device).listener(events));
@@ -190,13 +189,13 @@ class RunLayerRegressionTests {
         GraphRun run = s.submit(g);
         CompletableFuture<Map<String, TaskState>> atEnd = statesWhenTheRunEnds(run);
         assertThat(cpuRunning.await(5, TimeUnit.SECONDS)).isTrue();
-        assertThat(device.queued())
+        assertThat(device.dispatched.size())
                 .as("precondition: the GPU task is queued on the device")
                 .isEqualTo(1);
 
         assertThat(run.cancel(gpu)).isTrue();
         assertThat(run.state(gpu)).isEqualTo(TaskState.CANCELLED);
-        device.goDown(startFirst);
+        goDown(device, startFirst);
 
         assertThat(run.status())
                 .as(
@@ -220,7 +219,7 @@ class RunLayerRegressionTests {
     @ParameterizedTest(name = "start(lane) called first: {0}")
     @ValueSource(booleans = {false, true})
     void d02c_queuedDeviceTasksCancelledByFailFastAndFailedLaterStayCancelled(boolean startFirst) throws Exception {
-        QueueingBackend device = new QueueingBackend();
+        ScriptedBackend device = queueing();
         FinalEvents events = new FinalEvents();
         Scheduler s =
                 scheduler(Scheduler.builder().threads(2).gpuBackend(device).listener(events));
@@ -232,17 +231,38 @@ class RunLayerRegressionTests {
         GraphRun run = s.submit(g);
         CompletableFuture<Map<String, TaskState>> atEnd = statesWhenTheRunEnds(run);
         finishes(run, RUN_LIMIT, "the run fails fast");
-        assertThat(device.queued())
+        assertThat(device.dispatched.size())
                 .as("precondition: the GPU tasks were still queued on the device")
                 .isEqualTo(3);
         Map<String, TaskState> before = run.states();
         List<TaskFailure> failuresBefore = run.failures();
         assertThat(before).containsEntry("g[0]", TaskState.CANCELLED);
 
-        device.goDown(startFirst);
+        goDown(device, startFirst);
 
         assertConsistentAfterDeviceDrain(
                 run, events, atEnd.get(5, TimeUnit.SECONDS), before, failuresBefore, RunStatus.FAILED);
+    }
+
+    /** A device backend that only queues tasks: its script does nothing, the tasks stay in {@code dispatched}. */
+    private static ScriptedBackend queueing() {
+        return new ScriptedBackend(1, (be, t) -> {});
+    }
+
+    /**
+     * The device goes down: it fails every queued task without running it (a device that went down
+     * draining its queue), after a {@code start(lane)} call if {@code startFirst}, whatever it
+     * returns.
+     */
+    private static void goDown(ScriptedBackend device, boolean startFirst) {
+        device.health = DeviceHealth.DOWN;
+        DeviceTask t;
+        while ((t = device.dispatched.poll()) != null) {
+            if (startFirst) {
+                t.start(0); // false for a cancelled task; the backend fails it anyway
+            }
+            t.fail(new IllegalStateException("the device went down; task '" + t.taskName() + "' never ran"));
+        }
     }
 
     private static void assertConsistentAfterDeviceDrain(
@@ -1371,51 +1391,6 @@ class RunLayerRegressionTests {
 
         Map<String, List<EventType>> finalEventsOf(long runId) {
             return Map.copyOf(byRun.getOrDefault(runId, Map.of()));
-        }
-    }
-
-    /**
-     * A device backend that only queues tasks; {@link #goDown} then fails every queued task
-     * without running it (a device that went down draining its queue), optionally after a
-     * {@code start(lane)} call, whatever it returns.
-     */
-    static final class QueueingBackend implements DeviceBackend {
-        private final ConcurrentLinkedQueue<DeviceTask> queue = new ConcurrentLinkedQueue<>();
-        private volatile DeviceHealth health = DeviceHealth.UP;
-
-        @Override
-        public Device device() {
-            return Device.GPU;
-        }
-
-        @Override
-        public String name() {
-            return "queueing:0";
-        }
-
-        @Override
-        public DeviceStatus status() {
-            return new DeviceStatus(Device.GPU, health, 1, queue.size(), 0, 0, -1, "queues only");
-        }
-
-        @Override
-        public void dispatch(DeviceTask task) {
-            queue.add(task);
-        }
-
-        int queued() {
-            return queue.size();
-        }
-
-        void goDown(boolean startFirst) {
-            health = DeviceHealth.DOWN;
-            DeviceTask t;
-            while ((t = queue.poll()) != null) {
-                if (startFirst) {
-                    t.start(0); // false for a cancelled task; the backend fails it anyway
-                }
-                t.fail(new IllegalStateException("the device went down; task '" + t.taskName() + "' never ran"));
-            }
         }
     }
 }

@@ -2,9 +2,7 @@ package io.hts.engine.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.DeviceTask;
-import io.hts.engine.graph.Device;
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
@@ -14,8 +12,7 @@ import io.hts.engine.observe.RunProfile;
 import io.hts.engine.observe.TaskEvent;
 import io.hts.engine.observe.TaskListener;
 import io.hts.engine.observe.TaskStatistics;
-import io.hts.engine.policy.DeviceHealth;
-import io.hts.engine.policy.DeviceStatus;
+import io.hts.engine.support.ScriptedBackend;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -35,43 +32,13 @@ class DoubleCompletionCountsTests {
 
     private static final Duration MAX = Duration.ofSeconds(10);
 
-    /** Starts each GPU attempt on a thread of its own, then runs the given reports. */
-    private static final class ReportingBackend implements DeviceBackend {
-
-        private final BiConsumer<DeviceTask, ConcurrentLinkedQueue<Throwable>> reports;
-        final ConcurrentLinkedQueue<Throwable> thrownAtBackend = new ConcurrentLinkedQueue<>();
-
-        ReportingBackend(BiConsumer<DeviceTask, ConcurrentLinkedQueue<Throwable>> reports) {
-            this.reports = reports;
-        }
-
-        @Override
-        public Device device() {
-            return Device.GPU;
-        }
-
-        @Override
-        public String name() {
-            return "double:0";
-        }
-
-        @Override
-        public DeviceStatus status() {
-            return new DeviceStatus(Device.GPU, DeviceHealth.UP, 1, 0, 0, 0, -1, "reports twice");
-        }
-
-        @Override
-        public void dispatch(DeviceTask task) {
-            Thread t = new Thread(
-                    () -> {
-                        if (task.start(0)) {
-                            reports.accept(task, thrownAtBackend);
-                        }
-                    },
-                    "double-report");
-            t.setDaemon(true);
-            t.start();
-        }
+    /** A backend that starts each GPU attempt, then makes the given reports (by hand: what they throw is kept). */
+    private static ScriptedBackend reportingBackend(BiConsumer<ScriptedBackend, DeviceTask> reports) {
+        return new ScriptedBackend(2, (be, task) -> {
+            if (task.start(0)) {
+                reports.accept(be, task);
+            }
+        });
     }
 
     /** Counts terminal events per run and task, and finished runs. */
@@ -101,39 +68,27 @@ class DoubleCompletionCountsTests {
         }
     }
 
-    private static void report(Runnable r, ConcurrentLinkedQueue<Throwable> thrown) {
-        try {
-            r.run();
-        } catch (Throwable ex) {
-            thrown.add(ex);
-        }
-    }
-
     @Test
     void twoCompletionsAtOnceFromTwoThreadsEndTheTaskOnceAndCountItOnce() throws Exception {
         int rounds = 40;
-        ReportingBackend backend = new ReportingBackend((task, thrown) -> {
+        ScriptedBackend backend = reportingBackend((be, task) -> {
             CyclicBarrier both = new CyclicBarrier(2);
             CountDownLatch second = new CountDownLatch(1);
             Thread other = new Thread(
                     () -> {
-                        report(
-                                () -> {
-                                    awaitQuietly(both);
-                                    task.complete("from-other");
-                                },
-                                thrown);
+                        be.reporting(() -> {
+                            awaitQuietly(both);
+                            task.complete("from-other");
+                        });
                         second.countDown();
                     },
                     "double-report-2");
             other.setDaemon(true);
             other.start();
-            report(
-                    () -> {
-                        awaitQuietly(both);
-                        task.complete("from-starter");
-                    },
-                    thrown);
+            be.reporting(() -> {
+                awaitQuietly(both);
+                task.complete("from-starter");
+            });
             try {
                 second.await();
             } catch (InterruptedException ex) {
@@ -173,7 +128,7 @@ class DoubleCompletionCountsTests {
             assertThat(counting.finishedRuns).hasSize(rounds).doesNotHaveDuplicates();
             assertThat(counting.terminal).extracting(TaskEvent::type).containsOnly(EventType.TASK_SUCCEEDED);
         }
-        assertThat(backend.thrownAtBackend)
+        assertThat(backend.reportErrors)
                 .as("a second report is ignored, not thrown at the backend")
                 .isEmpty();
     }
@@ -181,12 +136,12 @@ class DoubleCompletionCountsTests {
     @Test
     void aFailureReportedAfterTheCompletionChangesNeitherTheOutcomeNorTheCounts() throws Exception {
         AtomicInteger dispatched = new AtomicInteger();
-        ReportingBackend backend = new ReportingBackend((task, thrown) -> {
+        ScriptedBackend backend = reportingBackend((be, task) -> {
             dispatched.incrementAndGet();
-            report(() -> task.complete(7), thrown);
-            report(() -> task.fail(new IllegalStateException("late device error")), thrown);
-            report(() -> task.failDeviceLost(new IllegalStateException("late lost device")), thrown);
-            report(() -> task.complete(8), thrown);
+            be.complete(task, 7);
+            be.fail(task, new IllegalStateException("late device error"));
+            be.reporting(() -> task.failDeviceLost(new IllegalStateException("late lost device")));
+            be.complete(task, 8);
         });
         Counting counting = new Counting();
         try (Scheduler s = Scheduler.builder()
@@ -222,7 +177,7 @@ class DoubleCompletionCountsTests {
             assertThat(counting.finishedRuns).hasSize(20);
             assertThat(counting.terminal).extracting(TaskEvent::type).containsOnly(EventType.TASK_SUCCEEDED);
         }
-        assertThat(backend.thrownAtBackend).isEmpty();
+        assertThat(backend.reportErrors).isEmpty();
     }
 
     private static void awaitQuietly(CyclicBarrier barrier) {

@@ -23,6 +23,7 @@ import io.hts.engine.policy.TaskInfo;
 import io.hts.engine.support.Blocking;
 import io.hts.engine.support.FakeGpuBackend;
 import io.hts.engine.support.RecordingListener;
+import io.hts.engine.support.ScriptedBackend;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -275,27 +276,10 @@ class HeterogeneousSchedulingTests {
     /** A backend that throws from dispatch (it must not) fails that attempt; the run ends and reports it. */
     @Test
     void aBackendThatThrowsOnDispatchFailsTheTaskNotTheRun() {
-        io.hts.engine.exec.DeviceBackend broken = new io.hts.engine.exec.DeviceBackend() {
-            @Override
-            public Device device() {
-                return Device.GPU;
-            }
-
-            @Override
-            public String name() {
-                return "broken";
-            }
-
-            @Override
-            public io.hts.engine.policy.DeviceStatus status() {
-                return new io.hts.engine.policy.DeviceStatus(Device.GPU, DeviceHealth.UP, 1, 0, 0, 0, 0, "broken");
-            }
-
-            @Override
-            public void dispatch(io.hts.engine.exec.DeviceTask task) {
-                throw new IllegalStateException("dispatch exploded");
-            }
-        };
+        ScriptedBackend broken = new ScriptedBackend(1, (be, task) -> {
+            throw new IllegalStateException("dispatch exploded");
+        });
+        broken.inline = true; // the script runs in dispatch, which throws
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(broken).build()) {
             TaskGraph g = TaskGraph.named("throws");
             Task<Integer> t = g.task("gpu-only").gpu(ctx -> 1);
