@@ -40,6 +40,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.NullSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Attacks on the API boundary of issue 14 item 1, through the public API only: the sealed
@@ -277,26 +280,26 @@ class ApiBoundaryAttackTests {
 
     // ================================================================== backoffs that answer nonsense
 
-    @Test
-    void aCustomBackoffAnsweringNullOrNegativeFailsTheTaskNamingIt() throws Exception {
+    @ParameterizedTest(name = "answering {0}")
+    @NullSource
+    @ValueSource(longs = {-1L, Long.MIN_VALUE})
+    void aCustomBackoffAnsweringNullOrNegativeFailsTheTaskNamingIt(Long answer) throws Exception {
         try (Scheduler s = Scheduler.builder().threads(2).build()) {
-            for (Long answer : new Long[] {null, -1L, Long.MIN_VALUE}) {
-                AtomicInteger calls = new AtomicInteger();
-                TaskGraph g = TaskGraph.named("bad-backoff");
-                Task<Integer> t = g.task("t").retries(3, attempt -> answer).cpu(ctx -> {
-                    calls.incrementAndGet();
-                    throw new IllegalStateException("body");
-                });
-                GraphRun run = s.submit(g);
-                assertThatThrownBy(() -> run.await(MAX)).isInstanceOf(GraphRunException.class);
-                assertThat(calls).as("answer %s", answer).hasValue(1);
-                Throwable error = run.error(t).orElseThrow();
-                assertThat(error).hasMessage("body");
-                assertThat(error.getSuppressed())
-                        .as("answer %s", answer)
-                        .anySatisfy(x -> assertThat(x.getMessage())
-                                .contains("the backoff of task 't' returned " + answer + " ms"));
-            }
+            AtomicInteger calls = new AtomicInteger();
+            TaskGraph g = TaskGraph.named("bad-backoff");
+            Task<Integer> t = g.task("t").retries(3, attempt -> answer).cpu(ctx -> {
+                calls.incrementAndGet();
+                throw new IllegalStateException("body");
+            });
+            GraphRun run = s.submit(g);
+            assertThatThrownBy(() -> run.await(MAX)).isInstanceOf(GraphRunException.class);
+            assertThat(calls).as("answer %s", answer).hasValue(1);
+            Throwable error = run.error(t).orElseThrow();
+            assertThat(error).hasMessage("body");
+            assertThat(error.getSuppressed())
+                    .as("answer %s", answer)
+                    .anySatisfy(x ->
+                            assertThat(x.getMessage()).contains("the backoff of task 't' returned " + answer + " ms"));
         }
     }
 

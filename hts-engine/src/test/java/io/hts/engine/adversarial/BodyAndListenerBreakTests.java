@@ -27,7 +27,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class BodyAndListenerBreakTests {
 
@@ -168,60 +172,63 @@ class BodyAndListenerBreakTests {
         return recurse(n + 1) + 1;
     }
 
-    @Test
-    void listenersThrowingAtEveryEventTypeNeverBreakARun() {
-        List<Throwable> kinds = List.of(
-                new RuntimeException("rt"),
-                new StackOverflowError("soe"),
-                new OutOfMemoryError("oom"),
-                new Nasty(),
-                new AssertionError("ae"));
-        for (Throwable kind : kinds) {
-            assertTimeoutPreemptively(MAX, () -> {
-                AtomicInteger calls = new AtomicInteger();
-                TaskListener thrower = e -> {
-                    calls.incrementAndGet();
-                    if (kind instanceof RuntimeException r) {
-                        throw r;
-                    }
-                    throw (Error) kind;
-                };
-                try (Scheduler s = Scheduler.builder()
-                        .threads(2)
-                        .listener(thrower)
-                        .listener(thrower)
-                        .build()) {
-                    for (int round = 0; round < 10; round++) {
-                        TaskGraph g = TaskGraph.named("listeners-" + round);
-                        Task<Integer> root = g.task("root").cpu(ctx -> 1);
-                        TaskGroup<Integer> mid = g.group(
-                                "mid",
-                                6,
-                                (i, t) -> t.after(root)
-                                        .retries(1, Duration.ofMillis(1))
-                                        .timeout(Duration.ofMillis(200))
-                                        .cpu(ctx -> {
-                                            if (i == 1 && ctx.attempt() == 1) {
-                                                throw new IllegalStateException("retry me");
-                                            }
-                                            if (i == 2) {
-                                                Blocking.untilInterrupted(Duration.ofSeconds(1));
-                                            }
-                                            return ctx.input(root) + i;
-                                        }));
-                        g.task("sink").after(mid).cpu(ctx -> ctx.inputs(mid).size());
-                        GraphRun run = s.submit(g, RunOptions.failureMode(FailureMode.CONTINUE));
-                        Checks.awaitEnd(run, Duration.ofSeconds(5));
-                        Checks.assertConsistent(run);
-                        assertThat(run.state(mid.get(1)))
-                                .as(kind.getClass().getName())
-                                .isEqualTo(TaskState.SUCCEEDED);
-                        assertThat(run.state(mid.get(2))).isEqualTo(TaskState.FAILED);
-                    }
+    /** What a listener throws: a runtime exception, errors, and one whose message cannot be read. */
+    static Stream<Named<Throwable>> thrownByListeners() {
+        return Stream.of(
+                Named.of("RuntimeException", new RuntimeException("rt")),
+                Named.of("StackOverflowError", new StackOverflowError("soe")),
+                Named.of("OutOfMemoryError", new OutOfMemoryError("oom")),
+                Named.of("Nasty", new Nasty()),
+                Named.of("AssertionError", new AssertionError("ae")));
+    }
+
+    @ParameterizedTest
+    @MethodSource("thrownByListeners")
+    void listenersThrowingAtEveryEventTypeNeverBreakARun(Throwable kind) {
+        assertTimeoutPreemptively(MAX, () -> {
+            AtomicInteger calls = new AtomicInteger();
+            TaskListener thrower = e -> {
+                calls.incrementAndGet();
+                if (kind instanceof RuntimeException r) {
+                    throw r;
                 }
-                assertThat(calls.get()).isPositive();
-            });
-        }
+                throw (Error) kind;
+            };
+            try (Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .listener(thrower)
+                    .listener(thrower)
+                    .build()) {
+                for (int round = 0; round < 10; round++) {
+                    TaskGraph g = TaskGraph.named("listeners-" + round);
+                    Task<Integer> root = g.task("root").cpu(ctx -> 1);
+                    TaskGroup<Integer> mid = g.group(
+                            "mid",
+                            6,
+                            (i, t) -> t.after(root)
+                                    .retries(1, Duration.ofMillis(1))
+                                    .timeout(Duration.ofMillis(200))
+                                    .cpu(ctx -> {
+                                        if (i == 1 && ctx.attempt() == 1) {
+                                            throw new IllegalStateException("retry me");
+                                        }
+                                        if (i == 2) {
+                                            Blocking.untilInterrupted(Duration.ofSeconds(1));
+                                        }
+                                        return ctx.input(root) + i;
+                                    }));
+                    g.task("sink").after(mid).cpu(ctx -> ctx.inputs(mid).size());
+                    GraphRun run = s.submit(g, RunOptions.failureMode(FailureMode.CONTINUE));
+                    Checks.awaitEnd(run, Duration.ofSeconds(5));
+                    Checks.assertConsistent(run);
+                    assertThat(run.state(mid.get(1)))
+                            .as(kind.getClass().getName())
+                            .isEqualTo(TaskState.SUCCEEDED);
+                    assertThat(run.state(mid.get(2))).isEqualTo(TaskState.FAILED);
+                }
+            }
+            assertThat(calls.get()).isPositive();
+        });
     }
 
     @Test

@@ -20,6 +20,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The callbacks a scheduler runs on a caller's thread (listeners of the events {@code submit}
@@ -113,57 +115,56 @@ class CallerInterruptTests {
      * restore it), or first interrupts itself: whichever, the caller's interrupt survives the
      * submit, and the run still ends.
      */
-    @Test
-    void anInterruptSentToTheCallerWhileAListenerRunsOnItIsKept() throws Exception {
-        for (String listenerKind : new String[] {"parks", "swallows", "self-interrupts-first", "restores"}) {
-            CountDownLatch inside = new CountDownLatch(1);
-            AtomicReference<Thread> caller = new AtomicReference<>();
-            try (Scheduler s = withListener(e -> {
-                if (e.type() != EventType.RUN_SUBMITTED || Thread.currentThread() != caller.get()) {
-                    return;
-                }
-                if (listenerKind.equals("self-interrupts-first")) {
-                    Thread.currentThread().interrupt();
-                    Thread.interrupted(); // and clears it: its own business
-                }
-                inside.countDown();
-                switch (listenerKind) {
-                    case "parks", "self-interrupts-first" -> {
-                        while (!Thread.currentThread().isInterrupted()) {
-                            LockSupport.park(this);
-                        }
-                    }
-                    case "swallows" -> {
-                        try {
-                            new CountDownLatch(1).await();
-                        } catch (InterruptedException ex) {
-                            // swallowed: the flag is now clear
-                        }
-                    }
-                    default -> {
-                        try {
-                            new CountDownLatch(1).await();
-                        } catch (InterruptedException ex) {
-                            Thread.currentThread().interrupt();
-                        }
-                    }
-                }
-            })) {
-                Thread interrupter = interruptOnceInside(inside, caller);
-                Object[] outcome = onCaller(() -> {
-                    caller.set(Thread.currentThread());
-                    TaskGraph g = TaskGraph.named("g");
-                    Task<Integer> t = g.task("t").cpu(ctx -> 7);
-                    GraphRun run = s.submit(g);
-                    boolean kept = Thread.interrupted();
-                    return new Object[] {kept, run.await(MAX).result(t)};
-                });
-                interrupter.join(MAX.toMillis());
-                assertThat(outcome[0])
-                        .as("the caller's interrupt survived a listener that %s", listenerKind)
-                        .isEqualTo(true);
-                assertThat(outcome[1]).isEqualTo(7);
+    @ParameterizedTest(name = "a listener that {0}")
+    @ValueSource(strings = {"parks", "swallows", "self-interrupts-first", "restores"})
+    void anInterruptSentToTheCallerWhileAListenerRunsOnItIsKept(String listenerKind) throws Exception {
+        CountDownLatch inside = new CountDownLatch(1);
+        AtomicReference<Thread> caller = new AtomicReference<>();
+        try (Scheduler s = withListener(e -> {
+            if (e.type() != EventType.RUN_SUBMITTED || Thread.currentThread() != caller.get()) {
+                return;
             }
+            if (listenerKind.equals("self-interrupts-first")) {
+                Thread.currentThread().interrupt();
+                Thread.interrupted(); // and clears it: its own business
+            }
+            inside.countDown();
+            switch (listenerKind) {
+                case "parks", "self-interrupts-first" -> {
+                    while (!Thread.currentThread().isInterrupted()) {
+                        LockSupport.park(this);
+                    }
+                }
+                case "swallows" -> {
+                    try {
+                        new CountDownLatch(1).await();
+                    } catch (InterruptedException ex) {
+                        // swallowed: the flag is now clear
+                    }
+                }
+                default -> {
+                    try {
+                        new CountDownLatch(1).await();
+                    } catch (InterruptedException ex) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+        })) {
+            Thread interrupter = interruptOnceInside(inside, caller);
+            Object[] outcome = onCaller(() -> {
+                caller.set(Thread.currentThread());
+                TaskGraph g = TaskGraph.named("g");
+                Task<Integer> t = g.task("t").cpu(ctx -> 7);
+                GraphRun run = s.submit(g);
+                boolean kept = Thread.interrupted();
+                return new Object[] {kept, run.await(MAX).result(t)};
+            });
+            interrupter.join(MAX.toMillis());
+            assertThat(outcome[0])
+                    .as("the caller's interrupt survived a listener that %s", listenerKind)
+                    .isEqualTo(true);
+            assertThat(outcome[1]).isEqualTo(7);
         }
     }
 

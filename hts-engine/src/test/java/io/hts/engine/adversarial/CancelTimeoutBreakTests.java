@@ -29,6 +29,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class CancelTimeoutBreakTests {
 
@@ -424,63 +426,62 @@ class CancelTimeoutBreakTests {
         });
     }
 
-    @Test
-    void profilesOfFailedAndCancelledRunsWorkWithAndWithoutProfiling() {
+    @ParameterizedTest(name = "profiling {0}")
+    @ValueSource(booleans = {true, false})
+    void profilesOfFailedAndCancelledRunsWorkWithAndWithoutProfiling(boolean profiling) {
         assertTimeoutPreemptively(MAX, () -> {
-            for (boolean profiling : new boolean[] {true, false}) {
-                Scheduler s = Scheduler.builder()
-                        .threads(2)
-                        .profiling(profiling)
-                        .retainedRuns(0)
-                        .retainedProfileBytes(0)
-                        .eventBufferSize(0)
-                        .build();
-                try {
-                    TaskGraph g = TaskGraph.named("profiles-" + profiling);
-                    CountDownLatch go = new CountDownLatch(1);
-                    Task<Integer> a = g.task("a").cpu(ctx -> {
-                        throw new IllegalStateException("a failed");
-                    });
-                    Task<Integer> b = g.task("b").after(a).cpu(ctx -> 1);
-                    Task<Integer> slow = g.task("slow").cpu(ctx -> {
-                        go.await(5, TimeUnit.SECONDS);
-                        return 1;
-                    });
-                    GraphRun run = s.submit(g);
-                    RunProfile during = run.profile();
-                    during.toChromeTrace();
-                    during.toDot();
-                    during.toString();
-                    go.countDown();
-                    Checks.awaitEnd(run, Duration.ofSeconds(5));
-                    Checks.assertConsistent(run);
-                    RunProfile p = run.profile();
-                    assertThat(p.status()).isEqualTo(RunStatus.FAILED);
-                    p.toChromeTrace();
-                    p.toDot();
-                    p.toString();
-                    p.criticalPath();
-                    p.makespan();
-                    p.meanWait();
-                    p.idealGap();
-                    p.idealGapRatio();
-                    p.workerTime();
-                    p.slowest(0);
-                    p.slowest(100);
-                    p.statistics();
-                    p.tasks().forEach(Object::toString);
-                    s.profiler().taskStatistics();
-                    s.profiler().slowestTasks(0);
-                    s.profiler().slowestTasks(5);
-                    assertThat(s.profiler().recentRuns()).isEmpty();
-                    GraphRun cancelledRun = s.submit(g);
-                    cancelledRun.cancel();
-                    Checks.awaitEnd(cancelledRun, Duration.ofSeconds(5));
-                    cancelledRun.profile().toChromeTrace();
-                    cancelledRun.profile().criticalPath();
-                } finally {
-                    closeQuietly(s);
-                }
+            Scheduler s = Scheduler.builder()
+                    .threads(2)
+                    .profiling(profiling)
+                    .retainedRuns(0)
+                    .retainedProfileBytes(0)
+                    .eventBufferSize(0)
+                    .build();
+            try {
+                TaskGraph g = TaskGraph.named("profiles-" + profiling);
+                CountDownLatch go = new CountDownLatch(1);
+                Task<Integer> a = g.task("a").cpu(ctx -> {
+                    throw new IllegalStateException("a failed");
+                });
+                Task<Integer> b = g.task("b").after(a).cpu(ctx -> 1);
+                Task<Integer> slow = g.task("slow").cpu(ctx -> {
+                    go.await(5, TimeUnit.SECONDS);
+                    return 1;
+                });
+                GraphRun run = s.submit(g);
+                RunProfile during = run.profile();
+                during.toChromeTrace();
+                during.toDot();
+                during.toString();
+                go.countDown();
+                Checks.awaitEnd(run, Duration.ofSeconds(5));
+                Checks.assertConsistent(run);
+                RunProfile p = run.profile();
+                assertThat(p.status()).isEqualTo(RunStatus.FAILED);
+                p.toChromeTrace();
+                p.toDot();
+                p.toString();
+                p.criticalPath();
+                p.makespan();
+                p.meanWait();
+                p.idealGap();
+                p.idealGapRatio();
+                p.workerTime();
+                p.slowest(0);
+                p.slowest(100);
+                p.statistics();
+                p.tasks().forEach(Object::toString);
+                s.profiler().taskStatistics();
+                s.profiler().slowestTasks(0);
+                s.profiler().slowestTasks(5);
+                assertThat(s.profiler().recentRuns()).isEmpty();
+                GraphRun cancelledRun = s.submit(g);
+                cancelledRun.cancel();
+                Checks.awaitEnd(cancelledRun, Duration.ofSeconds(5));
+                cancelledRun.profile().toChromeTrace();
+                cancelledRun.profile().criticalPath();
+            } finally {
+                closeQuietly(s);
             }
         });
     }

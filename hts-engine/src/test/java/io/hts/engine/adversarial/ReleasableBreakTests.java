@@ -17,6 +17,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 class ReleasableBreakTests {
 
@@ -97,31 +99,30 @@ class ReleasableBreakTests {
         });
     }
 
-    @Test
-    void aResultIsNotReleasedWhileAnotherConsumerStillReadsAfterOneFailed() {
+    @ParameterizedTest
+    @EnumSource(FailureMode.class)
+    void aResultIsNotReleasedWhileAnotherConsumerStillReadsAfterOneFailed(FailureMode mode) {
         assertTimeoutPreemptively(MAX, () -> {
             Scheduler s = scheduler();
             try {
-                for (FailureMode mode : FailureMode.values()) {
-                    ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
-                    TaskGraph g = TaskGraph.named("two-consumers-" + mode);
-                    Task<Buffer> produce = g.task("produce").gpu(ctx -> new Buffer(violations, false));
-                    CountDownLatch slowReading = new CountDownLatch(1);
-                    g.task("fails").after(produce).cpu(ctx -> {
-                        slowReading.await(5, TimeUnit.SECONDS);
-                        throw new IllegalStateException("consumer failed");
-                    });
-                    g.task("slow").after(produce).cpu(ctx -> {
-                        Buffer b = ctx.input(produce);
-                        slowReading.countDown();
-                        return b.read("slow", 300);
-                    });
-                    GraphRun run = s.submit(g, RunOptions.failureMode(mode));
-                    Checks.awaitEnd(run, Duration.ofSeconds(5));
-                    Checks.assertConsistent(run);
-                    assertThat(violations).as(mode.toString()).isEmpty();
-                    assertThat(run.result(produce).releases).hasValue(1);
-                }
+                ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
+                TaskGraph g = TaskGraph.named("two-consumers-" + mode);
+                Task<Buffer> produce = g.task("produce").gpu(ctx -> new Buffer(violations, false));
+                CountDownLatch slowReading = new CountDownLatch(1);
+                g.task("fails").after(produce).cpu(ctx -> {
+                    slowReading.await(5, TimeUnit.SECONDS);
+                    throw new IllegalStateException("consumer failed");
+                });
+                g.task("slow").after(produce).cpu(ctx -> {
+                    Buffer b = ctx.input(produce);
+                    slowReading.countDown();
+                    return b.read("slow", 300);
+                });
+                GraphRun run = s.submit(g, RunOptions.failureMode(mode));
+                Checks.awaitEnd(run, Duration.ofSeconds(5));
+                Checks.assertConsistent(run);
+                assertThat(violations).as(mode.toString()).isEmpty();
+                assertThat(run.result(produce).releases).hasValue(1);
             } finally {
                 closeQuietly(s);
             }

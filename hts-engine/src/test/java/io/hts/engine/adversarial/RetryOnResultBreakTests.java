@@ -25,6 +25,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class RetryOnResultBreakTests {
 
@@ -231,41 +233,46 @@ class RetryOnResultBreakTests {
         });
     }
 
-    @Test
-    void aResultIntervalFunctionThatThrowsOrAnswersNegativeLeavesTheResultStanding() {
+    @ParameterizedTest(name = "answer {0}, throws {1}")
+    @CsvSource({
+        "-1, false",
+        "-1, true",
+        "-1000, false",
+        "-1000, true",
+        "-9223372036854775808, false",
+        "-9223372036854775808, true",
+        "0, false",
+        "0, true"
+    })
+    void aResultIntervalFunctionThatThrowsOrAnswersNegativeLeavesTheResultStanding(long answer, boolean throwIt) {
         assertTimeoutPreemptively(MAX, () -> {
             Scheduler s = Scheduler.builder().threads(2).build();
             try {
-                for (long answer : new long[] {-1, -1000, Long.MIN_VALUE, 0}) {
-                    for (boolean throwIt : new boolean[] {false, true}) {
-                        TaskGraph g = TaskGraph.named("g");
-                        AtomicInteger attempts = new AtomicInteger();
-                        IntervalBiFunction<Object> f = (n, either) -> {
-                            if (throwIt) {
-                                throw new IllegalStateException("interval");
-                            }
-                            return answer;
-                        };
-                        RetryConfig cfg = RetryConfig.custom()
-                                .maxAttempts(3)
-                                .intervalBiFunction(f)
-                                .retryOnResult(r -> ((Integer) r) < 100)
-                                .build();
-                        Task<Integer> t = g.task("t").retry(cfg).cpu(ctx -> attempts.incrementAndGet());
-                        Task<Integer> d = g.task("d").after(t).cpu(ctx -> ctx.input(t) * 10);
-                        GraphRun run = s.submit(g);
-                        GraphRunException ex = Checks.awaitEnd(run, Duration.ofSeconds(5));
-                        Checks.assertConsistent(run);
-                        String what =
-                                "answer " + answer + " throw " + throwIt + " states " + run.states() + " ex " + ex;
-                        if (!throwIt && answer == 0) {
-                            assertThat(run.state(t)).as(what).isEqualTo(TaskState.SUCCEEDED);
-                            assertThat(attempts.get()).as(what).isEqualTo(3);
-                        } else {
-                            assertThat(run.state(t)).as(what).isEqualTo(TaskState.SUCCEEDED);
-                            assertThat(run.result(d)).as(what).isEqualTo(run.result(t) * 10);
-                        }
+                TaskGraph g = TaskGraph.named("g");
+                AtomicInteger attempts = new AtomicInteger();
+                IntervalBiFunction<Object> f = (n, either) -> {
+                    if (throwIt) {
+                        throw new IllegalStateException("interval");
                     }
+                    return answer;
+                };
+                RetryConfig cfg = RetryConfig.custom()
+                        .maxAttempts(3)
+                        .intervalBiFunction(f)
+                        .retryOnResult(r -> ((Integer) r) < 100)
+                        .build();
+                Task<Integer> t = g.task("t").retry(cfg).cpu(ctx -> attempts.incrementAndGet());
+                Task<Integer> d = g.task("d").after(t).cpu(ctx -> ctx.input(t) * 10);
+                GraphRun run = s.submit(g);
+                GraphRunException ex = Checks.awaitEnd(run, Duration.ofSeconds(5));
+                Checks.assertConsistent(run);
+                String what = "answer " + answer + " throw " + throwIt + " states " + run.states() + " ex " + ex;
+                if (!throwIt && answer == 0) {
+                    assertThat(run.state(t)).as(what).isEqualTo(TaskState.SUCCEEDED);
+                    assertThat(attempts.get()).as(what).isEqualTo(3);
+                } else {
+                    assertThat(run.state(t)).as(what).isEqualTo(TaskState.SUCCEEDED);
+                    assertThat(run.result(d)).as(what).isEqualTo(run.result(t) * 10);
                 }
             } finally {
                 closeQuietly(s);

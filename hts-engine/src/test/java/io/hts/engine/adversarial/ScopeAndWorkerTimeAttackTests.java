@@ -36,6 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -312,63 +314,62 @@ class ScopeAndWorkerTimeAttackTests {
                 .isEqualTo(w.capacity().toNanos());
     }
 
-    @Test
-    void workerTimeAddsUpForFailedCancelledRetriedTimedOutGpuAndUnprofiledRuns() throws Exception {
-        for (boolean profiling : new boolean[] {true, false}) {
-            try (Scheduler s = Scheduler.builder()
-                    .threads(2)
-                    .profiling(profiling)
-                    .gpuBackend(new FakeGpuBackend(2))
-                    .build()) {
-                TaskGraph g = TaskGraph.named("mixed");
-                AtomicInteger tries = new AtomicInteger();
-                Task<Integer> r = g.task("retried").retries(2).cpu(ctx -> {
-                    spin(200_000);
-                    if (tries.incrementAndGet() < 3) {
-                        throw new IllegalStateException("again");
-                    }
-                    return 1;
-                });
-                g.task("gpu").after(r).gpu(ctx -> spin(300_000));
-                CountDownLatch release = new CountDownLatch(1);
-                g.task("timedOut").timeout(Duration.ofMillis(5)).cpu(ctx -> {
-                    while (!release.await(20, TimeUnit.SECONDS)) {
-                        // keeps waiting
-                    }
-                    return 0;
-                });
-                Task<Integer> fails = g.task("fails").cpu(ctx -> {
-                    spin(100_000);
-                    throw new IllegalStateException("boom");
-                });
-                g.task("child").after(fails).cpu(ctx -> 1);
-                GraphRun run = Ended.run(s.submit(g));
-                release.countDown();
-                assertAddsUp(run.profile(), "failed run, profiling " + profiling);
+    @ParameterizedTest(name = "profiling {0}")
+    @ValueSource(booleans = {true, false})
+    void workerTimeAddsUpForFailedCancelledRetriedTimedOutGpuAndUnprofiledRuns(boolean profiling) throws Exception {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .profiling(profiling)
+                .gpuBackend(new FakeGpuBackend(2))
+                .build()) {
+            TaskGraph g = TaskGraph.named("mixed");
+            AtomicInteger tries = new AtomicInteger();
+            Task<Integer> r = g.task("retried").retries(2).cpu(ctx -> {
+                spin(200_000);
+                if (tries.incrementAndGet() < 3) {
+                    throw new IllegalStateException("again");
+                }
+                return 1;
+            });
+            g.task("gpu").after(r).gpu(ctx -> spin(300_000));
+            CountDownLatch release = new CountDownLatch(1);
+            g.task("timedOut").timeout(Duration.ofMillis(5)).cpu(ctx -> {
+                while (!release.await(20, TimeUnit.SECONDS)) {
+                    // keeps waiting
+                }
+                return 0;
+            });
+            Task<Integer> fails = g.task("fails").cpu(ctx -> {
+                spin(100_000);
+                throw new IllegalStateException("boom");
+            });
+            g.task("child").after(fails).cpu(ctx -> 1);
+            GraphRun run = Ended.run(s.submit(g));
+            release.countDown();
+            assertAddsUp(run.profile(), "failed run, profiling " + profiling);
 
-                TaskGraph c = TaskGraph.named("cancelled");
-                CountDownLatch started = new CountDownLatch(1);
-                Task<Integer> block = c.task("block").cpu(ctx -> {
-                    started.countDown();
-                    while (!ctx.isCancelled()) {
-                        Thread.onSpinWait();
-                    }
-                    return 1;
-                });
-                c.task("after").after(block).cpu(ctx -> 2);
-                GraphRun cr = s.submit(c);
-                assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
-                cr.cancel();
-                Ended.run(cr);
-                assertAddsUp(cr.profile(), "cancelled run, profiling " + profiling);
+            TaskGraph c = TaskGraph.named("cancelled");
+            CountDownLatch started = new CountDownLatch(1);
+            Task<Integer> block = c.task("block").cpu(ctx -> {
+                started.countDown();
+                while (!ctx.isCancelled()) {
+                    Thread.onSpinWait();
+                }
+                return 1;
+            });
+            c.task("after").after(block).cpu(ctx -> 2);
+            GraphRun cr = s.submit(c);
+            assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
+            cr.cancel();
+            Ended.run(cr);
+            assertAddsUp(cr.profile(), "cancelled run, profiling " + profiling);
 
-                TaskGraph empty = TaskGraph.named("nothingRan");
-                Task<Integer> f = empty.task("first").cpu(ctx -> {
-                    throw new IllegalStateException("x");
-                });
-                empty.task("second").after(f).cpu(ctx -> 1);
-                assertAddsUp(Ended.run(s.submit(empty)).profile(), "nothing-ran run, profiling " + profiling);
-            }
+            TaskGraph empty = TaskGraph.named("nothingRan");
+            Task<Integer> f = empty.task("first").cpu(ctx -> {
+                throw new IllegalStateException("x");
+            });
+            empty.task("second").after(f).cpu(ctx -> 1);
+            assertAddsUp(Ended.run(s.submit(empty)).profile(), "nothing-ran run, profiling " + profiling);
         }
     }
 

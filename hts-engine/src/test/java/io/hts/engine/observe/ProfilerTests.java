@@ -17,6 +17,8 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -228,12 +230,15 @@ class ProfilerTests {
                             .isArray())
                     .isTrue();
         }
-        StringBuilder sb = new StringBuilder();
-        for (long nanos : new long[] {0, 5, 999, 1000, 1_234_567, -3}) {
-            ChromeTraceExporter.micros(sb, nanos);
-            sb.append(' ');
-        }
-        assertThat(sb.toString()).isEqualTo("0.000 0.005 0.999 1.000 1234.567 0.000 ");
+    }
+
+    /** The trace's microseconds, appended to what the builder holds: three decimals, a negative as 0. */
+    @ParameterizedTest(name = "{0} ns: {1}")
+    @CsvSource({"0, 0.000", "5, 0.005", "999, 0.999", "1000, 1.000", "1234567, 1234.567", "-3, 0.000"})
+    void theTracesMicrosecondsAreWrittenWithoutStringFormat(long nanos, String micros) throws Exception {
+        StringBuilder sb = new StringBuilder("ts:");
+        ChromeTraceExporter.micros(sb, nanos);
+        assertThat(sb.toString()).isEqualTo("ts:" + micros);
     }
 
     /** The streamed trace is the same bytes as the string, across many buffer fills and multi-byte names. */

@@ -16,6 +16,8 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** A run's profile lists every task, with its final state and, when it failed or was cancelled, why. */
 class RunProfileCausesTests {
@@ -24,40 +26,35 @@ class RunProfileCausesTests {
         return p.tasks().stream().collect(Collectors.toMap(TaskTiming::taskName, Function.identity()));
     }
 
-    @Test
-    void aFailedRunsProfileHasEveryTaskWithItsStateAndCause() {
-        for (boolean profiling : new boolean[] {true, false}) {
-            try (Scheduler s =
-                    Scheduler.builder().threads(2).profiling(profiling).build()) {
-                TaskGraph g = TaskGraph.named("four");
-                Task<Integer> prepare = g.task("prepare").cpu(ctx -> 1);
-                Task<Integer> boom = g.task("boom").after(prepare).cpu(ctx -> {
-                    throw new IllegalStateException("bad input in row 7");
-                });
-                Task<Integer> child = g.task("child").after(boom).cpu(ctx -> 2);
-                g.task("grandchild").after(child).cpu(ctx -> 3);
-                GraphRun run = s.submit(g);
-                assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
-                Map<String, TaskTiming> tasks = byName(run.profile());
-                assertThat(tasks)
-                        .as("profiling %s", profiling)
-                        .containsOnlyKeys("prepare", "boom", "child", "grandchild");
-                assertThat(tasks.get("prepare").state()).isEqualTo(TaskState.SUCCEEDED);
-                assertThat(tasks.get("prepare").cause()).isNull();
-                assertThat(tasks.get("boom").state()).isEqualTo(TaskState.FAILED);
-                assertThat(tasks.get("boom").cause()).isEqualTo("java.lang.IllegalStateException: bad input in row 7");
-                for (String name : List.of("child", "grandchild")) {
-                    assertThat(tasks.get(name).state()).isEqualTo(TaskState.CANCELLED);
-                    assertThat(tasks.get(name).cause()).as(name).contains("boom");
-                    assertThat(tasks.get(name).ran()).isFalse();
-                }
-                if (profiling) {
-                    assertThat(s.profiler().run(run.runId()))
-                            .get()
-                            .satisfies(
-                                    kept -> assertThat(byName(kept).get("boom").cause())
-                                            .isEqualTo("java.lang.IllegalStateException: bad input in row 7"));
-                }
+    @ParameterizedTest(name = "profiling {0}")
+    @ValueSource(booleans = {true, false})
+    void aFailedRunsProfileHasEveryTaskWithItsStateAndCause(boolean profiling) {
+        try (Scheduler s = Scheduler.builder().threads(2).profiling(profiling).build()) {
+            TaskGraph g = TaskGraph.named("four");
+            Task<Integer> prepare = g.task("prepare").cpu(ctx -> 1);
+            Task<Integer> boom = g.task("boom").after(prepare).cpu(ctx -> {
+                throw new IllegalStateException("bad input in row 7");
+            });
+            Task<Integer> child = g.task("child").after(boom).cpu(ctx -> 2);
+            g.task("grandchild").after(child).cpu(ctx -> 3);
+            GraphRun run = s.submit(g);
+            assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
+            Map<String, TaskTiming> tasks = byName(run.profile());
+            assertThat(tasks).as("profiling %s", profiling).containsOnlyKeys("prepare", "boom", "child", "grandchild");
+            assertThat(tasks.get("prepare").state()).isEqualTo(TaskState.SUCCEEDED);
+            assertThat(tasks.get("prepare").cause()).isNull();
+            assertThat(tasks.get("boom").state()).isEqualTo(TaskState.FAILED);
+            assertThat(tasks.get("boom").cause()).isEqualTo("java.lang.IllegalStateException: bad input in row 7");
+            for (String name : List.of("child", "grandchild")) {
+                assertThat(tasks.get(name).state()).isEqualTo(TaskState.CANCELLED);
+                assertThat(tasks.get(name).cause()).as(name).contains("boom");
+                assertThat(tasks.get(name).ran()).isFalse();
+            }
+            if (profiling) {
+                assertThat(s.profiler().run(run.runId()))
+                        .get()
+                        .satisfies(kept -> assertThat(byName(kept).get("boom").cause())
+                                .isEqualTo("java.lang.IllegalStateException: bad input in row 7"));
             }
         }
     }

@@ -34,6 +34,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 class FaultToleranceTests {
 
@@ -462,42 +464,38 @@ class FaultToleranceTests {
         }
     }
 
-    @Test
-    void failFastCancelsEverythingNotStartedWhileContinueLetsIndependentBranchesFinish() throws Exception {
-        for (FailureMode mode : FailureMode.values()) {
-            try (Scheduler scheduler = Scheduler.builder().threads(2).build()) {
-                CountDownLatch failed = new CountDownLatch(1);
-                CountDownLatch slowStarted = new CountDownLatch(1);
-                TaskGraph g = TaskGraph.named("modes");
-                Task<Object> bad = g.task("bad").cpu(ctx -> {
-                    slowStarted.await(10, TimeUnit.SECONDS);
-                    throw new IllegalStateException("bad");
-                });
-                Task<Object> badChild = g.task("bad-child").after(bad).cpu(ctx -> null);
-                Task<Object> slowRoot = g.task("slow-root").cpu(ctx -> {
-                    slowStarted.countDown();
-                    failed.await(10, TimeUnit.SECONDS);
-                    return null;
-                });
-                Task<String> branch = g.task("branch").after(slowRoot).cpu(ctx -> "finished");
-                RecordingListenerLatch latch = new RecordingListenerLatch(failed);
-                scheduler.addListener(latch);
-                GraphRun run = scheduler.submit(g, RunOptions.failureMode(mode));
-                assertThatThrownBy(run::await)
-                        .isInstanceOf(GraphRunException.class)
-                        .hasRootCauseMessage("bad");
-                assertThat(run.state(bad)).isEqualTo(TaskState.FAILED);
-                assertThat(run.state(badChild)).isEqualTo(TaskState.CANCELLED);
-                assertThat(run.state(slowRoot))
-                        .as("already running: it finishes")
-                        .isEqualTo(TaskState.SUCCEEDED);
-                if (mode == FailureMode.FAIL_FAST) {
-                    assertThat(run.state(branch)).isEqualTo(TaskState.CANCELLED);
-                } else {
-                    assertThat(run.result(branch)).isEqualTo("finished");
-                }
-                assertThat(run.status()).isEqualTo(RunStatus.FAILED);
+    @ParameterizedTest
+    @EnumSource(FailureMode.class)
+    void failFastCancelsEverythingNotStartedWhileContinueLetsIndependentBranchesFinish(FailureMode mode)
+            throws Exception {
+        try (Scheduler scheduler = Scheduler.builder().threads(2).build()) {
+            CountDownLatch failed = new CountDownLatch(1);
+            CountDownLatch slowStarted = new CountDownLatch(1);
+            TaskGraph g = TaskGraph.named("modes");
+            Task<Object> bad = g.task("bad").cpu(ctx -> {
+                slowStarted.await(10, TimeUnit.SECONDS);
+                throw new IllegalStateException("bad");
+            });
+            Task<Object> badChild = g.task("bad-child").after(bad).cpu(ctx -> null);
+            Task<Object> slowRoot = g.task("slow-root").cpu(ctx -> {
+                slowStarted.countDown();
+                failed.await(10, TimeUnit.SECONDS);
+                return null;
+            });
+            Task<String> branch = g.task("branch").after(slowRoot).cpu(ctx -> "finished");
+            RecordingListenerLatch latch = new RecordingListenerLatch(failed);
+            scheduler.addListener(latch);
+            GraphRun run = scheduler.submit(g, RunOptions.failureMode(mode));
+            assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class).hasRootCauseMessage("bad");
+            assertThat(run.state(bad)).isEqualTo(TaskState.FAILED);
+            assertThat(run.state(badChild)).isEqualTo(TaskState.CANCELLED);
+            assertThat(run.state(slowRoot)).as("already running: it finishes").isEqualTo(TaskState.SUCCEEDED);
+            if (mode == FailureMode.FAIL_FAST) {
+                assertThat(run.state(branch)).isEqualTo(TaskState.CANCELLED);
+            } else {
+                assertThat(run.result(branch)).isEqualTo("finished");
             }
+            assertThat(run.status()).isEqualTo(RunStatus.FAILED);
         }
     }
 

@@ -12,9 +12,9 @@ import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.DeviceDecision;
 import io.hts.engine.observe.EventType;
 import io.hts.engine.observe.TaskEvent;
-import io.hts.engine.policy.CpuFirstPolicy;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.GpuFirstPolicy;
+import io.hts.engine.policy.PolicyType;
 import io.hts.engine.policy.RoundRobinPolicy;
 import io.hts.engine.policy.SchedulingPolicy;
 import io.hts.engine.policy.ShortestJobFirstPolicy;
@@ -29,6 +29,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** Policies choosing between the CPU and a test-only stand-in for the GPU backend. */
 class HeterogeneousSchedulingTests {
@@ -44,29 +46,28 @@ class HeterogeneousSchedulingTests {
         return new TaskGroup[1];
     }
 
-    @Test
-    void gpuFirstRunsEveryDualTaskOnTheGpuAndCpuFirstOnTheCpuWithTheSameResults() {
-        for (SchedulingPolicy policy : new SchedulingPolicy[] {new GpuFirstPolicy(), new CpuFirstPolicy()}) {
-            FakeGpuBackend gpu = new FakeGpuBackend(2);
-            try (Scheduler s = Scheduler.builder()
-                    .threads(2)
-                    .policy(policy)
-                    .gpuBackend(gpu)
-                    .build()) {
-                TaskGroup<Integer>[] sq = holder();
-                TaskGraph g = squares(20, sq);
-                GraphRun run = s.execute(g);
-                assertThat(run.results(sq[0]))
-                        .containsExactly(
-                                0, 1, 4, 9, 16, 25, 36, 49, 64, 81, 100, 121, 144, 169, 196, 225, 256, 289, 324, 361);
-                long onGpu = run.profile().tasks().stream()
-                        .filter(t -> t.device() == Device.GPU)
-                        .count();
-                assertThat(onGpu).as(policy.name()).isEqualTo(policy instanceof GpuFirstPolicy ? 20 : 0);
-                assertThat(gpu.ran()).hasSize(policy instanceof GpuFirstPolicy ? 20 : 0);
-            }
-            assertThat(gpu.isClosed()).as("the scheduler closes its backend").isTrue();
+    @ParameterizedTest
+    @EnumSource(
+            value = PolicyType.class,
+            names = {"GPU_FIRST", "CPU_FIRST"})
+    void gpuFirstRunsEveryDualTaskOnTheGpuAndCpuFirstOnTheCpuWithTheSameResults(PolicyType type) {
+        SchedulingPolicy policy = type.create();
+        FakeGpuBackend gpu = new FakeGpuBackend(2);
+        try (Scheduler s =
+                Scheduler.builder().threads(2).policy(policy).gpuBackend(gpu).build()) {
+            TaskGroup<Integer>[] sq = holder();
+            TaskGraph g = squares(20, sq);
+            GraphRun run = s.execute(g);
+            assertThat(run.results(sq[0]))
+                    .containsExactly(
+                            0, 1, 4, 9, 16, 25, 36, 49, 64, 81, 100, 121, 144, 169, 196, 225, 256, 289, 324, 361);
+            long onGpu = run.profile().tasks().stream()
+                    .filter(t -> t.device() == Device.GPU)
+                    .count();
+            assertThat(onGpu).as(policy.name()).isEqualTo(policy instanceof GpuFirstPolicy ? 20 : 0);
+            assertThat(gpu.ran()).hasSize(policy instanceof GpuFirstPolicy ? 20 : 0);
         }
+        assertThat(gpu.isClosed()).as("the scheduler closes its backend").isTrue();
     }
 
     @Test
