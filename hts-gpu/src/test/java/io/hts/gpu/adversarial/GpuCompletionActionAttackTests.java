@@ -31,7 +31,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Attacks on completion actions ({@link GpuContext#onDeviceDone}) while callers wait for their
@@ -121,40 +125,37 @@ class GpuCompletionActionAttackTests {
      * deadline: await(Duration) times out while the action still runs, and the runs end once it
      * returns.
      */
-    @Test
-    void aSlowActionNeverHoldsAWaitersDeadline() throws Exception {
-        for (boolean ownRun : new boolean[] {true, false}) {
-            try (Scheduler s = Scheduler.builder()
-                    .threads(2)
-                    .gpuBackend(WaiterFirstCuda.backend(sim))
-                    .build()) {
-                CountDownLatch release = new CountDownLatch(1);
-                Task<?>[] slow = new Task<?>[1];
-                GraphRun slowRun = s.submit(withAction("slow", () -> awaitQuietly(release), slow));
-                Task<?>[] other = new Task<?>[1];
-                GraphRun otherRun = s.submit(withAction("other", () -> {}, other));
-                GraphRun awaited = ownRun ? slowRun : otherRun;
-                Object outcome;
-                try {
-                    outcome = onCaller("caller-deadline", () -> {
-                        try {
-                            awaited.await(Duration.ofMillis(300));
-                            return "ended";
-                        } catch (TimeoutException ex) {
-                            return ex;
-                        }
-                    });
-                } finally {
-                    release.countDown();
-                }
-                if (ownRun) {
-                    assertThat(outcome).isInstanceOf(TimeoutException.class);
-                }
-                assertThat(slowRun.await(Duration.ofSeconds(10)).result(slow[0]))
-                        .isEqualTo(7f);
-                assertThat(otherRun.await(Duration.ofSeconds(10)).result(other[0]))
-                        .isEqualTo(7f);
+    @ParameterizedTest(name = "the action of the awaited run: {0}")
+    @ValueSource(booleans = {true, false})
+    void aSlowActionNeverHoldsAWaitersDeadline(boolean ownRun) throws Exception {
+        try (Scheduler s = Scheduler.builder()
+                .threads(2)
+                .gpuBackend(WaiterFirstCuda.backend(sim))
+                .build()) {
+            CountDownLatch release = new CountDownLatch(1);
+            Task<?>[] slow = new Task<?>[1];
+            GraphRun slowRun = s.submit(withAction("slow", () -> awaitQuietly(release), slow));
+            Task<?>[] other = new Task<?>[1];
+            GraphRun otherRun = s.submit(withAction("other", () -> {}, other));
+            GraphRun awaited = ownRun ? slowRun : otherRun;
+            Object outcome;
+            try {
+                outcome = onCaller("caller-deadline", () -> {
+                    try {
+                        awaited.await(Duration.ofMillis(300));
+                        return "ended";
+                    } catch (TimeoutException ex) {
+                        return ex;
+                    }
+                });
+            } finally {
+                release.countDown();
             }
+            if (ownRun) {
+                assertThat(outcome).isInstanceOf(TimeoutException.class);
+            }
+            assertThat(slowRun.await(Duration.ofSeconds(10)).result(slow[0])).isEqualTo(7f);
+            assertThat(otherRun.await(Duration.ofSeconds(10)).result(other[0])).isEqualTo(7f);
         }
     }
 
@@ -218,22 +219,25 @@ class GpuCompletionActionAttackTests {
     }
 
     /** A poll spin too long for a count of nanoseconds (FOREVER) is a day: the device keeps working. */
-    @Test
-    void aPollSpinBeyondNanosecondsKeepsTheDeviceWorking() throws Exception {
-        for (Duration spin : new Duration[] {ChronoUnit.FOREVER.getDuration(), Duration.ofDays(300 * 365)}) {
-            GpuSettings settings = SimulatedCuda.testSettings(4).withPollSpin(spin);
-            assertThat(settings.pollSpinNanos()).isEqualTo(GpuSettings.MAX_POLL_SPIN.toNanos());
-            GpuBackend gpu = sim.backend(settings);
-            try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
-                for (int i = 0; i < 20; i++) {
-                    Task<?>[] out = new Task<?>[1];
-                    assertThat(s.execute(withAction("spin-" + i, () -> {}, out)).result(out[0]))
-                            .isEqualTo(7f);
-                }
-                assertThat(gpu.status().health()).isEqualTo(DeviceHealth.UP);
+    static Stream<Duration> pollSpinsBeyondNanoseconds() {
+        return Stream.of(ChronoUnit.FOREVER.getDuration(), Duration.ofDays(300 * 365));
+    }
+
+    @ParameterizedTest
+    @MethodSource("pollSpinsBeyondNanoseconds")
+    void aPollSpinBeyondNanosecondsKeepsTheDeviceWorking(Duration spin) throws Exception {
+        GpuSettings settings = SimulatedCuda.testSettings(4).withPollSpin(spin);
+        assertThat(settings.pollSpinNanos()).isEqualTo(GpuSettings.MAX_POLL_SPIN.toNanos());
+        GpuBackend gpu = sim.backend(settings);
+        try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
+            for (int i = 0; i < 20; i++) {
+                Task<?>[] out = new Task<?>[1];
+                assertThat(s.execute(withAction("spin-" + i, () -> {}, out)).result(out[0]))
+                        .isEqualTo(7f);
             }
-            assertThat(sim.allocatedBytes()).isZero();
+            assertThat(gpu.status().health()).isEqualTo(DeviceHealth.UP);
         }
+        assertThat(sim.allocatedBytes()).isZero();
     }
 
     /**
@@ -285,33 +289,31 @@ class GpuCompletionActionAttackTests {
      * completed: refused, so its task fails naming it; the run ends, the device keeps working and
      * nothing leaks (it stopped the launcher, leaving the run unfinished for ever).
      */
-    @Test
-    void anActionRegisteringMoreFailsItsTaskAndTheDeviceGoesOn() throws Exception {
+    @ParameterizedTest(name = "asking for memory: {0}")
+    @ValueSource(booleans = {false, true})
+    void anActionRegisteringMoreFailsItsTaskAndTheDeviceGoesOn(boolean memory) throws Exception {
         GpuBackend gpu = sim.backend(2);
         try (Scheduler s = Scheduler.builder().threads(2).gpuBackend(gpu).build()) {
-            for (boolean memory : new boolean[] {false, true}) {
-                TaskGraph g = TaskGraph.named("nested-" + memory);
-                Task<Float> t = g.task("t").gpu(ctx -> {
-                    GpuContext c = ctx.unwrap(GpuContext.class);
-                    c.kernels().fill(N, 1f, c.scratch(4 * N));
-                    c.onDeviceDone(() -> {
-                        if (memory) {
-                            c.scratch(4 * N);
-                        } else {
-                            c.onDeviceDone(() -> {});
-                        }
-                    });
-                    return 1f;
+            TaskGraph g = TaskGraph.named("nested-" + memory);
+            Task<Float> t = g.task("t").gpu(ctx -> {
+                GpuContext c = ctx.unwrap(GpuContext.class);
+                c.kernels().fill(N, 1f, c.scratch(4 * N));
+                c.onDeviceDone(() -> {
+                    if (memory) {
+                        c.scratch(4 * N);
+                    } else {
+                        c.onDeviceDone(() -> {});
+                    }
                 });
-                GraphRun run = s.submit(g);
-                assertThatThrownBy(() -> run.await(Duration.ofSeconds(10)))
-                        .isInstanceOf(GraphRunException.class)
-                        .hasStackTraceContaining("task 't': its device work has completed");
-                Task<?>[] out = new Task<?>[1];
-                assertThat(s.execute(withAction("after-" + memory, () -> {}, out))
-                                .result(out[0]))
-                        .isEqualTo(7f);
-            }
+                return 1f;
+            });
+            GraphRun run = s.submit(g);
+            assertThatThrownBy(() -> run.await(Duration.ofSeconds(10)))
+                    .isInstanceOf(GraphRunException.class)
+                    .hasStackTraceContaining("task 't': its device work has completed");
+            Task<?>[] out = new Task<?>[1];
+            assertThat(s.execute(withAction("after-" + memory, () -> {}, out)).result(out[0]))
+                    .isEqualTo(7f);
             assertThat(gpu.status().health()).isEqualTo(DeviceHealth.UP);
         }
         assertThat(sim.allocatedBytes()).isZero();

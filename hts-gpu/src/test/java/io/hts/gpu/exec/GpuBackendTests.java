@@ -8,9 +8,9 @@ import io.hts.engine.graph.Device;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskState;
-import io.hts.engine.policy.CpuFirstPolicy;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.GpuFirstPolicy;
+import io.hts.engine.policy.PolicyType;
 import io.hts.engine.policy.SchedulingPolicy;
 import io.hts.engine.run.FailureMode;
 import io.hts.engine.run.GraphRun;
@@ -26,6 +26,8 @@ import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** The GPU backend under the real scheduler, on a simulated device (no GPU needed). */
 class GpuBackendTests {
@@ -65,28 +67,27 @@ class GpuBackendTests {
         return out;
     }
 
-    @Test
-    void aTaskWithCpuAndGpuBodiesGivesTheSameResultOnEitherDevice() {
+    @ParameterizedTest
+    @EnumSource(
+            value = PolicyType.class,
+            names = {"GPU_FIRST", "CPU_FIRST"})
+    void aTaskWithCpuAndGpuBodiesGivesTheSameResultOnEitherDevice(PolicyType type) {
         float[] x = ramp(1000);
         float[] y = ramp(1000);
-        for (SchedulingPolicy policy : new SchedulingPolicy[] {new GpuFirstPolicy(), new CpuFirstPolicy()}) {
-            GpuBackend gpu = backend(2);
-            try (Scheduler s = Scheduler.builder()
-                    .threads(2)
-                    .policy(policy)
-                    .gpuBackend(gpu)
-                    .build()) {
-                TaskGraph g = TaskGraph.named("axpy");
-                Task<float[]> axpy = g.task("axpy")
-                        .bodies(ctx -> axpyOnCpu(x, y), ctx -> axpyOnGpu(ctx.unwrap(GpuContext.class), x, y));
-                GraphRun run = s.execute(g);
-                assertThat(run.result(axpy)).containsExactly(axpyOnCpu(x, y));
-                Device expected = policy instanceof GpuFirstPolicy ? Device.GPU : Device.CPU;
-                assertThat(run.profile().tasks().get(0).device()).isEqualTo(expected);
-                assertThat(gpu.memory().statistics().used())
-                        .as("uploads released after the task")
-                        .isZero();
-            }
+        SchedulingPolicy policy = type.create();
+        GpuBackend gpu = backend(2);
+        try (Scheduler s =
+                Scheduler.builder().threads(2).policy(policy).gpuBackend(gpu).build()) {
+            TaskGraph g = TaskGraph.named("axpy");
+            Task<float[]> axpy =
+                    g.task("axpy").bodies(ctx -> axpyOnCpu(x, y), ctx -> axpyOnGpu(ctx.unwrap(GpuContext.class), x, y));
+            GraphRun run = s.execute(g);
+            assertThat(run.result(axpy)).containsExactly(axpyOnCpu(x, y));
+            Device expected = policy instanceof GpuFirstPolicy ? Device.GPU : Device.CPU;
+            assertThat(run.profile().tasks().get(0).device()).isEqualTo(expected);
+            assertThat(gpu.memory().statistics().used())
+                    .as("uploads released after the task")
+                    .isZero();
         }
         assertThat(cuda.allocatedBytes())
                 .as("the scheduler closed the backend and its pool")

@@ -10,6 +10,8 @@ import io.hts.engine.graph.TaskGroup;
 import io.hts.gpu.blas.Blas;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The tiled host GEMM's graph and its checks (the products themselves are checked on the GPU). */
 class TiledGemmTests {
@@ -92,27 +94,28 @@ class TiledGemmTests {
     }
 
     /** Every row is in exactly one band, for shares and band counts that do and do not divide. */
-    @Test
-    void bandsCoverEveryRowOnceInOrder() {
-        for (int m : new int[] {1, 7, 100, 8192, 8191}) {
-            for (int parts = 1; parts <= Math.min(4, m); parts++) {
-                for (int tiles = 1; tiles <= Math.min(9, m / parts); tiles++) {
-                    int next = 0;
-                    for (int i = 0; i < parts * tiles; i++) {
-                        int[] span = TiledGemm.band(m, parts, tiles, i);
-                        if (span[1] > 0) {
-                            assertThat(span[0])
-                                    .as("m=%d parts=%d tiles=%d band %d", m, parts, tiles, i)
-                                    .isEqualTo(next);
-                            next += span[1];
-                        }
+    @ParameterizedTest(name = "{0} rows")
+    @ValueSource(ints = {1, 7, 100, 8192, 8191})
+    void bandsCoverEveryRowOnceInOrder(int m) {
+        for (int parts = 1; parts <= Math.min(4, m); parts++) {
+            for (int tiles = 1; tiles <= Math.min(9, m / parts); tiles++) {
+                int next = 0;
+                for (int i = 0; i < parts * tiles; i++) {
+                    int[] span = TiledGemm.band(m, parts, tiles, i);
+                    if (span[1] > 0) {
+                        assertThat(span[0])
+                                .as("m=%d parts=%d tiles=%d band %d", m, parts, tiles, i)
+                                .isEqualTo(next);
+                        next += span[1];
                     }
-                    assertThat(next)
-                            .as("m=%d parts=%d tiles=%d", m, parts, tiles)
-                            .isEqualTo(m);
                 }
+                assertThat(next).as("m=%d parts=%d tiles=%d", m, parts, tiles).isEqualTo(m);
             }
         }
+    }
+
+    @Test
+    void devicesMustBeDistinctAndBandsPerGpuWithinTheRows() {
         assertThatThrownBy(() -> TiledGemm.of(Blas.Precision.FP32, 8, 8, 8).devices(0, 0))
                 .hasMessageContaining("distinct CUDA ordinals");
         assertThatThrownBy(() ->
