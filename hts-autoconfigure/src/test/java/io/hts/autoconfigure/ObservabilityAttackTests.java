@@ -20,6 +20,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -297,16 +299,17 @@ class ObservabilityAttackTests {
         refusedByRunner("hts.scheduler.stall-timeout=200000d", "hts.scheduler.stall-timeout", "200000d");
     }
 
-    @Test
-    void relaxedNamesAreReportedWithTheValueAsWritten() {
-        for (String setting : List.of(
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(
+            strings = {
                 "hts.scheduler.stallTimeout=-1s",
                 "hts.scheduler.stall_timeout=-1s",
-                "hts.scheduler.STALL-TIMEOUT=-1s")) {
-            InvalidHtsPropertyException ex = invalid(start(null, setting));
-            assertThat(ex.property()).isEqualTo("hts.scheduler.stall-timeout");
-            assertThat(String.valueOf(ex.value())).as(setting).isEqualTo("-1s");
-        }
+                "hts.scheduler.STALL-TIMEOUT=-1s"
+            })
+    void relaxedNamesAreReportedWithTheValueAsWritten(String setting) {
+        InvalidHtsPropertyException ex = invalid(start(null, setting));
+        assertThat(ex.property()).isEqualTo("hts.scheduler.stall-timeout");
+        assertThat(String.valueOf(ex.value())).as(setting).isEqualTo("-1s");
     }
 
     @Test

@@ -36,6 +36,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.MDC;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -220,44 +222,41 @@ class ScopeObservationAttackTests {
         }
     }
 
-    @Test
-    void observationsAndMdcSurviveFailuresCancelsTimeOutsRetriesGpuAndNestedRuns() {
-        for (String perTask : new String[] {"false", "true"}) {
-            LISTENER_MDC.clear();
-            runner.withUserConfiguration(Observed.class)
-                    .withPropertyValues("hts.observation.tasks=" + perTask)
-                    .run(context -> {
-                        Scheduler s = context.getBean(Scheduler.class);
-                        ObservationRegistry registry = context.getBean(ObservationRegistry.class);
-                        Counting counting = context.getBean(Counting.class);
-                        HtsRunObservations runs = context.getBean(HtsRunObservations.class);
-                        MDC.put("hts.task", "caller's own");
-                        List<String> problems = hostileRuns(s, registry);
-                        assertThat(MDC.get("hts.task")).isEqualTo("caller's own");
-                        MDC.remove("hts.task");
-                        assertThat(problems).as("per task " + perTask).isEmpty();
-                        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-                            assertThat(runs.openRuns()).isZero();
-                            assertThat(counting.scopesOpened.get()).isEqualTo(counting.scopesClosed.get());
-                            assertThat(counting.starts.keySet()).isEqualTo(counting.stops.keySet());
-                        });
-                        assertThat(counting.stops.values()).allMatch(n -> n.get() == 1);
-                        assertThat(counting.starts.keySet())
-                                .anyMatch(x -> x.getName().equals("hts.graph.run"));
-                        if (perTask.equals("true")) {
-                            for (Observation.Context t : counting.starts.keySet()) {
-                                if (t.getName().equals("hts.task")) {
-                                    assertThat(t.getParentObservation()).isNotNull();
-                                }
-                            }
-                            assertThat(counting.starts.keySet())
-                                    .anyMatch(x -> x.getName().equals("hts.task"));
-                        }
-                        assertThat(LISTENER_MDC)
-                                .as("listeners saw a body's MDC")
-                                .isEmpty();
+    @ParameterizedTest(name = "hts.observation.tasks={0}")
+    @ValueSource(strings = {"false", "true"})
+    void observationsAndMdcSurviveFailuresCancelsTimeOutsRetriesGpuAndNestedRuns(String perTask) {
+        LISTENER_MDC.clear();
+        runner.withUserConfiguration(Observed.class)
+                .withPropertyValues("hts.observation.tasks=" + perTask)
+                .run(context -> {
+                    Scheduler s = context.getBean(Scheduler.class);
+                    ObservationRegistry registry = context.getBean(ObservationRegistry.class);
+                    Counting counting = context.getBean(Counting.class);
+                    HtsRunObservations runs = context.getBean(HtsRunObservations.class);
+                    MDC.put("hts.task", "caller's own");
+                    List<String> problems = hostileRuns(s, registry);
+                    assertThat(MDC.get("hts.task")).isEqualTo("caller's own");
+                    MDC.remove("hts.task");
+                    assertThat(problems).as("per task " + perTask).isEmpty();
+                    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                        assertThat(runs.openRuns()).isZero();
+                        assertThat(counting.scopesOpened.get()).isEqualTo(counting.scopesClosed.get());
+                        assertThat(counting.starts.keySet()).isEqualTo(counting.stops.keySet());
                     });
-        }
+                    assertThat(counting.stops.values()).allMatch(n -> n.get() == 1);
+                    assertThat(counting.starts.keySet())
+                            .anyMatch(x -> x.getName().equals("hts.graph.run"));
+                    if (perTask.equals("true")) {
+                        for (Observation.Context t : counting.starts.keySet()) {
+                            if (t.getName().equals("hts.task")) {
+                                assertThat(t.getParentObservation()).isNotNull();
+                            }
+                        }
+                        assertThat(counting.starts.keySet())
+                                .anyMatch(x -> x.getName().equals("hts.task"));
+                    }
+                    assertThat(LISTENER_MDC).as("listeners saw a body's MDC").isEmpty();
+                });
     }
 
     // ------------------------------------------------------------------ metrics

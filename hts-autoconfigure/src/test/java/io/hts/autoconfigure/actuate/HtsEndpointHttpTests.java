@@ -11,8 +11,12 @@ import io.hts.engine.run.Scheduler;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -285,29 +289,30 @@ class HtsEndpointHttpTests {
                     .contains("unknown scheduling policy 'fastest'", "round-robin", "shortest-job-first");
         }
 
-        @Test
-        void aBodyThatIsNotAJsonObjectIsABadRequestSayingWhatIsAccepted() throws Exception {
+        /** Bodies that are not a JSON object, each with the start of the detail its 400 gives. */
+        static Stream<Arguments> notJsonObjects() {
+            return Stream.of(
+                    Arguments.of("policy=round-robin", "the body is not JSON"),
+                    Arguments.of("{\"policy\": \"round-robin\"", "the body is not JSON"),
+                    Arguments.of("[\"round-robin\"]", "the body is JSON but not an object: array"),
+                    Arguments.of("\"round-robin\"", "the body is JSON but not an object: string"),
+                    Arguments.of("{\"policy\":\"" + "x".repeat(70 * 1024) + "\"}", "the body is larger than 64 KiB"));
+        }
+
+        @ParameterizedTest(name = "[{index}] {1}")
+        @MethodSource("notJsonObjects")
+        void aBodyThatIsNotAJsonObjectIsABadRequestSayingWhatIsAccepted(String body, String detail) throws Exception {
             String before = scheduler.policy().name();
-            String[][] cases = {
-                {"policy=round-robin", "the body is not JSON"},
-                {"{\"policy\": \"round-robin\"", "the body is not JSON"},
-                {"[\"round-robin\"]", "the body is JSON but not an object: array"},
-                {"\"round-robin\"", "the body is JSON but not an object: string"},
-                {"{\"policy\":\"" + "x".repeat(70 * 1024) + "\"}", "the body is larger than 64 KiB"},
-            };
-            for (String[] c : cases) {
-                HttpResponse<String> refused = LocalHttp.postJson(port, "/actuator/hts", c[0]);
-                assertThat(refused.statusCode())
-                        .as("POST of %s", c[0].length() > 40 ? c[0].substring(0, 40) : c[0])
-                        .isEqualTo(400);
-                assertThat(refused.headers().firstValue("Content-Type").orElse(""))
-                        .startsWith("application/json");
-                JsonNode problem = JsonMapper.builder().build().readTree(refused.body());
-                assertThat(problem.get("status").asInt()).isEqualTo(400);
-                assertThat(problem.get("detail").asText()).startsWith(c[1]);
-                assertThat(problem.get("accepted").asText())
-                        .contains("{\"policy\": \"round-robin\"}", "{\"cancelRun\": 42}");
-            }
+            HttpResponse<String> refused = LocalHttp.postJson(port, "/actuator/hts", body);
+            assertThat(refused.statusCode())
+                    .as("POST of %s", body.length() > 40 ? body.substring(0, 40) : body)
+                    .isEqualTo(400);
+            assertThat(refused.headers().firstValue("Content-Type").orElse("")).startsWith("application/json");
+            JsonNode problem = JsonMapper.builder().build().readTree(refused.body());
+            assertThat(problem.get("status").asInt()).isEqualTo(400);
+            assertThat(problem.get("detail").asText()).startsWith(detail);
+            assertThat(problem.get("accepted").asText())
+                    .contains("{\"policy\": \"round-robin\"}", "{\"cancelRun\": 42}");
             assertThat(scheduler.policy().name()).as("nothing changed").isEqualTo(before);
             assertThat(post(port, "/actuator/hts", "{\"policy\":\"cpu-first\"}"))
                     .as("a JSON object still passes")

@@ -18,6 +18,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -92,26 +94,29 @@ class GpuDiscovererAttackTests {
 
     // ================================================================== two of them
 
+    private final GpuDiscoverer oneDevice = GpuDiscoverer.through(() -> new SimulatedCuda(256 * MIB));
+    private final GpuDiscoverer twoDevices = GpuDiscoverer.through(() -> new SimulatedCuda(256 * MIB).withDevices(2));
+
+    @ParameterizedTest(name = "hts.gpu.enabled={0}")
+    @ValueSource(strings = {"auto", "true"})
+    void twoDiscoverersWithoutAPrimaryFailStartUpNamingBoth(String enabled) {
+        runner.withBean("first", GpuDiscoverer.class, () -> oneDevice)
+                .withBean("second", GpuDiscoverer.class, () -> twoDevices)
+                .withPropertyValues("hts.gpu.enabled=" + enabled)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .rootCause()
+                            .hasMessageContaining(GpuDiscoverer.class.getName())
+                            .hasMessageContaining("first")
+                            .hasMessageContaining("second");
+                });
+    }
+
     @Test
-    void twoDiscoverersWithoutAPrimaryFailStartUpNamingBoth() {
-        GpuDiscoverer one = GpuDiscoverer.through(() -> new SimulatedCuda(256 * MIB));
-        GpuDiscoverer two = GpuDiscoverer.through(() -> new SimulatedCuda(256 * MIB).withDevices(2));
-        for (String enabled : List.of("auto", "true")) {
-            runner.withBean("first", GpuDiscoverer.class, () -> one)
-                    .withBean("second", GpuDiscoverer.class, () -> two)
-                    .withPropertyValues("hts.gpu.enabled=" + enabled)
-                    .run(context -> {
-                        assertThat(context).as(enabled).hasFailed();
-                        assertThat(context.getStartupFailure())
-                                .as(enabled)
-                                .rootCause()
-                                .hasMessageContaining(GpuDiscoverer.class.getName())
-                                .hasMessageContaining("first")
-                                .hasMessageContaining("second");
-                    });
-        }
-        runner.withBean("first", GpuDiscoverer.class, () -> one)
-                .withBean("second", GpuDiscoverer.class, () -> two)
+    void twoDiscoverersWithoutAPrimaryAreNoProblemWhenTheGpuIsOff() {
+        runner.withBean("first", GpuDiscoverer.class, () -> oneDevice)
+                .withBean("second", GpuDiscoverer.class, () -> twoDevices)
                 .withPropertyValues("hts.gpu.enabled=false")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
@@ -144,25 +149,29 @@ class GpuDiscovererAttackTests {
 
     // ================================================================== one that throws, or answers nothing
 
-    @Test
-    void aDiscovererThatThrowsFailsStartUpWithItsErrorUnlessTheGpuIsOff() {
-        AtomicInteger asked = new AtomicInteger();
-        GpuDiscoverer throwing = () -> {
+    private static GpuDiscoverer throwing(AtomicInteger asked) {
+        return () -> {
             asked.incrementAndGet();
             throw new IllegalStateException("discoverer broke");
         };
-        for (String enabled : List.of("auto", "true")) {
-            runner.withBean(GpuDiscoverer.class, () -> throwing)
-                    .withPropertyValues("hts.gpu.enabled=" + enabled)
-                    .run(context -> {
-                        assertThat(context).as(enabled).hasFailed();
-                        assertThat(context.getStartupFailure())
-                                .as(enabled)
-                                .rootCause()
-                                .hasMessage("discoverer broke");
-                    });
-        }
-        asked.set(0);
+    }
+
+    @ParameterizedTest(name = "hts.gpu.enabled={0}")
+    @ValueSource(strings = {"auto", "true"})
+    void aDiscovererThatThrowsFailsStartUpWithItsError(String enabled) {
+        GpuDiscoverer throwing = throwing(new AtomicInteger());
+        runner.withBean(GpuDiscoverer.class, () -> throwing)
+                .withPropertyValues("hts.gpu.enabled=" + enabled)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().hasMessage("discoverer broke");
+                });
+    }
+
+    @Test
+    void aDiscovererThatThrowsIsNeverAskedWhenTheGpuIsOff() {
+        AtomicInteger asked = new AtomicInteger();
+        GpuDiscoverer throwing = throwing(asked);
         runner.withBean(GpuDiscoverer.class, () -> throwing)
                 .withPropertyValues("hts.gpu.enabled=false")
                 .run(context -> {
