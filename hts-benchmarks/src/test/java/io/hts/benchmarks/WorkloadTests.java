@@ -6,9 +6,14 @@ import io.hts.benchmarks.baseline.CompletableFutureDag;
 import io.hts.benchmarks.baseline.ForkJoinDag;
 import io.hts.benchmarks.workload.Shape;
 import io.hts.engine.run.Scheduler;
+import java.util.Arrays;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The shapes are what the benchmarks say, and every implementation runs every task once, in order. */
 class WorkloadTests {
@@ -37,15 +42,19 @@ class WorkloadTests {
         }
     }
 
-    @Test
-    void everyImplementationRunsEveryTaskOnceAfterItsDependencies() {
+    /** Each of the shapes, named. */
+    static Stream<Named<Shape>> shapes() {
+        return Arrays.stream(SHAPES).map(shape -> Named.of(shape.name(), shape));
+    }
+
+    @ParameterizedTest
+    @MethodSource("shapes")
+    void everyImplementationRunsEveryTaskOnceAfterItsDependencies(Shape shape) {
         ForkJoinPool pool = new ForkJoinPool(2);
         try (Scheduler scheduler = Scheduler.builder().threads(2).build()) {
-            for (Shape shape : SHAPES) {
-                checked(shape, order -> CompletableFutureDag.run(shape, pool, order));
-                checked(shape, order -> ForkJoinDag.run(shape, pool, order));
-                checked(shape, order -> scheduler.execute(shape.toGraph(order)));
-            }
+            checked(shape, order -> CompletableFutureDag.run(shape, pool, order));
+            checked(shape, order -> ForkJoinDag.run(shape, pool, order));
+            checked(shape, order -> scheduler.execute(shape.toGraph(order)));
         } finally {
             pool.shutdown();
         }

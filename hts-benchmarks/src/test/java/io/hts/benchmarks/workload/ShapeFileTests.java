@@ -10,10 +10,14 @@ import java.io.StringReader;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The text form of a shape: what is written reads back as the same graph, and bad text is refused by line. */
 class ShapeFileTests {
@@ -40,17 +44,24 @@ class ShapeFileTests {
         assertThat(header(SHAPES[1])).isEqualTo("hts-shape 1 chain-1000 1000 999");
         assertThat(header(SHAPES[2])).isEqualTo("hts-shape 1 tree-1023 1023 1022");
         assertThat(header(SHAPES[3])).isEqualTo("hts-shape 1 dag-100x50 5000 " + 99 * 50 * 3);
-        for (Shape shape : SHAPES) {
-            assertThat(text(shape).lines().count()).as(shape.name()).isEqualTo(shape.size() + 1L);
-        }
     }
 
-    @Test
-    void readsBackTheSameGraph() throws IOException {
-        for (Shape shape : SHAPES) {
-            Shape back = ShapeFile.read(new BufferedReader(new StringReader(text(shape))));
-            assertSameGraph(back, shape);
-        }
+    /** Each of the shapes, named. */
+    static Stream<Named<Shape>> shapes() {
+        return Arrays.stream(SHAPES).map(shape -> Named.of(shape.name(), shape));
+    }
+
+    @ParameterizedTest
+    @MethodSource("shapes")
+    void writesAHeaderAndOneLinePerTask(Shape shape) throws IOException {
+        assertThat(text(shape).lines().count()).as(shape.name()).isEqualTo(shape.size() + 1L);
+    }
+
+    @ParameterizedTest
+    @MethodSource("shapes")
+    void readsBackTheSameGraph(Shape shape) throws IOException {
+        Shape back = ShapeFile.read(new BufferedReader(new StringReader(text(shape))));
+        assertSameGraph(back, shape);
     }
 
     @Test
