@@ -15,11 +15,7 @@ public class SimulatedGpuConfiguration {
 
     @Bean
     GpuBackend simulatedGpu() {
-        SimulatedCuda cuda = new SimulatedCuda(64 * MIB);
-        return new GpuBackend(
-                cuda,
-                cuda.deviceInfo(0),
-                GpuSettings.defaults(16 * MIB).withMemory(new PoolSettings(4 * MIB, 16 * MIB, 4 * MIB, 256)),
-                false);
+        return new SimulatedCuda(64 * MIB)
+                .backend(GpuSettings.defaults(16 * MIB).withMemory(new PoolSettings(4 * MIB, 16 * MIB, 4 * MIB, 256)));
     }
 }
