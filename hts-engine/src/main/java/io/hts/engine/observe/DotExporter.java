@@ -30,21 +30,22 @@ public final class DotExporter {
                 .append(" {\n  rankdir=LR;\n  node [shape=box, style=filled,"
                         + " fillcolor=white, fontname=\"Helvetica\"];\n");
         for (int i = 0; i < graph.size(); i++) {
-            sb.append("  t").append(i).append(" [label=");
-            String label = graph.name(i);
+            sb.append("  t").append(i).append(" [label=\"");
+            escape(sb, graph.name(i));
             String color = "white";
             if (profile != null) {
                 TaskTiming t = profile.timing(i);
                 if (t.ran()) {
-                    label += "\\n" + (t.device() == null ? "" : t.device().id() + " ")
-                            + String.format(Locale.ROOT, "%.3f ms", t.durationNanos() / 1e6);
+                    // DOT's line break, then the device and the duration
+                    sb.append("\\n")
+                            .append(t.device() == null ? "" : t.device().id() + " ")
+                            .append(String.format(Locale.ROOT, "%.3f ms", t.durationNanos() / 1e6));
                 }
                 color = color(t.state());
             }
+            sb.append('"');
             if (graph.isBarrier(i)) {
-                sb.append(id(label)).append(", shape=diamond");
-            } else {
-                sb.append(id(label));
+                sb.append(", shape=diamond");
             }
             sb.append(", fillcolor=\"").append(color).append("\"];\n");
         }
@@ -72,16 +73,18 @@ public final class DotExporter {
 
     private static String id(String s) {
         StringBuilder sb = new StringBuilder("\"");
+        escape(sb, s);
+        return sb.append('"').toString();
+    }
+
+    /** {@code s} inside a DOT string: its quotes and backslashes escaped, so a name reads as written. */
+    private static void escape(StringBuilder sb, String s) {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            if (c == '"') {
-                sb.append("\\\"");
-            } else if (c == '\\' && (i + 1 >= s.length() || s.charAt(i + 1) != 'n')) {
-                sb.append("\\\\");
-            } else {
-                sb.append(c);
+            if (c == '"' || c == '\\') {
+                sb.append('\\');
             }
+            sb.append(c);
         }
-        return sb.append('"').toString();
     }
 }
