@@ -406,10 +406,6 @@ public final class RunProfile {
         void accept(@Nullable Device device, TaskState state, long count, long nanos);
     }
 
-    long submitNanos() {
-        return submitNanos;
-    }
-
     long duration(int i) {
         if (start == null || end == null || start[i] == 0 || end[i] == 0) {
             return 0;
