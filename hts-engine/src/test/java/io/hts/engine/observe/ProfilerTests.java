@@ -374,4 +374,165 @@ class ProfilerTests {
                     .containsOnly("big");
         }
     }
+
+    private static TaskGraph pair(String name) {
+        TaskGraph g = TaskGraph.named(name);
+        g.task("x").cpu(ctx -> 1);
+        g.task("y").cpu(ctx -> 2);
+        return g;
+    }
+
+    /** A run of {@link #pair} in which x took {@code x} ns and y {@code y} ns. */
+    private static RunProfile pairRun(TaskGraph g, long runId, long x, long y) {
+        return RecordedRun.of(g)
+                .runId(runId)
+                .ran("x", Device.CPU, 0, 0, x)
+                .ran("y", Device.CPU, 1, 0, y)
+                .finished(Math.max(x, y), io.hts.engine.graph.RunStatus.SUCCEEDED)
+                .profile();
+    }
+
+    @Test
+    void aProfileAsLargeAsTheWholeBoundIsKeptAndOneByteLargerIsNot() {
+        RunProfile p = pairRun(pair("g"), 1, 10, 20);
+        Profiler exact = new Profiler(5, p.estimatedBytes());
+        exact.record(p);
+        assertThat(exact.recentRuns()).containsExactly(p);
+        assertThat(exact.retainedBytesNow()).isEqualTo(p.estimatedBytes());
+        assertThat(exact.notKeptRuns()).isZero();
+        Profiler smaller = new Profiler(5, p.estimatedBytes() - 1);
+        smaller.record(p);
+        assertThat(smaller.recentRuns()).isEmpty();
+        assertThat(smaller.retainedBytesNow()).isZero();
+        assertThat(smaller.notKeptRuns()).isOne();
+        assertThat(smaller.recordedRuns()).isOne();
+    }
+
+    @Test
+    void runsOfOneGraphFillTheBoundToTheByteAndOneByteLessEvictsTheOldest() {
+        TaskGraph g = pair("g");
+        RunProfile first = pairRun(g, 1, 10, 20);
+        RunProfile second = pairRun(g, 2, 30, 40);
+        long topology = g.compile().estimatedBytes();
+        long own = first.estimatedBytes() - topology;
+        Profiler full = new Profiler(5, topology + 2 * own);
+        full.record(first);
+        full.record(second);
+        assertThat(full.recentRuns()).containsExactly(first, second);
+        assertThat(full.retainedBytesNow()).isEqualTo(topology + 2 * own);
+        Profiler oneShort = new Profiler(5, topology + 2 * own - 1);
+        oneShort.record(first);
+        oneShort.record(second);
+        assertThat(oneShort.recentRuns()).containsExactly(second);
+        assertThat(oneShort.retainedBytesNow()).isEqualTo(second.estimatedBytes());
+        assertThat(oneShort.run(1)).isEmpty();
+        assertThat(oneShort.run(2)).contains(second);
+    }
+
+    @Test
+    void evictingTheLastRunOfAGraphFreesItsTopologyToo() {
+        RunProfile a = pairRun(pair("a"), 1, 10, 20);
+        RunProfile b = pairRun(pair("b"), 2, 10, 20);
+        Profiler one = new Profiler(1);
+        one.record(a);
+        one.record(b);
+        assertThat(one.recentRuns()).containsExactly(b);
+        assertThat(one.retainedBytesNow()).isEqualTo(b.estimatedBytes());
+    }
+
+    @Test
+    void aProfilerTellsItsBoundsAndRefusesNegativeOnes() {
+        Profiler p = new Profiler(3, 1000);
+        assertThat(p.retainedRuns()).isEqualTo(3);
+        assertThat(p.retainedBytes()).isEqualTo(1000);
+        assertThat(new Profiler(2).retainedBytes()).isEqualTo(Profiler.DEFAULT_RETAINED_BYTES);
+        Profiler keepsNothing = new Profiler(4, 0);
+        keepsNothing.record(pairRun(pair("g"), 1, 10, 20));
+        assertThat(keepsNothing.recentRuns()).isEmpty();
+        assertThat(keepsNothing.notKeptRuns()).isOne();
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> new Profiler(-1))
+                .withMessage("retained runs must be 0 or more, was -1");
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> new Profiler(1, -1))
+                .withMessage("retained profile bytes must be 0 or more, was -1");
+        try (Scheduler s = Scheduler.builder()
+                .threads(1)
+                .retainedRuns(7)
+                .retainedProfileBytes(123_456)
+                .build()) {
+            assertThat(s.profiler().retainedRuns()).isEqualTo(7);
+            assertThat(s.profiler().retainedBytes()).isEqualTo(123_456);
+        }
+    }
+
+    @Test
+    void resetForgetsEveryRunAndTheNextRunCountsItsTopologyAgain() {
+        TaskGraph g = pair("g");
+        RunProfile first = pairRun(g, 1, 10, 20);
+        Profiler p = new Profiler(5, first.estimatedBytes());
+        p.record(first);
+        TaskGraph big = TaskGraph.named("big");
+        big.task("x".repeat(500)).cpu(ctx -> 1);
+        p.record(RecordedRun.of(big)
+                .runId(2)
+                .finished(10, io.hts.engine.graph.RunStatus.SUCCEEDED)
+                .profile());
+        assertThat(p.notKeptRuns()).isOne();
+        assertThat(p.taskStatistics()).containsOnlyKeys("g");
+        p.reset();
+        assertThat(p.recentRuns()).isEmpty();
+        assertThat(p.run(1)).isEmpty();
+        assertThat(p.recordedRuns()).isZero();
+        assertThat(p.notKeptRuns()).isZero();
+        assertThat(p.retainedBytesNow()).isZero();
+        assertThat(p.taskStatistics()).isEmpty();
+        RunProfile again = pairRun(g, 3, 10, 20);
+        p.record(again);
+        assertThat(p.recentRuns()).containsExactly(again);
+        assertThat(p.retainedBytesNow()).isEqualTo(again.estimatedBytes());
+    }
+
+    @Test
+    void namesBeyondTheMostWithHistogramsOfTheirOwnAreCountedTogether() {
+        TaskGraph g = TaskGraph.named("many");
+        for (int i = 0; i <= Profiler.MAX_NAMES; i++) {
+            g.task("t" + i).cpu(ctx -> 1);
+        }
+        RecordedRun run = RecordedRun.of(g);
+        for (int i = 0; i <= Profiler.MAX_NAMES; i++) {
+            run.ran(i, Device.CPU, 0, i, i + 1);
+        }
+        RunProfile p = run.finished(Profiler.MAX_NAMES + 1, io.hts.engine.graph.RunStatus.SUCCEEDED)
+                .profile();
+        Map<String, TaskStatistics> own = p.statistics();
+        assertThat(own).hasSize(Profiler.MAX_NAMES + 1).containsKey("t0").containsKey(Profiler.OTHER);
+        assertThat(own).doesNotContainKey("t" + Profiler.MAX_NAMES);
+        assertThat(own.get(Profiler.OTHER).count()).isOne();
+        Profiler profiler = new Profiler(1);
+        profiler.record(p);
+        Map<String, TaskStatistics> kept = profiler.taskStatistics().get("many");
+        assertThat(kept).hasSize(Profiler.MAX_NAMES + 1);
+        assertThat(kept.get(Profiler.OTHER).count()).isOne();
+    }
+
+    @Test
+    void theSlowestTasksOfEveryKeptRunComeLongestFirst() {
+        TaskGraph g = pair("g");
+        Profiler profiler = new Profiler(5);
+        profiler.record(pairRun(g, 1, 100, 300));
+        profiler.record(pairRun(g, 2, 200, 50));
+        assertThat(profiler.slowestTasks(3))
+                .extracting(t -> t.runId() + " " + t.timing().taskName() + " "
+                        + t.timing().durationNanos())
+                .containsExactly("1 y 300", "2 x 200", "1 x 100");
+        assertThat(profiler.slowestTasks(10))
+                .hasSize(4)
+                .last()
+                .satisfies(t -> assertThat(t.timing().durationNanos()).isEqualTo(50));
+        assertThat(profiler.slowestTasks(1)).singleElement().satisfies(t -> {
+            assertThat(t.graphName()).isEqualTo("g");
+            assertThat(t.timing().taskName()).isEqualTo("y");
+        });
+    }
 }

@@ -54,7 +54,15 @@ final class RecordedRun {
     }
 
     RecordedRun ran(String name, Device device, int lane, long from, long to, TaskState state) {
-        int i = index(name);
+        return ran(index(name), device, lane, from, to, state);
+    }
+
+    /** Task {@code i} (by index) ran and succeeded. */
+    RecordedRun ran(int i, Device device, int lane, long from, long to) {
+        return ran(i, device, lane, from, to, TaskState.SUCCEEDED);
+    }
+
+    private RecordedRun ran(int i, Device device, int lane, long from, long to, TaskState state) {
         start[i] = SUBMIT + from;
         end[i] = SUBMIT + to;
         devices[i] = (byte) (device.ordinal() + 1);

@@ -291,6 +291,29 @@ class RunProfileTests {
         }
     }
 
+    /**
+     * Two tasks that each wait for the other to start must run at once, so the worker that did not
+     * run their dependency steals one of them.
+     */
+    @Test
+    void aStealWhileTheRunWasActiveIsCounted() {
+        CountDownLatch bothStarted = new CountDownLatch(2);
+        TaskGraph g = TaskGraph.named("steal");
+        Task<Integer> root = g.task("root").cpu(ctx -> 1);
+        try (Scheduler s = Scheduler.builder().threads(2).build()) {
+            g.task("waits").after(root).cpu(ctx -> {
+                bothStarted.countDown();
+                return bothStarted.await(10, TimeUnit.SECONDS) ? 2 : -1;
+            });
+            g.task("returns").after(root).cpu(ctx -> {
+                bothStarted.countDown();
+                return bothStarted.await(10, TimeUnit.SECONDS) ? 3 : -1;
+            });
+            RunProfile p = s.execute(g).profile();
+            assertThat(p.steals()).isPositive();
+        }
+    }
+
     @Test
     void aTimedOutBodyThatHasNotReturnedIsListedAsAbandoned() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
