@@ -27,10 +27,11 @@ public final class Elapsed {
         if (n < 1_000) {
             return n + " ns";
         }
-        if (n < 1_000_000) {
+        // from 999.5 up, three digits round to 1000: the next unit reads 1
+        if (n < 999_500) {
             return decimal(n / 1e3) + " us";
         }
-        if (n < 1_000_000_000) {
+        if (n < 999_500_000) {
             return decimal(n / 1e6) + " ms";
         }
         long s = d.getSeconds();

@@ -26,4 +26,30 @@ class ElapsedTests {
         assertThat(Elapsed.count(0, "task")).isEqualTo("0 tasks");
         assertThat(Elapsed.count(2, "task")).isEqualTo("2 tasks");
     }
+
+    @Test
+    void eachUnitStartsWhereTheOneBelowWouldNeedAFourthDigit() {
+        assertThat(Elapsed.of(Duration.ofNanos(999))).isEqualTo("999 ns");
+        assertThat(Elapsed.of(Duration.ofNanos(1_000))).isEqualTo("1 us");
+        assertThat(Elapsed.of(Duration.ofNanos(999_499))).isEqualTo("999 us");
+        assertThat(Elapsed.of(Duration.ofNanos(999_500))).as("not 1000 us").isEqualTo("1 ms");
+        assertThat(Elapsed.of(Duration.ofNanos(999_999))).isEqualTo("1 ms");
+        assertThat(Elapsed.of(Duration.ofNanos(1_000_000))).isEqualTo("1 ms");
+        assertThat(Elapsed.of(Duration.ofNanos(999_499_999))).isEqualTo("999 ms");
+        assertThat(Elapsed.of(Duration.ofNanos(999_999_999))).as("not 1000 ms").isEqualTo("1 s");
+        assertThat(Elapsed.of(Duration.ofSeconds(1))).isEqualTo("1 s");
+        assertThat(Elapsed.of(Duration.ofSeconds(59))).isEqualTo("59 s");
+        assertThat(Elapsed.of(Duration.ofSeconds(60))).isEqualTo("1 min 0 s");
+        assertThat(Elapsed.of(Duration.ofSeconds(3_599))).isEqualTo("59 min 59 s");
+        assertThat(Elapsed.of(Duration.ofSeconds(3_600))).isEqualTo("1 h 0 min");
+    }
+
+    @Test
+    void atMostThreeSignificantDigitsWithoutTrailingZeros() {
+        assertThat(Elapsed.of(Duration.ofNanos(1_234_567))).isEqualTo("1.23 ms");
+        assertThat(Elapsed.of(Duration.ofNanos(10_000))).isEqualTo("10 us");
+        assertThat(Elapsed.of(Duration.ofNanos(99_950))).isEqualTo("100 us");
+        assertThat(Elapsed.of(Duration.ofNanos(45_670_000))).isEqualTo("45.7 ms");
+        assertThat(Elapsed.of(Duration.ofNanos(456_700_000))).isEqualTo("457 ms");
+    }
 }
