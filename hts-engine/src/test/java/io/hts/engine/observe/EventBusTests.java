@@ -6,10 +6,13 @@ import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.observe.internal.EventBus;
 import io.hts.engine.run.Scheduler;
+import io.hts.engine.support.CapturedErr;
 import io.hts.engine.support.RecordingListener;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class EventBusTests {
 
@@ -150,5 +153,191 @@ class EventBusTests {
             assertThat(none.eventLog()).isEmpty();
             assertThat(nothing.eventLog()).isEmpty();
         }
+    }
+
+    @RegisterExtension
+    final CapturedErr err = new CapturedErr();
+
+    /** A listener that wants only the notable events. */
+    private static final class NotableOnly implements TaskListener {
+
+        final RecordingListener got = new RecordingListener();
+
+        @Override
+        public void onEvent(TaskEvent event) {
+            got.onEvent(event);
+        }
+
+        @Override
+        public boolean wantsRoutineEvents() {
+            return false;
+        }
+    }
+
+    private static TaskGraph oneTask(String name) {
+        TaskGraph g = TaskGraph.named(name);
+        g.task("t").cpu(ctx -> 1);
+        return g;
+    }
+
+    @Test
+    void aListenerThatWantsNoRoutineEventsGetsOnlyTheNotableOnesWhileAnotherGetsThemAll() {
+        NotableOnly notable = new NotableOnly();
+        RecordingListener all = new RecordingListener();
+        try (Scheduler s =
+                Scheduler.builder().threads(1).listener(notable).listener(all).build()) {
+            s.execute(oneTask("mixed"));
+        }
+        assertThat(all.types("t")).contains(EventType.TASK_STARTED);
+        assertThat(notable.got.events())
+                .extracting(TaskEvent::type)
+                .containsExactly(EventType.RUN_SUBMITTED, EventType.RUN_SUCCEEDED);
+    }
+
+    @Test
+    void removingTheMiddleListenerKeepsTheOthers() {
+        RecordingListener first = new RecordingListener();
+        RecordingListener middle = new RecordingListener();
+        RecordingListener last = new RecordingListener();
+        try (Scheduler s = Scheduler.builder().threads(1).build()) {
+            s.addListener(first);
+            s.addListener(middle);
+            s.addListener(last);
+            assertThat(s.removeListener(middle)).isTrue();
+            s.execute(oneTask("after-removal"));
+        }
+        assertThat(middle.events()).isEmpty();
+        assertThat(first.count(EventType.RUN_SUCCEEDED)).isOne();
+        assertThat(last.count(EventType.RUN_SUCCEEDED)).isOne();
+    }
+
+    @Test
+    void eventsCarryTheWallClockTimeTheyHappened() {
+        RecordingListener events = new RecordingListener();
+        Instant before;
+        Instant after;
+        try (Scheduler s = Scheduler.builder().threads(1).listener(events).build()) {
+            before = Instant.now();
+            s.execute(oneTask("clock"));
+            after = Instant.now();
+        }
+        // a second either way for the two clocks' granularity
+        assertThat(events.events())
+                .isNotEmpty()
+                .allSatisfy(e -> assertThat(e.time()).isBetween(before.minusSeconds(1), after.plusSeconds(1)));
+    }
+
+    @Test
+    void theFirstFailureOfAListenerIsLoggedNamingItTheEventTheRunAndTheTask() {
+        TaskListener broken = new TaskListener() {
+            @Override
+            public void onEvent(TaskEvent event) {
+                if (event.type() == EventType.TASK_STARTED) {
+                    throw new IllegalStateException("listener bug");
+                }
+            }
+
+            @Override
+            public String toString() {
+                return "broken-listener";
+            }
+        };
+        try (Scheduler s = Scheduler.builder().threads(1).listener(broken).build()) {
+            long first = s.execute(oneTask("logged")).runId();
+            s.execute(oneTask("logged"));
+            assertThat(s.listenerFailures()).isEqualTo(2);
+            assertThat(err.text())
+                    .contains("task listener broken-listener on TASK_STARTED of run " + first
+                            + " task 't' threw java.lang.IllegalStateException; scheduling goes on"
+                            + " (further failures at DEBUG)");
+            assertThat(err.count("threw")).as("later failures at DEBUG only").isOne();
+        }
+    }
+
+    /** A listener whose description fails too: named by its class. */
+    private static final class Undescribable implements TaskListener {
+
+        @Override
+        public void onEvent(TaskEvent event) {
+            throw new IllegalStateException("listener bug");
+        }
+
+        @Override
+        public String toString() {
+            throw new UnsupportedOperationException("no description");
+        }
+    }
+
+    @Test
+    void aListenerThatCannotBeDescribedIsNamedByItsClassOnARunEvent() {
+        try (Scheduler s =
+                Scheduler.builder().threads(1).listener(new Undescribable()).build()) {
+            long run = s.execute(oneTask("undescribed")).runId();
+            assertThat(err.text())
+                    .contains("task listener " + Undescribable.class.getName() + " on RUN_SUBMITTED of run " + run
+                            + " threw java.lang.IllegalStateException");
+        }
+    }
+
+    @Test
+    void aListenerFailingOnAFinishedRunIsCountedAndLoggedAndTheOthersStillGetTheProfile() {
+        List<RunProfile> profiles = new java.util.concurrent.CopyOnWriteArrayList<>();
+        TaskListener failing = new TaskListener() {
+            @Override
+            public void onEvent(TaskEvent event) {}
+
+            @Override
+            public void onRunFinished(RunProfile profile) {
+                throw new IllegalStateException("metrics bug");
+            }
+
+            @Override
+            public String toString() {
+                return "failing-metrics";
+            }
+        };
+        TaskListener reading = new TaskListener() {
+            @Override
+            public void onEvent(TaskEvent event) {}
+
+            @Override
+            public void onRunFinished(RunProfile profile) {
+                profiles.add(profile);
+            }
+        };
+        try (Scheduler s = Scheduler.builder()
+                .threads(1)
+                .listener(failing)
+                .listener(reading)
+                .build()) {
+            s.execute(oneTask("finished"));
+            assertThat(s.listenerFailures()).isOne();
+        }
+        assertThat(profiles).singleElement().extracting(RunProfile::graphName).isEqualTo("finished");
+        assertThat(err.text())
+                .contains("task listener failing-metrics on an event threw java.lang.IllegalStateException");
+    }
+
+    @Test
+    void aListenerThatCannotSayWhetherItWantsRoutineEventsIsCountedAndStillGetsTheNotableOnes() {
+        RecordingListener got = new RecordingListener();
+        TaskListener unsure = new TaskListener() {
+            @Override
+            public void onEvent(TaskEvent event) {
+                got.onEvent(event);
+            }
+
+            @Override
+            public boolean wantsRoutineEvents() {
+                throw new IllegalStateException("cannot say");
+            }
+        };
+        try (Scheduler s = Scheduler.builder().threads(1).build()) {
+            s.addListener(unsure);
+            assertThat(s.listenerFailures()).as("asked when added").isOne();
+            s.execute(oneTask("unsure"));
+        }
+        assertThat(got.count(EventType.RUN_SUBMITTED)).isOne();
+        assertThat(got.count(EventType.RUN_SUCCEEDED)).isOne();
     }
 }
