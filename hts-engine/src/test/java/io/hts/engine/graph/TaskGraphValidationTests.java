@@ -257,4 +257,61 @@ class TaskGraphValidationTests {
             assertThat(c.task(i).index()).isEqualTo(i);
         }
     }
+
+    @Test
+    void aGraphWithManyMoreEdgesThanTasksCompiles() {
+        int n = 12;
+        TaskGraph g = TaskGraph.named("dense");
+        Task<?>[] tasks = new Task<?>[n];
+        for (int i = 0; i < n; i++) {
+            TaskBuilder b = g.task("t" + i);
+            for (int p = 0; p < i; p++) {
+                b.after(tasks[p]);
+            }
+            tasks[i] = b.cpu(ctx -> 1);
+        }
+        GraphTopology t = g.compile();
+        assertThat(t.edgeCount()).isEqualTo(n * (n - 1) / 2);
+        assertThat(t.inDegree(n - 1)).isEqualTo(n - 1);
+        assertThat(t.predecessorNames(n - 1)).hasSize(n - 1).startsWith("t0").endsWith("t10");
+        assertThat(t.topological(n - 1)).isEqualTo(n - 1);
+    }
+
+    @Test
+    void aCycleAfterTasksThatAreFineNamesOnlyTheTasksOnIt() {
+        TaskGraph g = TaskGraph.named("late-cycle");
+        Task<Integer> fine = g.task("fine").cpu(ctx -> 1);
+        g.task("x").after(fine).after("y").cpu(ctx -> 2);
+        g.task("y").after("x").cpu(ctx -> 3);
+        GraphValidationException ex = catchThrowableOfType(GraphValidationException.class, g::compile);
+        assertThat(ex.problem()).isEqualTo(GraphValidationException.Problem.CYCLE);
+        assertThat(ex.tasks()).containsExactlyInAnyOrder("x", "y");
+        assertThat(ex.getMessage()).containsAnyOf("x -> y -> x", "y -> x -> y");
+    }
+
+    @Test
+    void aGraphWithManyProblemsReportsTheFirstTenAndCountsTheRest() {
+        TaskGraph g = TaskGraph.named("g");
+        for (int i = 0; i < 12; i++) {
+            g.task("t" + i).after("missing" + i).cpu(ctx -> 1);
+        }
+        GraphValidationException ex = catchThrowableOfType(GraphValidationException.class, g::compile);
+        assertThat(ex.problem()).isEqualTo(GraphValidationException.Problem.UNKNOWN_DEPENDENCY);
+        assertThat(ex.tasks()).hasSize(12);
+        assertThat(ex.getMessage())
+                .startsWith("graph 'g' is not valid: task 't0' depends on 'missing0', which is not a task, group or"
+                        + " barrier of graph 'g'; task 't1' depends on 'missing1'")
+                .contains("; task 't9' depends on 'missing9'")
+                .doesNotContain("'t10'")
+                .endsWith("of graph 'g'; and 2 more");
+
+        TaskGraph ten = TaskGraph.named("ten");
+        for (int i = 0; i < 10; i++) {
+            ten.task("t" + i).after("missing" + i).cpu(ctx -> 1);
+        }
+        assertThat(catchThrowableOfType(GraphValidationException.class, ten::compile)
+                        .getMessage())
+                .contains("task 't9' depends on 'missing9'")
+                .endsWith("of graph 'ten'");
+    }
 }
