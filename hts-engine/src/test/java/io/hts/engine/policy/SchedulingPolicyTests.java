@@ -118,4 +118,92 @@ class SchedulingPolicyTests {
         assertThat(model.snapshot()).containsKey("gemm");
         assertThatThrownBy(() -> new CostModel(0)).hasMessageContaining("(0, 1]");
     }
+
+    @Test
+    void aTaskInfoKnowsItsCostPerDeviceAndZeroIsKnown() {
+        TaskInfo cpuKnown = task(5, -1);
+        assertThat(cpuKnown.estimatedCost(Device.CPU)).hasValue(5);
+        assertThat(cpuKnown.estimatedCost(Device.GPU)).isEmpty();
+        assertThat(task(-1, 0).estimatedCost(Device.GPU)).hasValue(0);
+        assertThat(task(-1, 0).estimatedCost(Device.CPU)).isEmpty();
+    }
+
+    @Test
+    void aDeviceWithoutCapacityIsNotUsableAndItsWaitIsEndless() {
+        DeviceStatus none = cpu(0, 0, 0, 1_000);
+        assertThat(none.usable()).isFalse();
+        assertThat(none.estimatedWaitNanos()).isEqualTo(Long.MAX_VALUE);
+        DeviceStatus one = cpu(1, 0, 0, 1_000);
+        assertThat(one.usable()).isTrue();
+        assertThat(one.estimatedWaitNanos()).isEqualTo(1_000);
+        SystemStatus status = SystemStatus.of(one);
+        assertThat(status.find(Device.CPU)).contains(one);
+        assertThat(status.find(Device.GPU)).isEmpty();
+        assertThat(status.usable(Device.GPU)).isFalse();
+    }
+
+    @Test
+    void defaultBreaksATieOfFinishTimesByFreeSlotsCountingQueuedAndRunningTasks() {
+        DefaultPolicy policy = new DefaultPolicy();
+        TaskInfo same = task(1_000, 1_000);
+        // no backlog anywhere: both finish at 1 us; 8 slots less 6 queued leave the CPU 2, the GPU has 4
+        assertThat(policy.selectDevice(same, SystemStatus.of(cpu(8, 6, 0, 0), gpu(DeviceHealth.UP, 4, 0, 0, 0))))
+                .isEqualTo(Device.GPU);
+        assertThat(policy.selectDevice(same, SystemStatus.of(cpu(8, 0, 6, 0), gpu(DeviceHealth.UP, 4, 0, 0, 0))))
+                .isEqualTo(Device.GPU);
+        assertThat(policy.selectDevice(same, SystemStatus.of(cpu(8, 1, 1, 0), gpu(DeviceHealth.UP, 4, 0, 0, 0))))
+                .isEqualTo(Device.CPU);
+    }
+
+    @Test
+    void defaultTakesAnOverflowingFinishTimeAsTheLatest() {
+        // the CPU's wait and cost add up past Long.MAX_VALUE: later than the GPU's huge but finite finish
+        SystemStatus status = SystemStatus.of(cpu(1, 0, 1, Long.MAX_VALUE - 10), gpu(DeviceHealth.UP, 4, 0, 0, 0));
+        assertThat(new DefaultPolicy().selectDevice(task(100, Long.MAX_VALUE - 1), status))
+                .isEqualTo(Device.GPU);
+    }
+
+    @Test
+    void cpuFirstRunsATaskOnTheGpuWhenTheCpuCannotTakeIt() {
+        SystemStatus cpuFull = SystemStatus.of(cpu(0, 0, 0, 0), gpu(DeviceHealth.UP, 4, 0, 0, 0));
+        assertThat(new CpuFirstPolicy().selectDevice(task(1, 1), cpuFull)).isEqualTo(Device.GPU);
+    }
+
+    @Test
+    void theCostModelTakesAFirstSampleOfZeroAsKnownAndAveragesFromIt() {
+        CostModel model = new CostModel(0.5);
+        for (Device d : Device.values()) {
+            model.record("noop", d, 0);
+            assertThat(model.estimate("noop", d)).as("%s", d).isZero();
+            model.record("noop", d, 100);
+            assertThat(model.estimate("noop", d)).as("%s", d).isEqualTo(50);
+            model.record("noop", d, 150);
+            assertThat(model.estimate("noop", d)).as("%s", d).isEqualTo(100);
+        }
+        assertThat(model.snapshot().get("noop"))
+                .containsExactly(
+                        java.util.Map.entry(Device.CPU, java.time.Duration.ofNanos(100)),
+                        java.util.Map.entry(Device.GPU, java.time.Duration.ofNanos(100)));
+        CostModel zero = new CostModel();
+        zero.record("free", Device.GPU, 0);
+        assertThat(zero.snapshot().get("free")).containsOnlyKeys(Device.GPU);
+    }
+
+    @Test
+    void theCostModelForgetsTheLeastRecentlyUsedNameBeyondItsBound() {
+        CostModel model = new CostModel();
+        for (int i = 0; i < CostModel.MAX_NAMES; i++) {
+            model.record("n" + i, Device.CPU, i + 1);
+        }
+        assertThat(model.estimate("n0", Device.CPU))
+                .as("all %d names kept", CostModel.MAX_NAMES)
+                .isOne();
+        model.record("new", Device.CPU, 7);
+        assertThat(model.estimate("new", Device.CPU)).isEqualTo(7);
+        assertThat(model.estimate("n0", Device.CPU)).as("just used").isOne();
+        assertThat(model.estimate("n1", Device.CPU))
+                .as("the least recently used")
+                .isEqualTo(-1);
+        assertThat(model.snapshot()).hasSize(CostModel.MAX_NAMES);
+    }
 }
