@@ -207,11 +207,6 @@ public final class Task<T extends @Nullable Object> implements Dependency {
         deps[depCount++] = Objects.requireNonNull(dependency);
     }
 
-    /** The declared dependencies; read after the graph is frozen. */
-    Object[] declaredDependencies() {
-        return deps.length == depCount ? deps : java.util.Arrays.copyOf(deps, depCount);
-    }
-
     int declaredDependencyCount() {
         return depCount;
     }
