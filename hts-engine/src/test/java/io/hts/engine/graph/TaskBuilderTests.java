@@ -108,6 +108,10 @@ class TaskBuilderTests {
                 .isInstanceOf(GraphValidationException.class)
                 .hasMessageContaining("task 'backoff'")
                 .hasMessageContaining("was -2");
+        assertThatThrownBy(() -> g.task("fixed").retries(-3, Duration.ofMillis(1)))
+                .isInstanceOf(GraphValidationException.class)
+                .hasMessageContaining("task 'fixed'")
+                .hasMessageContaining("was -3");
         assertThat(g.size()).isZero();
     }
 
@@ -118,5 +122,17 @@ class TaskBuilderTests {
         assertThatNullPointerException()
                 .isThrownBy(() -> g.task("b").after(Arrays.asList(a, null)))
                 .withMessage("task 'b': a dependency is null");
+    }
+
+    @Test
+    void dependenciesAddedOneByOneAfterCreationAreAllKept() {
+        TaskGraph g = TaskGraph.named("g");
+        Task<Integer> last = g.task("last").cpu(ctx -> 0);
+        for (int i = 0; i < 9; i++) {
+            last.after(g.task("up" + i).cpu(ctx -> 1));
+        }
+        GraphTopology t = g.compile();
+        assertThat(t.inDegree(last.index())).isEqualTo(9);
+        assertThat(t.predecessorNames(last.index())).startsWith("up0").endsWith("up8");
     }
 }

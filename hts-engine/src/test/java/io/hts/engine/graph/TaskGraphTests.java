@@ -50,6 +50,11 @@ class TaskGraphTests {
         assertThatIllegalStateException()
                 .isThrownBy(() -> g.group("late", 2, (i, t) -> t.cpu(ctx -> i)))
                 .withMessageContaining("graph 'g' has been submitted and is frozen");
+        assertThatIllegalStateException()
+                .as("even a group of no tasks")
+                .isThrownBy(() -> g.group("empty", 0, (i, t) -> t.cpu(ctx -> i)))
+                .withMessageContaining("graph 'g' has been submitted and is frozen");
+        assertThat(g.find("empty")).isEmpty();
         assertThat(g.size()).isOne();
     }
 
@@ -67,5 +72,14 @@ class TaskGraphTests {
                 })
                 .get(10, TimeUnit.SECONDS);
         assertThat(topology.size()).isEqualTo(3);
+    }
+
+    @Test
+    void aReleasableResultCannotReportItsReleaseUnlessItSaysSo() {
+        java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
+        Releasable plain = () -> {};
+        assertThat(plain.whenReleased(() -> ran.set(true))).isFalse();
+        plain.release();
+        assertThat(ran).as("the action is never run").isFalse();
     }
 }

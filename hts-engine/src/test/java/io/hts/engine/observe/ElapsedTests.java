@@ -36,6 +36,7 @@ class ElapsedTests {
         assertThat(Elapsed.of(Duration.ofNanos(999_999))).isEqualTo("1 ms");
         assertThat(Elapsed.of(Duration.ofNanos(1_000_000))).isEqualTo("1 ms");
         assertThat(Elapsed.of(Duration.ofNanos(999_499_999))).isEqualTo("999 ms");
+        assertThat(Elapsed.of(Duration.ofNanos(999_500_000))).isEqualTo("1 s");
         assertThat(Elapsed.of(Duration.ofNanos(999_999_999))).as("not 1000 ms").isEqualTo("1 s");
         assertThat(Elapsed.of(Duration.ofSeconds(1))).isEqualTo("1 s");
         assertThat(Elapsed.of(Duration.ofSeconds(59))).isEqualTo("59 s");

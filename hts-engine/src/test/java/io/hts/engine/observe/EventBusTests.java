@@ -340,4 +340,14 @@ class EventBusTests {
         assertThat(got.count(EventType.RUN_SUBMITTED)).isOne();
         assertThat(got.count(EventType.RUN_SUCCEEDED)).isOne();
     }
+
+    @Test
+    void aBufferOfOneEventKeepsTheLatest() {
+        try (Scheduler s = Scheduler.builder().threads(1).eventBufferSize(1).build()) {
+            s.execute(oneTask("single"));
+            EventLog log = s.eventLog().orElseThrow();
+            assertThat(log.capacity()).isOne();
+            assertThat(log.recent(5)).extracting(TaskEvent::type).containsExactly(EventType.RUN_SUCCEEDED);
+        }
+    }
 }

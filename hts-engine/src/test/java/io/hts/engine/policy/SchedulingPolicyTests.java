@@ -206,4 +206,13 @@ class SchedulingPolicyTests {
                 .isEqualTo(-1);
         assertThat(model.snapshot()).hasSize(CostModel.MAX_NAMES);
     }
+
+    @Test
+    void theCostModelAcceptsAWeightOfOneThatKeepsOnlyTheLatestSample() {
+        CostModel latest = new CostModel(1);
+        latest.record("t", Device.CPU, 100);
+        latest.record("t", Device.CPU, 300);
+        assertThat(latest.estimate("t", Device.CPU)).isEqualTo(300);
+        assertThatThrownBy(() -> new CostModel(1.5)).hasMessage("weight must be in (0, 1], was 1.5");
+    }
 }
