@@ -60,4 +60,13 @@ class CompiledGraphTests {
                 .as("the last owner to ask keeps the value")
                 .isEqualTo("recomputed");
     }
+
+    @Test
+    void aGraphOfCpuBodiesOnlyHasNoGpuBodies() {
+        TaskGraph g = TaskGraph.named("cpu-only");
+        Task<Integer> a = g.task("a").cpu(ctx -> 1);
+        g.task("b").after(a).cpu(ctx -> 2);
+        g.barrier("done").after(a);
+        assertThat(CompiledGraph.of(g).hasGpuBodies()).isFalse();
+    }
 }
