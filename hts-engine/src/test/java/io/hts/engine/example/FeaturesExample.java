@@ -8,7 +8,8 @@ import io.hts.engine.run.Scheduler;
 import java.time.Duration;
 import java.util.stream.LongStream;
 
-// The example as the README and TaskGraph's Javadoc show it (ReadmeExampleTests compares them): not reformatted.
+// The example as README.md, docs/api.md and TaskGraph's Javadoc show it (DocExamples and FeaturesExampleTests compare
+// them): not reformatted.
 // spotless:off
 public class FeaturesExample {
 

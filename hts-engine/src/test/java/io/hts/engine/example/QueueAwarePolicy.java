@@ -6,9 +6,9 @@ import io.hts.engine.policy.SchedulingPolicy;
 import io.hts.engine.policy.SystemStatus;
 import io.hts.engine.policy.TaskInfo;
 
-// The policy as docs/policies.md shows it (PoliciesDocTests compares them): not reformatted.
+// The policy as docs/policies.md shows it (DocExamples compares them): not reformatted.
 // spotless:off
-/** The custom policy of docs/policies.md, as written there; {@code PoliciesDocTests} runs it. */
+/** The custom policy of docs/policies.md, as written there; {@code QueueAwarePolicyTests} runs it. */
 public final class QueueAwarePolicy implements SchedulingPolicy {
 
     private final long minFreeGpuBytes;

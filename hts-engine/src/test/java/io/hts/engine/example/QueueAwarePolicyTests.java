@@ -7,25 +7,12 @@ import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.FakeGpuBackend;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** docs/policies.md shows {@link QueueAwarePolicy} as written, and it places tasks as the page says. */
-class PoliciesDocTests {
-
-    @Test
-    void thePageShowsThePolicyAsWritten() throws Exception {
-        String page = Files.readString(Path.of("..", "docs", "policies.md"));
-        String source = Files.readString(Path.of("src/test/java/io/hts/engine/example/QueueAwarePolicy.java"));
-        String body =
-                source.substring(source.indexOf("public final class QueueAwarePolicy"), source.lastIndexOf('}') + 1);
-        assertThat(page)
-                .as("docs/policies.md shows QueueAwarePolicy as written")
-                .contains(body.strip());
-    }
+/** {@link QueueAwarePolicy}, the custom policy of docs/policies.md, places tasks as the page says. */
+class QueueAwarePolicyTests {
 
     /**
      * With a stream free, a task with both bodies goes to the GPU; with both streams of the GPU
