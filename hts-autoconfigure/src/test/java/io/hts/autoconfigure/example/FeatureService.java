@@ -7,6 +7,8 @@ import java.util.concurrent.CompletableFuture;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.stereotype.Service;
 
+// Shown in docs/getting-started.md as written (DocExamples compares them): not reformatted.
+// spotless:off
 /** The service of docs/getting-started.md: runs the two graphs and reads their results. */
 @Service
 public class FeatureService {
@@ -15,14 +17,15 @@ public class FeatureService {
     private final TaskGraph features;
     private final TaskGraph report;
 
-    public FeatureService(
-            Scheduler scheduler, @Qualifier("features") TaskGraph features, @Qualifier("report") TaskGraph report) {
+    public FeatureService(Scheduler scheduler,
+                          @Qualifier("features") TaskGraph features,
+                          @Qualifier("report") TaskGraph report) {
         this.scheduler = scheduler;
         this.features = features;
         this.report = report;
     }
 
-    /** Runs "features" and waits: this thread waits, HTS's workers do the work. */
+    /** Runs "features" and waits for its end: the work is done on HTS's threads. */
     public double mean() {
         GraphRun run = scheduler.execute(features);
         return (Double) run.result(features.find("mean").orElseThrow());
@@ -31,7 +34,7 @@ public class FeatureService {
     /** Starts "report" and returns at once; the future completes when the run has. */
     public CompletableFuture<String> report() {
         GraphRun run = scheduler.submit(report);
-        return run.future()
-                .thenApply(done -> (String) done.result(report.find("summary").orElseThrow()));
+        return run.future().thenApply(done -> (String) done.result(report.find("summary").orElseThrow()));
     }
 }
+// spotless:on

@@ -9,6 +9,8 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 
+// Shown in docs/getting-started.md and docs/configuration.md as written (DocExamples compares them): not reformatted.
+// spotless:off
 /**
  * The Spring Boot application of docs/getting-started.md: a graph bean, {@code @HtsTask} methods
  * ({@link Reports}), a service that runs both ({@link FeatureService}) and a customizer (also in
@@ -22,8 +24,6 @@ public class FeaturesApplication {
         SpringApplication.run(FeaturesApplication.class, args);
     }
 
-    // Shown in docs/getting-started.md as written (DocExamples compares them): not reformatted.
-    // spotless:off
     /** One million numbers, the sum of each of eight shards, and their mean. */
     @Bean
     TaskGraph features() {
@@ -35,8 +35,8 @@ public class FeaturesApplication {
                 .cpu(ctx -> ctx.inputs(sums).stream().mapToDouble(Double::doubleValue).sum() / 1_000_000);
         return graph;
     }
-    // spotless:on
 
+    /** Keeps the last 100 runs' profiles, and logs each run's end. */
     @Bean
     SchedulerBuilderCustomizer keepMoreRuns() {
         return builder -> builder.retainedRuns(100).listener(new AuditListener());
@@ -51,3 +51,4 @@ public class FeaturesApplication {
         return sum;
     }
 }
+// spotless:on

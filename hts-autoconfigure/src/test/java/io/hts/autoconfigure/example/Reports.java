@@ -5,6 +5,8 @@ import io.hts.engine.graph.TaskContext;
 import java.util.List;
 import org.springframework.stereotype.Component;
 
+// Shown in docs/getting-started.md as written (DocExamples compares them): not reformatted.
+// spotless:off
 /** The {@code @HtsTask} methods of docs/getting-started.md: they make up the graph bean "report". */
 @Component
 public class Reports {
@@ -19,10 +21,9 @@ public class Reports {
         return requests.stream().filter(r -> !r.endsWith(" 200")).count();
     }
 
-    @HtsTask(
-            graph = "report",
-            after = {"requests", "errors"})
+    @HtsTask(graph = "report", after = {"requests", "errors"})
     String summary(List<String> requests, long errors, TaskContext ctx) {
         return ctx.graphName() + ": " + errors + " errors in " + requests.size() + " requests";
     }
 }
+// spotless:on
