@@ -2,17 +2,37 @@ package io.hts.engine.example;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hts.engine.graph.Device;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.policy.DeviceHealth;
+import io.hts.engine.policy.DeviceStatus;
+import io.hts.engine.policy.SchedulingPolicy;
+import io.hts.engine.policy.SystemStatus;
+import io.hts.engine.policy.TaskInfo;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.support.FakeGpuBackend;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** {@link QueueAwarePolicy}, the custom policy of docs/policies.md, places tasks as the page says. */
 class QueueAwarePolicyTests {
+
+    /** docs/policies.md's unit test of the policy: no scheduler, no GPU, one answer per status. */
+    @Test
+    void aBusyGpuSendsTheTaskToTheCpu() {
+        TaskInfo task = new TaskInfo("score", "score", Set.of(Device.CPU, Device.GPU), 0, -1, -1);
+        DeviceStatus cpu = new DeviceStatus(Device.CPU, DeviceHealth.UP, 8, 0, 2, 0, -1, "8 workers");
+        DeviceStatus idleGpu = new DeviceStatus(Device.GPU, DeviceHealth.UP, 4, 0, 1, 5_000_000, 8L << 30, "cuda:0");
+        DeviceStatus busyGpu = new DeviceStatus(Device.GPU, DeviceHealth.UP, 4, 3, 4, 40_000_000, 8L << 30, "cuda:0");
+        SchedulingPolicy policy = new QueueAwarePolicy(512L << 20);
+
+        assertThat(policy.selectDevice(task, SystemStatus.of(cpu, idleGpu))).isEqualTo(Device.GPU);
+        assertThat(policy.selectDevice(task, SystemStatus.of(cpu, busyGpu))).isEqualTo(Device.CPU);
+    }
 
     /**
      * With a stream free, a task with both bodies goes to the GPU; with both streams of the GPU
