@@ -10,8 +10,8 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
 /**
- * The sample application: HTS through {@code hts-spring-boot-starter} alone. It runs its three
- * graphs once ({@link SampleJobs}), prints what each did, and exits, without starting a web server
+ * The sample application: HTS through {@code hts-spring-boot-starter} alone. It runs its scenarios
+ * once ({@link SampleJobs}), prints a summary of what each did, and exits, without starting a web server
  * (no free port needed); with {@code --sample.keep-running=true} it stays up, with the dashboard at
  * {@code http://localhost:8080/}.
  */

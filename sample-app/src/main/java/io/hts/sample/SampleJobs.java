@@ -1,16 +1,15 @@
 package io.hts.sample;
 
 import io.hts.engine.graph.Device;
-import io.hts.engine.graph.TaskGraph;
-import io.hts.engine.observe.RunProfile;
-import io.hts.engine.observe.TaskTiming;
+import io.hts.engine.graph.RunStatus;
+import io.hts.engine.policy.DeviceStatus;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
+import io.hts.engine.run.TaskFailure;
+import java.io.PrintStream;
 import java.time.Duration;
-import java.util.Map;
-import java.util.stream.Collectors;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.boot.SpringApplication;
@@ -18,21 +17,32 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.stereotype.Component;
 
 /**
- * Runs the three graphs once at start-up ({@code sample.run-jobs}) and prints what each computed,
- * how long it took and where its tasks ran; then exits unless {@code sample.keep-running}.
+ * Runs the scenarios once at start-up ({@code sample.run-jobs}), one after the other on the
+ * auto-configured scheduler, with a progress line every second for a run past two seconds; then
+ * prints the summary, one block per scenario (what ran and its size, status and makespan, the key
+ * results and their checks, efficiency and the scheduler's overhead), and exits unless {@code
+ * sample.keep-running}. A scenario whose run fails is reported as such and fails the application
+ * after the summary.
  */
 @Component
 public class SampleJobs implements ApplicationRunner {
 
-    private static final Logger log = LoggerFactory.getLogger(SampleJobs.class);
+    private static final int MESSAGE_LIMIT = 300;
 
     private final Scheduler scheduler;
     private final SampleProperties properties;
+    private final List<SampleScenario> scenarios;
     private final ConfigurableApplicationContext context;
+    private final PrintStream out = System.out;
 
-    SampleJobs(Scheduler scheduler, SampleProperties properties, ConfigurableApplicationContext context) {
+    SampleJobs(
+            Scheduler scheduler,
+            SampleProperties properties,
+            List<SampleScenario> scenarios,
+            ConfigurableApplicationContext context) {
         this.scheduler = scheduler;
         this.properties = properties;
+        this.scenarios = scenarios;
         this.context = context;
     }
 
@@ -41,68 +51,68 @@ public class SampleJobs implements ApplicationRunner {
         if (!properties.runJobs()) {
             return;
         }
-        log.info(
-                "HTS: {} workers, policy {}, devices {}",
-                scheduler.parallelism(),
-                scheduler.policy().name(),
-                scheduler.systemStatus().devices().stream()
-                        .map(d -> d.device().id() + " " + d.health() + " (" + d.detail() + ")")
-                        .collect(Collectors.joining(", ")));
-        for (String name : new String[] {"preprocessing", "sweep", "operators"}) {
-            TaskGraph graph = scheduler.registeredGraphs().get(name);
-            GraphRun run = scheduler.execute(graph);
-            log.info("{}", describe(run));
-        }
-        if (!properties.keepRunning()) {
-            int code = SpringApplication.exit(context, () -> 0);
-            log.info("done (sample.keep-running=true keeps the dashboard at / and Actuator up)");
-            if (code != 0) {
-                throw new IllegalStateException("exit code " + code);
+        RunProgress progress = new RunProgress(out, Duration.ofSeconds(2), Duration.ofSeconds(1));
+        List<String> summary = new ArrayList<>();
+        List<String> failed = new ArrayList<>();
+        long start = System.nanoTime();
+        out.println("HTS sample: " + machine());
+        for (int i = 0; i < scenarios.size(); i++) {
+            SampleScenario s = scenarios.get(i);
+            out.println(Format.of("  [%d/%d] %s: %s", i + 1, scenarios.size(), s.label(), s.description()));
+            GraphRun run = progress.run(scheduler, s.graph());
+            summary.addAll(block(s, run));
+            if (run.status() != RunStatus.SUCCEEDED) {
+                failed.add(s.label());
             }
         }
-    }
-
-    /** One run in a few lines: its result, makespan, where worker time went and the devices its tasks used. */
-    static String describe(GraphRun run) {
-        RunProfile p = run.profile();
-        Map<Device, Long> byDevice = p.tasks().stream()
-                .filter(TaskTiming::ran)
-                .filter(t -> t.device() != null)
-                .collect(Collectors.groupingBy(TaskTiming::device, Collectors.counting()));
-        String result = switch (p.graphName()) {
-            case "preprocessing" ->
-                String.valueOf(run.result(run.graph().find("merge").orElseThrow()));
-            case "sweep" -> String.valueOf(run.result(run.graph().find("best").orElseThrow()));
-            default -> String.valueOf(run.result(run.graph().find("report").orElseThrow()));
-        };
-        StringBuilder out = new StringBuilder();
-        out.append(p.graphName())
-                .append(": ")
-                .append(p.status())
-                .append(" in ")
-                .append(millis(p.makespan()))
-                .append(", ")
-                .append(p.tasks().size())
-                .append(" tasks ")
-                .append(byDevice)
-                .append(String.format(
-                        ", worker time: %.2f %% waits the scheduler caused, %.2f %% idle for want of ready tasks",
-                        100 * p.workerTime().schedulerShare(),
-                        100 * p.workerTime().shapeShare()))
-                .append("\n  result: ")
-                .append(result);
-        for (TaskTiming t : p.slowest(3)) {
-            out.append("\n  slow: ")
-                    .append(t.taskName())
-                    .append(" on ")
-                    .append(t.device() == null ? "-" : t.device().id())
-                    .append(" ")
-                    .append(millis(Duration.ofNanos(t.durationNanos())));
+        out.println();
+        out.println("==== HTS sample: summary " + "=".repeat(70));
+        out.println(machine());
+        summary.forEach(out::println);
+        out.println(Format.of(
+                "==== %d of %d scenarios passed their checks in %s",
+                scenarios.size() - failed.size(), scenarios.size(), Format.nanos(System.nanoTime() - start)));
+        if (!failed.isEmpty()) {
+            throw new IllegalStateException("scenarios failed: " + String.join(", ", failed) + " (see the summary)");
         }
-        return out.toString();
+        if (!properties.keepRunning()) {
+            SpringApplication.exit(context, () -> 0);
+        }
     }
 
-    private static String millis(Duration d) {
-        return String.format("%.1f ms", d.toNanos() / 1e6);
+    /** Workers, policy and GPU in a line. */
+    private String machine() {
+        String gpu = scheduler
+                .systemStatus()
+                .find(Device.GPU)
+                .map(DeviceStatus::detail)
+                .orElse("none (hts.gpu found no device)");
+        return Format.of(
+                "%d CPU workers, policy %s; GPU: %s",
+                scheduler.parallelism(), scheduler.policy().name(), gpu);
+    }
+
+    /** A scenario's block: its label, status and makespan; its size; its results or failures; its figures. */
+    static List<String> block(SampleScenario s, GraphRun run) {
+        RunFigures f = RunFigures.of(run.profile());
+        List<String> lines = new ArrayList<>();
+        lines.add(Format.of(
+                "%s: %s in %s, %s tasks",
+                s.label(),
+                run.status(),
+                Format.duration(f.makespan()),
+                Format.count(run.graph().size())));
+        lines.add("    " + s.description());
+        if (run.status() == RunStatus.SUCCEEDED) {
+            s.results(run).forEach(l -> lines.add("    " + l));
+            lines.add("    " + f.line());
+        } else {
+            for (TaskFailure failure : run.failures()) {
+                String text = failure.toString();
+                lines.add("    FAILED "
+                        + (text.length() > MESSAGE_LIMIT ? text.substring(0, MESSAGE_LIMIT) + "..." : text));
+            }
+        }
+        return lines;
     }
 }
