@@ -13,6 +13,8 @@ import org.springframework.context.SmartLifecycle;
  * admitted, queued and running tasks drain for up to {@code spring.lifecycle.timeout-per-shutdown-phase}
  * (less a margin), and whatever is left is cancelled with its state recorded; the worker threads end.
  * Runs in a phase after the web server's graceful shutdown, so requests in flight can still submit.
+ * A shut-down scheduler cannot start again, so a pause of the context (Spring's test context cache
+ * pauses the contexts it is not using) leaves the scheduler running.
  */
 final class HtsSchedulerLifecycle implements SmartLifecycle {
 
@@ -119,5 +121,11 @@ final class HtsSchedulerLifecycle implements SmartLifecycle {
     @Override
     public int getPhase() {
         return PHASE;
+    }
+
+    /** {@code false}: a pause would shut the scheduler down for good, and the restart find it closed. */
+    @Override
+    public boolean isPauseable() {
+        return false;
     }
 }
