@@ -52,7 +52,7 @@ public record RunFigures(
     /** The figures in one line. */
     public String line() {
         return Format.of(
-                "efficiency %s (ideal %s: %s of work / %d workers, critical path %s); scheduler overhead %s",
+                "efficiency %s: ideal %s (%s work / %d workers, critical path %s); scheduler overhead %s",
                 Format.percent(efficiency()),
                 Format.duration(ideal()),
                 Format.duration(work),

@@ -86,7 +86,7 @@ public class SampleJobs implements ApplicationRunner {
                 .systemStatus()
                 .find(Device.GPU)
                 .map(DeviceStatus::detail)
-                .orElse("none (hts.gpu found no device)");
+                .orElse("none (CPU only)");
         return Format.of(
                 "%d CPU workers, policy %s; GPU: %s",
                 scheduler.parallelism(), scheduler.policy().name(), gpu);

@@ -61,11 +61,12 @@ public final class FeaturePipeline {
                 shards,
                 (i, t) ->
                         t.after(generate.get(i)).cpu(ctx -> ShardValidation.check(ctx.input(generate.get(i)), table)));
-        Task<ColumnMoments> combine = g.task("combine").after(stats).cpu(ctx -> ColumnMoments.merge(ctx.inputs(stats)));
+        Task<ColumnMoments> combine =
+                g.task("combine").after(stats, validate).cpu(ctx -> ColumnMoments.merge(ctx.inputs(stats)));
         TaskGroup<FeatureShard> normalise = g.group(
                 "normalise",
                 shards,
-                (i, t) -> t.after(generate.get(i), validate.get(i), combine)
+                (i, t) -> t.after(generate.get(i), combine)
                         .cpu(ctx -> Normalisation.apply(ctx.input(generate.get(i)), ctx.input(combine))));
         TaskGroup<ShardFeatures> extract = g.group(
                 "extract",

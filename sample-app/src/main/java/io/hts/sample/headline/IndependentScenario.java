@@ -56,16 +56,16 @@ public class IndependentScenario implements SampleScenario {
         Duration mean = f.work().dividedBy(Math.max(1, n));
         return List.of(
                 Format.of(
-                        "%s of %s tasks returned (checksum %016x); measured task mean %s%s",
+                        "%s of %s tasks returned, checksum %016x; measured mean %s a task%s",
                         Format.count(results.size()),
                         Format.count(n),
                         IndependentTasks.checksum(results),
                         Format.duration(mean),
                         mean.toNanos() > 1.5 * spin.target().toNanos()
-                                ? " (above the calibrated time: the cores were busier than when calibrated)"
+                                ? " (calibrated " + Format.duration(spin.target()) + ": the cores were shared)"
                                 : ""),
                 Format.of(
-                        "seed target: 10,000 x 0.5 ms in <= 2 s on 8 threads = efficiency >= %s: %s (%s in %s on %d workers)",
+                        "seed target: 10,000 x 0.5 ms in <= 2 s on 8 threads = efficiency >= %s: %s (%s, %s on %d workers)",
                         Format.percent(SEED_EFFICIENCY),
                         f.efficiency() >= SEED_EFFICIENCY ? "met" : "MISSED",
                         Format.percent(f.efficiency()),

@@ -46,10 +46,16 @@ public class OperatorScenario implements SampleScenario {
     @Override
     public String description() {
         return Format.of(
-                "GEMM FP32 at %s on the CPU (tiles over the workers, JVM BLAS)%s; AXPY of %s floats; each checked",
-                settings.cpuGemmSizes(),
-                gpu ? " and " + settings.gpuGemmSizes() + " on the GPU (cuBLAS)" : ", no usable GPU",
+                "GEMM FP32 %s on the CPU (JVM BLAS in tiles)%s; AXPY of %s floats; all checked",
+                sizes(settings.cpuGemmSizes()),
+                gpu ? ", " + sizes(settings.gpuGemmSizes()) + " on the GPU (cuBLAS)" : ", no usable GPU",
                 Format.count(settings.axpyLength()));
+    }
+
+    private static String sizes(List<Integer> sizes) {
+        return sizes.size() <= 2
+                ? sizes.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
+                : sizes.get(0) + ".." + sizes.get(sizes.size() - 1);
     }
 
     @Override
