@@ -88,7 +88,7 @@ public record SampleProperties(
 
             @DefaultValue("16777216") int axpyLength,
             @DefaultValue("6") double cpuGflop,
-            @DefaultValue("1000") double gpuGflop) {
+            @DefaultValue("5000") double gpuGflop) {
 
         public Operators {
             cpuGemmSizes = List.copyOf(cpuGemmSizes);

@@ -6,114 +6,96 @@ import io.hts.gpu.memory.DeviceBuffer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The GPU bodies (hts-gpu's {@link GpuContext}). Each operator is a chain of GPU tasks so that the
- * timed one does nothing but the operator: a set-up task uploads the operands (and, for GEMM, runs
- * it once and downloads C for the check), the timed task enqueues the repetitions and stamps their
- * end when the device reports them done, and the AXPY's result is downloaded by a task after it.
+ * The GPU bodies (hts-gpu's {@link GpuContext}), one task per operator so that its device memory
+ * never leaves the device it was put on. On the task's stream: the uploads (and for GEMM a first
+ * run, whose C is downloaded for the check), a host function that stamps the start, the timed
+ * repetitions, a host function that stamps the end (both {@code cuLaunchHostFunc}: they run when
+ * the work before them on the stream is done), then for AXPY the download of y.
  */
 public final class GpuOperators {
 
     private GpuOperators() {}
 
-    /**
-     * A timed GPU task's start (its body's start: its inputs are complete on the device by then) and
-     * end (stamped on the device's launcher thread when its work is done, before the task
-     * completes, so every downstream task sees it).
-     */
+    /** The stamps host functions leave on the stream, read once the task has completed. */
     public static final class Timing {
 
-        private final long start = System.nanoTime();
+        private volatile long start;
         private volatile long end;
 
-        void stop() {
-            end = System.nanoTime();
-        }
-
-        /** The measured time: what the repetitions took on the device, seen from the host. */
+        /**
+         * The repetitions' time on the device, seen from the host.
+         *
+         * @throws IllegalStateException when a stamp is missing (the stream's host functions did not run)
+         */
         public Stamp stamp() {
+            if (start == 0 || end < start) {
+                throw new IllegalStateException("the GPU stream's timing stamps are missing: " + start + ", " + end);
+            }
             return new Stamp(start, end);
         }
     }
 
     /**
-     * A GEMM's operands on the device, and C after one GEMM, downloaded; or why cuBLAS cannot run.
+     * A GEMM's outcome on the GPU.
      *
-     * @param a A on the device
-     * @param b B
-     * @param c C
-     * @param product C on the host, filled when the set-up task completes
+     * @param product C after one GEMM, filled when the task completes; {@code null} without cuBLAS
+     * @param timing the repetitions' stamps; {@code null} without cuBLAS
      * @param unavailable why there is no cuBLAS, {@code null} when there is
      */
-    public record DeviceGemm(
-            @Nullable DeviceBuffer a,
-            @Nullable DeviceBuffer b,
-            @Nullable DeviceBuffer c,
+    public record GpuGemm(
             float @Nullable [] product,
+            @Nullable Timing timing,
             @Nullable String unavailable) {}
 
-    /** Uploads A and B, computes C once and downloads it. */
-    public static DeviceGemm gemmSetUp(GpuContext gpu, int n, float[] a, float[] b) {
+    /**
+     * Uploads A and B, computes C once (downloaded for the check), then {@code repetitions} GEMMs, timed.
+     *
+     * @return the outcome, or why cuBLAS is not there (the task succeeds either way)
+     */
+    public static GpuGemm gemm(GpuContext gpu, int n, int repetitions, float[] a, float[] b) {
         Blas blas;
         try {
             blas = gpu.blas();
         } catch (IllegalStateException noCublas) {
-            return new DeviceGemm(null, null, null, null, noCublas.getMessage());
+            return new GpuGemm(null, null, noCublas.getMessage());
         }
         DeviceBuffer da = gpu.upload(a);
         DeviceBuffer db = gpu.upload(b);
-        DeviceBuffer dc = gpu.allocate((long) n * n * Float.BYTES);
+        DeviceBuffer dc = gpu.scratch((long) n * n * Float.BYTES);
         blas.gemm(Blas.Precision.FP32, n, n, n, 1f, da, db, 0f, dc);
-        return new DeviceGemm(da, db, dc, gpu.download(dc, new float[n * n]), null);
-    }
-
-    /** {@code repetitions} GEMMs on the uploaded operands, timed; then gives the device memory back. */
-    public static @Nullable Timing gemmTimed(GpuContext gpu, int n, int repetitions, DeviceGemm operands) {
-        DeviceBuffer a = operands.a();
-        DeviceBuffer b = operands.b();
-        DeviceBuffer c = operands.c();
-        if (a == null || b == null || c == null) {
-            return null;
-        }
-        Blas blas = gpu.blas();
+        float[] product = gpu.download(dc, new float[n * n]);
         Timing timing = new Timing();
+        gpu.cuda().whenDone(gpu.stream(), () -> timing.start = System.nanoTime());
         for (int r = 0; r < repetitions; r++) {
-            blas.gemm(Blas.Precision.FP32, n, n, n, 1f, a, b, 0f, c);
+            blas.gemm(Blas.Precision.FP32, n, n, n, 1f, da, db, 0f, dc);
         }
-        gpu.onDeviceDone(timing::stop);
-        gpu.release(a);
-        gpu.release(b);
-        gpu.release(c);
-        return timing;
+        gpu.cuda().whenDone(gpu.stream(), () -> timing.end = System.nanoTime());
+        gpu.release(da);
+        gpu.release(db);
+        return new GpuGemm(product, timing, null);
     }
 
     /**
-     * AXPY's vectors on the device.
+     * AXPY's outcome on the GPU.
      *
-     * @param x x
-     * @param y y
+     * @param y y after the repetitions, filled when the task completes
+     * @param timing the repetitions' stamps
      */
-    public record DeviceAxpy(DeviceBuffer x, DeviceBuffer y) {}
+    public record GpuAxpy(float[] y, Timing timing) {}
 
-    /** Uploads x and y. */
-    public static DeviceAxpy axpySetUp(GpuContext gpu, float[] x, float[] y) {
-        return new DeviceAxpy(gpu.upload(x), gpu.upload(y));
-    }
-
-    /** {@code repetitions} times {@code y += alpha x} (the built-in kernel), timed. */
-    public static Timing axpyTimed(GpuContext gpu, int repetitions, float alpha, int length, DeviceAxpy v) {
+    /** Uploads x and y, runs {@code repetitions} times {@code y += alpha x} (the built-in kernel), timed, downloads y. */
+    public static GpuAxpy axpy(GpuContext gpu, int repetitions, float alpha, float[] x, float[] y0) {
+        DeviceBuffer dx = gpu.upload(x);
+        DeviceBuffer dy = gpu.upload(y0);
         Timing timing = new Timing();
+        gpu.cuda().whenDone(gpu.stream(), () -> timing.start = System.nanoTime());
         for (int r = 0; r < repetitions; r++) {
-            gpu.kernels().axpy(length, alpha, v.x(), v.y());
+            gpu.kernels().axpy(x.length, alpha, dx, dy);
         }
-        gpu.onDeviceDone(timing::stop);
-        return timing;
-    }
-
-    /** Downloads y and gives the device memory back. */
-    public static float[] axpyFetch(GpuContext gpu, int length, DeviceAxpy v) {
-        float[] y = gpu.download(v.y(), new float[length]);
-        gpu.release(v.x());
-        gpu.release(v.y());
-        return y;
+        gpu.cuda().whenDone(gpu.stream(), () -> timing.end = System.nanoTime());
+        float[] y = gpu.download(dy, new float[x.length]);
+        gpu.release(dx);
+        gpu.release(dy);
+        return new GpuAxpy(y, timing);
     }
 }

@@ -14,8 +14,8 @@ import org.jspecify.annotations.Nullable;
  * The benchmark's graph, a chain of stages so that no two measurements share the machine: a CPU
  * warm-up (the JIT compiles the BLAS kernels), then per CPU size {@code cpu-gemm-N-data} (the
  * operands), {@code cpu-gemm-N} (a group of tiles over all workers) and {@code cpu-gemm-N-check};
- * the AXPY the same way in bands; with a GPU, per GPU size a set-up, a timed and a check task, and
- * the AXPY's; last {@code report}. Each check task compares sampled entries with direct
+ * the AXPY the same way in bands; with a GPU, per GPU size its data, one GPU task (uploads, a
+ * first run, the timed repetitions) and a check, and the AXPY's; last {@code report}. Each check task compares sampled entries with direct
  * computations and fails the run when one is off.
  */
 public final class OperatorSuite {
@@ -121,29 +121,21 @@ public final class OperatorSuite {
         int repetitions =
                 (int) Math.max(1, Math.min(GPU_MAX_REPETITIONS, Math.round(settings.gpuGflop() * 1e9 / gemmFlops(n))));
         Task<Operands.Matrices> data = next(name + "-data").cpu(ctx -> Operands.Matrices.of(n));
-        Task<GpuOperators.DeviceGemm> setUp = graph.task(name + "-set-up")
-                .after(data)
-                .gpu(ctx -> {
-                    Operands.Matrices m = ctx.input(data);
-                    return GpuOperators.gemmSetUp(ctx.unwrap(GpuContext.class), n, m.a(), m.b());
-                });
-        Task<GpuOperators.@Nullable Timing> timed = graph.task(name)
-                .after(setUp)
-                .gpu(ctx -> GpuOperators.gemmTimed(ctx.unwrap(GpuContext.class), n, repetitions, ctx.input(setUp)));
-        Task<Measurement> check = graph.task(name + "-check")
-                .after(data, setUp, timed)
-                .cpu(ctx -> {
-                    GpuOperators.DeviceGemm d = ctx.input(setUp);
-                    GpuOperators.Timing timing = ctx.input(timed);
-                    float[] product = d.product();
-                    if (timing == null || product == null) {
-                        return new Measurement("GEMM", n, "GPU", Double.NaN, 0, 0, String.valueOf(d.unavailable()));
-                    }
-                    Operands.Matrices m = ctx.input(data);
-                    double error = Operands.checkGemm(name, n, m.a(), m.b(), product);
-                    Stamp s = timing.stamp();
-                    return Measurement.gemm("GPU", n, repetitions, s.endNanos() - s.startNanos(), error);
-                });
+        Task<GpuOperators.GpuGemm> run = graph.task(name).after(data).gpu(ctx -> {
+            Operands.Matrices m = ctx.input(data);
+            return GpuOperators.gemm(ctx.unwrap(GpuContext.class), n, repetitions, m.a(), m.b());
+        });
+        Task<Measurement> check = graph.task(name + "-check").after(data, run).cpu(ctx -> {
+            GpuOperators.GpuGemm g = ctx.input(run);
+            float[] product = g.product();
+            GpuOperators.Timing timing = g.timing();
+            if (product == null || timing == null) {
+                return new Measurement("GEMM", n, "GPU", Double.NaN, 0, 0, String.valueOf(g.unavailable()));
+            }
+            Operands.Matrices m = ctx.input(data);
+            double error = Operands.checkGemm(name, n, m.a(), m.b(), product);
+            return Measurement.gemm("GPU", n, repetitions, Stamp.span(List.of(timing.stamp())), error);
+        });
         previous = check;
         return check;
     }
@@ -152,27 +144,17 @@ public final class OperatorSuite {
         int length = settings.axpyLength();
         int repetitions = (int) Math.max(1, Math.min(1_000, Math.round(GPU_AXPY_BYTES / (12.0 * length))));
         Task<Operands.Vectors> data = next("gpu-axpy-data").cpu(ctx -> Operands.Vectors.of(length));
-        Task<GpuOperators.DeviceAxpy> setUp = graph.task("gpu-axpy-set-up")
-                .after(data)
-                .gpu(ctx -> {
-                    Operands.Vectors v = ctx.input(data);
-                    return GpuOperators.axpySetUp(ctx.unwrap(GpuContext.class), v.x(), v.y0());
-                });
-        Task<GpuOperators.Timing> timed = graph.task("gpu-axpy")
-                .after(setUp)
-                .gpu(ctx -> GpuOperators.axpyTimed(
-                        ctx.unwrap(GpuContext.class), repetitions, ALPHA, length, ctx.input(setUp)));
-        Task<float[]> fetch = graph.task("gpu-axpy-fetch")
-                .after(setUp, timed)
-                .gpu(ctx -> GpuOperators.axpyFetch(ctx.unwrap(GpuContext.class), length, ctx.input(setUp)));
-        Task<Measurement> check = graph.task("gpu-axpy-check")
-                .after(data, timed, fetch)
-                .cpu(ctx -> {
-                    Operands.Vectors v = ctx.input(data);
-                    double error = Operands.checkAxpy("gpu-axpy", ALPHA, repetitions, v.x(), v.y0(), ctx.input(fetch));
-                    Stamp s = ctx.input(timed).stamp();
-                    return Measurement.axpy("GPU", length, repetitions, s.endNanos() - s.startNanos(), error);
-                });
+        Task<GpuOperators.GpuAxpy> run = graph.task("gpu-axpy").after(data).gpu(ctx -> {
+            Operands.Vectors v = ctx.input(data);
+            return GpuOperators.axpy(ctx.unwrap(GpuContext.class), repetitions, ALPHA, v.x(), v.y0());
+        });
+        Task<Measurement> check = graph.task("gpu-axpy-check").after(data, run).cpu(ctx -> {
+            Operands.Vectors v = ctx.input(data);
+            GpuOperators.GpuAxpy a = ctx.input(run);
+            double error = Operands.checkAxpy("gpu-axpy", ALPHA, repetitions, v.x(), v.y0(), a.y());
+            return Measurement.axpy(
+                    "GPU", length, repetitions, Stamp.span(List.of(a.timing().stamp())), error);
+        });
         previous = check;
         return check;
     }
