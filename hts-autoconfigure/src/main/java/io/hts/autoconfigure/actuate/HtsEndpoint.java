@@ -2,6 +2,7 @@ package io.hts.autoconfigure.actuate;
 
 import io.hts.engine.exec.PoolStats;
 import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.graph.TaskState;
 import io.hts.engine.policy.DeviceStatus;
 import io.hts.engine.policy.PolicyType;
 import io.hts.engine.run.GraphRun;
@@ -10,27 +11,43 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.autoconfigure.endpoint.PropertiesEndpointAccessResolver;
 import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
+import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.context.EnvironmentAware;
+import org.springframework.core.env.Environment;
 
 /**
  * {@code /actuator/hts}: the scheduler's state: the policy, the CPU pool (workers,
  * queues, executed, steals), every device kind with its health and load, each GPU (of several,
- * too) with its health, streams, load and free pool memory, the registered graphs and the active runs. Exposed, like every Actuator endpoint, only when the application says so
+ * too) with its health, streams, load and free pool memory, the registered graphs, the active runs
+ * with their progress, and whether the endpoint takes writes ({@code access}). Exposed, like every
+ * Actuator endpoint, only when the application says so
  * ({@code management.endpoints.web.exposure.include=hts}); read-only unless
- * {@code management.endpoint.hts.access=unrestricted}, which allows switching the policy and
- * cancelling a run (a POST).
+ * {@code management.endpoint.hts.access=unrestricted}, which allows switching the policy,
+ * cancelling a run and starting a run of a registered graph (a POST).
  */
 @Endpoint(id = "hts", defaultAccess = Access.READ_ONLY)
-public class HtsEndpoint {
+public class HtsEndpoint implements EnvironmentAware {
+
+    private static final EndpointId ID = EndpointId.of("hts");
+
+    /** The largest active run whose tasks' states are counted for its progress (a pass over them a request). */
+    static final int MAX_COUNTED_TASKS = 100_000;
 
     private final Scheduler scheduler;
+    private volatile @Nullable EndpointAccessResolver access;
 
     /**
-     * Creates the endpoint.
+     * Creates the endpoint. As a bean its state also says whether it takes writes ({@code access},
+     * as the environment's {@code management.endpoint(s).access.*} properties resolve it).
      *
      * @param scheduler the scheduler it reports on
      */
@@ -38,17 +55,27 @@ public class HtsEndpoint {
         this.scheduler = scheduler;
     }
 
+    @Override
+    public void setEnvironment(Environment environment) {
+        this.access = new PropertiesEndpointAccessResolver(environment);
+    }
+
     /**
-     * Switches the scheduling policy and/or cancels a run. Available only when the application
-     * grants it ({@code management.endpoint.hts.access=unrestricted}); read-only otherwise.
+     * Switches the scheduling policy, cancels a run and/or starts a run of a registered graph.
+     * Available only when the application grants it
+     * ({@code management.endpoint.hts.access=unrestricted}); read-only otherwise. Every parameter
+     * is checked before anything is done.
      *
      * @param policy a policy name ({@code default}, {@code gpu-first}, {@code cpu-first},
      *     {@code round-robin}, {@code shortest-job-first}), or unset
      * @param cancelRun the id of an active run to cancel, or unset
-     * @return what was done; a 400 naming the accepted policies for an unknown one
+     * @param run the name of a registered graph to start a run of, or unset
+     * @return what was done; a 400 naming the accepted policies for an unknown one, the registered
+     *     graphs for an unknown graph; a 404 for a run to cancel that is not active; a 503 when the
+     *     scheduler is shut down
      */
     @WriteOperation
-    public Object change(@Nullable String policy, @Nullable String cancelRun) {
+    public Object change(@Nullable String policy, @Nullable String cancelRun, @Nullable String run) {
         Long runToCancel;
         try {
             runToCancel = EndpointProblems.number(
@@ -63,6 +90,15 @@ public class HtsEndpoint {
         if (runToCancel != null && scheduler.activeRun(runToCancel).isEmpty()) {
             return EndpointProblems.notFound("run " + runToCancel
                     + " is not active (finished, or never submitted here);" + " nothing was changed");
+        }
+        TaskGraph graph = run == null ? null : scheduler.registeredGraphs().get(run);
+        if (run != null && graph == null) {
+            return EndpointProblems.badRequest(
+                    "run",
+                    run,
+                    "no registered graph '" + run + "'; nothing was changed",
+                    "the name of a registered graph: "
+                            + String.join(", ", scheduler.registeredGraphs().keySet()));
         }
         Map<String, Object> out = new LinkedHashMap<>();
         if (policy != null) {
@@ -82,9 +118,25 @@ public class HtsEndpoint {
             out.put("policy", type.id());
         }
         if (runToCancel != null) {
-            GraphRun run = scheduler.activeRun(runToCancel).orElse(null);
-            out.put("cancelled", run != null && run.cancel());
+            GraphRun active = scheduler.activeRun(runToCancel).orElse(null);
+            out.put("cancelled", active != null && active.cancel());
             out.put("runId", runToCancel);
+        }
+        if (graph != null) {
+            GraphRun started;
+            try {
+                started = scheduler.submit(graph);
+            } catch (RejectedExecutionException ex) {
+                Map<String, Object> problem = EndpointProblems.problem(
+                        WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE,
+                        "Service Unavailable",
+                        "the scheduler is shut down: no run of '" + graph.name() + "' was started");
+                return new WebEndpointResponse<>(problem, WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+            }
+            Map<String, Object> submitted = new LinkedHashMap<>();
+            submitted.put("runId", started.runId());
+            submitted.put("graph", graph.name());
+            out.put("submitted", submitted);
         }
         return out;
     }
@@ -94,6 +146,18 @@ public class HtsEndpoint {
     public Map<String, Object> state() {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("policy", scheduler.policy().name());
+        EndpointAccessResolver resolver = access;
+        if (resolver != null) {
+            out.put(
+                    "access",
+                    resolver.accessFor(ID, Access.READ_ONLY)
+                            .name()
+                            .toLowerCase(java.util.Locale.ROOT)
+                            .replace('_', '-'));
+        }
+        out.put(
+                "policies",
+                java.util.Arrays.stream(PolicyType.values()).map(PolicyType::id).toList());
         out.put(
                 "failureMode",
                 scheduler
@@ -134,10 +198,28 @@ public class HtsEndpoint {
             m.put("runId", r.runId());
             m.put("graph", r.graph().name());
             m.put("status", r.status().name());
+            m.put("submitted", r.submitted().toString());
+            m.put("tasks", r.graph().size());
             m.put("pendingTasks", r.pendingTasks());
+            if (r.graph().size() <= MAX_COUNTED_TASKS) {
+                m.put("taskStates", taskStates(r)); // exact, where pendingTasks may lag by a worker's batch
+            }
             runs.add(m);
         }
         out.put("activeRuns", runs);
+        return out;
+    }
+
+    /** How many of an active run's tasks are in each state now. */
+    private static Map<String, Integer> taskStates(GraphRun run) {
+        int[] counts = new int[TaskState.values().length];
+        for (TaskState s : run.states().values()) {
+            counts[s.ordinal()]++;
+        }
+        Map<String, Integer> out = new LinkedHashMap<>();
+        for (TaskState s : TaskState.values()) {
+            out.put(s.name(), counts[s.ordinal()]);
+        }
         return out;
     }
 

@@ -1,11 +1,13 @@
 package io.hts.autoconfigure.actuate;
 
+import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.Profiler;
 import io.hts.engine.observe.RunProfile;
 import io.hts.engine.observe.TaskStatistics;
 import io.hts.engine.observe.TaskTiming;
 import io.hts.engine.observe.WorkerTime;
+import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,20 +31,25 @@ import org.springframework.util.MimeTypeUtils;
  * HdrHistogram); {@code /actuator/htsprofiler/{runId}} one run's profile (every task's state and,
  * for a failed or cancelled one, its cause, paged with {@code offset} and {@code limit}), and with
  * {@code ?format=trace} its Chrome Trace Event JSON (opens in Perfetto) or {@code ?format=dot} its
- * graph in DOT. Read-only.
+ * graph in DOT. A run still going is served too, as a snapshot of its profile. Each task of the
+ * task list names its direct dependencies ({@code after}); a failed task has its stack trace
+ * ({@code stackTrace}), of the latest runs' first failures since the endpoint was created. Read-only.
  */
 @Endpoint(id = "htsprofiler", defaultAccess = Access.READ_ONLY)
 public class HtsProfilerEndpoint {
 
     private final Scheduler scheduler;
+    private final HtsFailureTraces traces = new HtsFailureTraces();
 
     /**
-     * Creates the endpoint.
+     * Creates the endpoint, and subscribes to the scheduler a listener that keeps the stack traces
+     * of the tasks that fail from then on (no routine event: it costs nothing while tasks succeed).
      *
      * @param scheduler the scheduler whose profiler it serves
      */
     public HtsProfilerEndpoint(Scheduler scheduler) {
         this.scheduler = scheduler;
+        scheduler.addListener(traces);
     }
 
     /** Recent runs, slowest tasks and per-name statistics. */
@@ -97,9 +104,10 @@ public class HtsProfilerEndpoint {
      * @param format {@code trace} (Chrome Trace Event JSON), {@code dot}, or unset for the profile
      * @param offset the first task of the page of its task list, in the graph's order; 0 when unset
      * @param limit the most tasks in that page, 1 to 10,000; 1,000 when unset
-     * @return the profile (with every task's state and, for a failed or cancelled one, its cause,
-     *     a page at a time), the trace or the DOT text; a 404 saying so when the run is not kept, a
-     *     400 naming the parameter and what is accepted for a bad one
+     * @return the profile (with every task's state, dependencies and, for a failed or cancelled
+     *     one, its cause, a page at a time), the trace or the DOT text; for an active run, the same
+     *     of a snapshot; a 404 saying so when the run is neither kept nor active, a 400 naming the
+     *     parameter and what is accepted for a bad one
      */
     @ReadOperation
     public @Nullable Object run(
@@ -122,10 +130,11 @@ public class HtsProfilerEndpoint {
     }
 
     private Object run(long runId, @Nullable String format, @Nullable Long offset, @Nullable Long limit) {
-        RunProfile p = scheduler.profiler().run(runId).orElse(null);
+        RunProfile p = profile(runId);
         if (p == null) {
             return EndpointProblems.notFound("run " + runId + " is not among the runs the profiler keeps (the last "
-                    + scheduler.profiler().recentRuns().size() + " finished ones it kept: see /actuator/htsprofiler)");
+                    + scheduler.profiler().recentRuns().size()
+                    + " finished ones it kept: see /actuator/htsprofiler), nor active");
         }
         if (format == null) {
             int from = offset == null ? 0 : (int) (long) offset;
@@ -163,6 +172,20 @@ public class HtsProfilerEndpoint {
         };
     }
 
+    /** The kept profile of a run, else a snapshot of an active one's, else null. */
+    private @Nullable RunProfile profile(long runId) {
+        Profiler profiler = scheduler.profiler();
+        RunProfile kept = profiler.run(runId).orElse(null);
+        if (kept != null) {
+            return kept;
+        }
+        GraphRun active = scheduler.activeRun(runId).orElse(null);
+        if (active != null) {
+            return active.profile();
+        }
+        return profiler.run(runId).orElse(null); // it may have ended in between
+    }
+
     /** How many of the run's tasks ended in (or are in) each state. */
     private static Map<String, Integer> states(RunProfile p) {
         Map<String, Integer> counts = new LinkedHashMap<>();
@@ -176,8 +199,9 @@ public class HtsProfilerEndpoint {
     }
 
     /** Tasks {@code from} to {@code from + max - 1}: every task appears on some page. */
-    private static Map<String, Object> taskPage(RunProfile p, int from, int max) {
+    private Map<String, Object> taskPage(RunProfile p, int from, int max) {
         List<TaskTiming> all = p.tasks();
+        GraphTopology topology = p.topology();
         List<Map<String, Object>> page = new ArrayList<>();
         for (int i = from; i < all.size() && i < (long) from + max; i++) {
             TaskTiming t = all.get(i);
@@ -195,8 +219,12 @@ public class HtsProfilerEndpoint {
             if (t.ran()) {
                 m.put("durationMillis", millis(t.durationNanos()));
             }
+            m.put("after", topology.predecessorNames(t.index()));
             if (t.cause() != null) {
                 m.put("cause", t.cause());
+            }
+            if (t.state() == TaskState.FAILED) {
+                traces.trace(p.runId(), t.taskName()).ifPresent(trace -> m.put("stackTrace", trace));
             }
             page.add(m);
         }
@@ -213,7 +241,9 @@ public class HtsProfilerEndpoint {
         m.put("graph", p.graphName());
         m.put("status", p.status().name());
         m.put("submitted", p.submitted().toString()); // ISO-8601, as every instant here
-        m.put("finished", p.submitted().plus(p.makespan()).toString());
+        if (p.status().isDone()) {
+            m.put("finished", p.submitted().plus(p.makespan()).toString());
+        }
         m.put("policy", p.policy());
         m.put("tasks", p.topology().size());
         m.put("makespanMillis", millis(p.makespan()));

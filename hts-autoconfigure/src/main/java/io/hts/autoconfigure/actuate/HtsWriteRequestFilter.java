@@ -33,8 +33,8 @@ import tools.jackson.databind.json.JsonMapper;
  *       {@code management.endpoint.hts.access} and that writing should be protected once granted;
  *   <li>a body that is not a JSON object of plain values (malformed, another JSON value, a value
  *       that is an object or an array, over 64 KiB, not in its declared charset): 400, naming
- *       what was wrong and the accepted forms, {@code {"policy": "round-robin"}} and
- *       {@code {"cancelRun": 42}}; without this, Spring MVC refuses it before HTS sees it, with
+ *       what was wrong and the accepted forms, {@code {"policy": "round-robin"}},
+ *       {@code {"cancelRun": 42}} and {@code {"run": "features"}}; without this, Spring MVC refuses it before HTS sees it, with
  *       Boot's error body, which says nothing under its default error settings.
  * </ul>
  * Registered on that one path (the endpoint's path mapping and the dispatcher servlet's path
@@ -49,7 +49,8 @@ final class HtsWriteRequestFilter extends OncePerRequestFilter {
 
     private static final String ACCEPTED =
             "a JSON object: {\"policy\": \"round-robin\"} (default, gpu-first, cpu-first,"
-                    + " round-robin or shortest-job-first) and/or {\"cancelRun\": 42} (the id of an active run)";
+                    + " round-robin or shortest-job-first), {\"cancelRun\": 42} (the id of an active run)"
+                    + " and/or {\"run\": \"features\"} (the name of a registered graph)";
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final EndpointAccessResolver access;
@@ -71,7 +72,8 @@ final class HtsWriteRequestFilter extends OncePerRequestFilter {
             Map<String, Object> problem = EndpointProblems.problem(
                     HttpServletResponse.SC_METHOD_NOT_ALLOWED,
                     "Method Not Allowed",
-                    "the hts endpoint is read-only: switching the policy and cancelling runs need write access");
+                    "the hts endpoint is read-only: switching the policy, cancelling runs and starting runs"
+                            + " need write access");
             problem.put("parameter", "management.endpoint.hts.access");
             problem.put(
                     "accepted",
