@@ -34,8 +34,14 @@ public class HtsProperties {
 
     private final Metrics metrics = new Metrics();
 
+    private final Dashboard dashboard = new Dashboard();
+
     public Metrics getMetrics() {
         return this.metrics;
+    }
+
+    public Dashboard getDashboard() {
+        return this.dashboard;
     }
 
     public Logging getLogging() {
@@ -323,6 +329,27 @@ public class HtsProperties {
          * none of them, and no per-run work to feed them.
          */
         private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
+    /** The dashboard: pages served with Actuator that read the hts endpoints. */
+    public static class Dashboard {
+
+        /**
+         * Whether to serve the dashboard, the htsdashboard Actuator endpoint
+         * (/actuator/htsdashboard), on the management server. It is exposed and secured like any
+         * endpoint (add htsdashboard to management.endpoints.web.exposure.include), and reads hts,
+         * htsprofiler and htsevents, which must be exposed too; its actions appear only when
+         * management.endpoint.hts.access is unrestricted.
+         */
+        private boolean enabled;
 
         public boolean isEnabled() {
             return this.enabled;
