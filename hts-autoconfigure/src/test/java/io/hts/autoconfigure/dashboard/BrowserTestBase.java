@@ -6,14 +6,17 @@ import io.hts.engine.run.Scheduler;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 /**
  * What the dashboard's browser tests share: one Chromium for the class (started once the
- * application is up), the application's scheduler and gate, the dashboard's address.
+ * application is up), the application's scheduler and gate, the dashboard's address. Skipped,
+ * saying why, where Chromium is not installed (failed instead with HTS_BROWSER_TESTS=required).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(Browser.Condition.class)
 abstract class BrowserTestBase {
 
     @LocalServerPort

@@ -8,8 +8,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.logging.Level;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
@@ -26,13 +29,15 @@ import org.openqa.selenium.logging.LoggingPreferences;
 /**
  * A real headless Chromium for the dashboard's tests: Debian's {@code chromium} and
  * {@code chromium-driver}, named explicitly (Selenium Manager cannot download anything here).
- * Without them the tests are skipped, saying why, unless {@code HTS_BROWSER_TESTS=required}
- * (CI), where they fail.
+ * Without them the test classes that use {@link Condition} are skipped, saying why, before their
+ * application starts; unless {@code HTS_BROWSER_TESTS=required} (CI), where they fail.
  */
 public final class Browser implements AutoCloseable {
 
-    static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    /** Debian's Chromium, or the system property hts.test.chromium's path. */
+    static final Path CHROMIUM = Path.of(System.getProperty("hts.test.chromium", "/usr/bin/chromium"));
+    /** Debian's ChromeDriver, or the system property hts.test.chromedriver's path. */
+    static final Path CHROMEDRIVER = Path.of(System.getProperty("hts.test.chromedriver", "/usr/bin/chromedriver"));
     /** Where the screenshots go (the module's target folder). */
     public static final Path SCREENSHOTS = Path.of("target", "dashboard-screenshots");
 
@@ -42,18 +47,45 @@ public final class Browser implements AutoCloseable {
         this.driver = driver;
     }
 
-    /** Starts Chromium, or skips (fails, with HTS_BROWSER_TESTS=required) the test class when it is not installed. */
+    /** Why the browser tests cannot run here (Chromium or its driver missing), or null when they can. */
+    public static @Nullable String missing() {
+        if (!Files.isExecutable(CHROMIUM)) {
+            return CHROMIUM + " (Debian package chromium) is missing";
+        }
+        if (!Files.isExecutable(CHROMEDRIVER)) {
+            return CHROMEDRIVER + " (Debian package chromium-driver) is missing";
+        }
+        return null;
+    }
+
+    /** Whether the browser tests must run (CI: HTS_BROWSER_TESTS=required), and so fail without a browser. */
+    static boolean required() {
+        return "required".equals(System.getenv("HTS_BROWSER_TESTS"));
+    }
+
+    /**
+     * Skips a test class without a browser, before its application starts, saying why; unless
+     * HTS_BROWSER_TESTS=required, where the class runs and fails in {@link #start()}.
+     */
+    public static final class Condition implements ExecutionCondition {
+
+        @Override
+        public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+            String missing = missing();
+            return missing == null || required()
+                    ? ConditionEvaluationResult.enabled("a browser is installed, or required")
+                    : ConditionEvaluationResult.disabled("no browser for the dashboard's tests: " + missing
+                            + "; install it with apt-get install -y chromium chromium-driver");
+        }
+    }
+
+    /** Starts Chromium; fails saying what is missing when it cannot. */
     public static Browser start() {
-        String missing = !Files.isExecutable(CHROMIUM)
-                ? CHROMIUM + " (Debian package chromium)"
-                : !Files.isExecutable(CHROMEDRIVER) ? CHROMEDRIVER + " (Debian package chromium-driver)" : null;
+        String missing = missing();
         if (missing != null) {
-            String reason = "no browser for the dashboard's tests: " + missing + " is missing; install it with"
-                    + " apt-get install -y chromium chromium-driver";
-            if ("required".equals(System.getenv("HTS_BROWSER_TESTS"))) {
-                Assertions.fail(reason + " (HTS_BROWSER_TESTS=required)");
-            }
-            Assumptions.abort(reason);
+            Assertions.fail("no browser for the dashboard's tests: " + missing
+                    + "; install it with apt-get install -y chromium chromium-driver"
+                    + (required() ? " (HTS_BROWSER_TESTS=required)" : ""));
         }
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
