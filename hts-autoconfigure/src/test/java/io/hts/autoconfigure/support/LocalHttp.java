@@ -80,6 +80,22 @@ public final class LocalHttp {
         return send(port, "POST", path, "application/json", json.getBytes(StandardCharsets.UTF_8));
     }
 
+    /**
+     * A POST of a JSON body with headers (credentials, a CSRF token).
+     *
+     * @param headers names and values, alternating
+     */
+    public static HttpResponse<String> postJson(int port, String path, String json, String... headers)
+            throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri(port, path))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json));
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return send(request);
+    }
+
     /** The same POST, answered later: for many requests at once. */
     public static CompletableFuture<HttpResponse<String>> postJsonAsync(int port, String path, String json) {
         return CLIENT.sendAsync(
