@@ -213,7 +213,7 @@
               el('td', { class: 'num' }, ms(s.meanMillis)), el('td', { class: 'num' }, ms(s.p50Millis)), el('td', { class: 'num' }, ms(s.p90Millis)),
               el('td', { class: 'num' }, ms(s.p99Millis)), el('td', { class: 'num' }, ms(s.maxMillis)),
               el('td', null, el('span', { class: 'bar' }, el('span', {
-                style: 'left:' + (100 * s.p50Millis / max) + '%;width:' + Math.max(1, 100 * (s.p99Millis - s.p50Millis) / max) + '%',
+                style: 'left:' + Math.min(99, 100 * s.p50Millis / max) + '%;width:' + Math.max(1, 100 * (s.p99Millis - s.p50Millis) / max) + '%',
               }))))), { class: 'statistics', dataset: { graph } }));
         }
         const slowest = profiler.slowestTasks || [];

@@ -169,15 +169,16 @@
         c.sort((a, b) => mean(a) - mean(b)).forEach((i, r) => (row[i] = r));
       });
     }
-    const small = tasks.length > 300;
-    const w = small ? 14 : 132;
-    const h = small ? 10 : 24;
-    const gapX = small ? 26 : 46;
-    const gapY = small ? 4 : 10;
+    // a wide column (a group of many shards) shrinks the boxes so that the graph stays about 500 px high
     const tallest = Math.max(...columns.map(c => c.length));
+    const pitch = Math.max(4, Math.min(34, Math.floor(480 / tallest)));
+    const small = pitch < 28 || tasks.length > 300;
+    const h = small ? Math.max(3, pitch - 2) : 24;
+    const w = small ? (tasks.length > 300 ? 14 : 48) : 132;
+    const gapX = small ? 30 : 46;
     const x = i => 10 + depth[i] * (w + gapX);
-    const y = i => 10 + (row[i] + (tallest - columns[depth[i]].length) / 2) * (h + gapY);
-    return { preds, x, y, w, h, small, width: 20 + columns.length * (w + gapX) - gapX, height: 20 + tallest * (h + gapY) - gapY };
+    const y = i => 10 + (row[i] + (tallest - columns[depth[i]].length) / 2) * pitch;
+    return { preds, x, y, w, h, small, width: 20 + columns.length * (w + gapX) - gapX, height: 20 + tallest * pitch - (pitch - h) };
   }
 
   function drawDag(layout, tasks, critical) {

@@ -25,7 +25,8 @@ import org.springframework.boot.test.context.SpringBootTest;
             "server.address=127.0.0.1",
             "hts.dashboard.enabled=true",
             "management.endpoints.web.exposure.include=hts,htsevents,htsprofiler,htsdashboard",
-            "management.endpoint.hts.access=unrestricted"
+            "management.endpoint.hts.access=unrestricted",
+            "hts.events.stream-timeout=3s" // the event stream ends every 3 s: the page must resume it
         })
 class DashboardWritableBrowserTests extends BrowserTestBase {
 
@@ -43,7 +44,7 @@ class DashboardWritableBrowserTests extends BrowserTestBase {
         assertThat(browser.all("button.action-run")).hasSize(3);
         DashboardPages.eventually(() -> assertThat(
                         browser.driver().findElement(By.id("stream-status")).getText())
-                .isEqualTo("events: live"));
+                .matches("events: (live|resumed after #\\d+)"));
         browser.screenshot("overview");
         for (String route : new String[] {"/runs", "/statistics", "/events"}) {
             browser.open(dashboard(route));
@@ -139,6 +140,31 @@ class DashboardWritableBrowserTests extends BrowserTestBase {
                 () -> assertThat(browser.all("#events tr.event[data-type=TASK_FAILED][data-run='" + run.runId() + "']"))
                         .hasSize(1));
         browser.screenshot("events");
+    }
+
+    /**
+     * The server ends the stream (its time-out) and the browser reconnects with Last-Event-ID: the
+     * events of a run that ran while the page was disconnected are replayed, each shown once.
+     */
+    @Test
+    void theEventsPageResumesAfterAReconnectWithoutLosingOrRepeatingEvents() throws Exception {
+        browser.open(dashboard("/events"));
+        DashboardPages.eventually(
+                () -> assertThat(browser.script("return document.getElementById('stream-status').dataset.state"))
+                        .isEqualTo("reconnecting"));
+        GraphRun run = scheduler.execute(scheduler.registeredGraphs().get("quick")); // while disconnected
+        String rows = "#events tr.event[data-run='" + run.runId() + "']";
+        DashboardPages.eventually(() -> {
+            assertThat(browser.script("return document.getElementById('stream-status').dataset.state"))
+                    .isEqualTo("resumed");
+            assertThat(browser.all(rows + "[data-type=RUN_SUBMITTED]")).hasSize(1);
+            assertThat(browser.all(rows + "[data-type=RUN_SUCCEEDED]")).hasSize(1);
+        });
+        assertThat(browser.script("return new Set(HTS.shared.events.map(e => e.sequence)).size"
+                        + " === HTS.shared.events.length"))
+                .as("no event twice")
+                .isEqualTo(true);
+        browser.screenshot("events-resumed");
     }
 
     @Test
