@@ -133,7 +133,7 @@
   function progressBar(run) {
     const p = progress(run);
     const share = p.tasks > 0 ? Math.round(100 * p.done / p.tasks) : 100;
-    const finished = run.status !== 'RUNNING' && run.status !== 'CANCELLING';
+    const finished = run.status !== 'RUNNING';
     return el('span', { class: 'progress', title: p.done + ' of ' + p.tasks + ' tasks done' + (p.running ? ', ' + p.running + ' running' : '') },
       el('span', { class: 'bar ' + (finished ? 'done ' + run.status : ''), dataset: { done: p.done, tasks: p.tasks } },
         el('span', { style: 'width:' + share + '%' })),

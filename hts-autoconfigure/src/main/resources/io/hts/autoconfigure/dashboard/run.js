@@ -40,7 +40,7 @@
         }
         if (!live()) return;
         profile = p;
-        finished = p.status !== 'RUNNING' && p.status !== 'CANCELLING';
+        finished = p.status !== 'RUNNING';
         head.replaceChildren(...summary(p));
         const list = p.taskList.tasks;
         const critical = new Set(p.criticalPath || []);
@@ -82,7 +82,7 @@
       el('h1', null, 'Run #' + p.runId + ' of ', el('a', { href: '#/runs?graph=' + encodeURIComponent(p.graph) }, p.graph), ' ',
         el('span', { id: 'run-status', dataset: { status: p.status } }, badge(p.status))),
       el('div', { class: 'cards' },
-        card('submitted', time(p.submitted)), card(active ? 'running for' : 'makespan', ms(p.makespanMillis)),
+        card('submitted', time(p.submitted)), card(active ? 'makespan so far' : 'makespan', ms(p.makespanMillis)),
         card('tasks', done + ' / ' + p.tasks + ' done'), card('policy', p.policy),
         p.criticalPathMillis != null ? card('critical path', ms(p.criticalPathMillis) + ' (' + (p.criticalPath || []).length + ' tasks)') : null,
         p.totalWorkMillis != null ? card('total work', ms(p.totalWorkMillis)) : null),
