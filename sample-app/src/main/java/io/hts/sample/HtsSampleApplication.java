@@ -13,7 +13,7 @@ import org.springframework.core.env.MapPropertySource;
  * The sample application: HTS through {@code hts-spring-boot-starter} alone. It runs its scenarios
  * once ({@link SampleJobs}), prints a summary of what each did, and exits, without starting a web server
  * (no free port needed); with {@code --sample.keep-running=true} it stays up, with the dashboard at
- * {@code http://localhost:8080/}.
+ * {@code http://localhost:8080/actuator/htsdashboard} (the starter's, read-only).
  */
 @SpringBootApplication
 @EnableConfigurationProperties(SampleProperties.class)
