@@ -24,7 +24,10 @@ import tools.jackson.databind.JsonNode;
 @SpringBootTest(
         classes = FeaturesApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = "spring.config.location=classpath:/io/hts/autoconfigure/example/application.yml")
+        // the page's application.yml, after the tests' application.properties (which keeps Spring
+        // Security, on the test class path for DashboardSecurityTests, off)
+        properties =
+                "spring.config.location=classpath:/application.properties,classpath:/io/hts/autoconfigure/example/application.yml")
 @ExtendWith(OutputCaptureExtension.class)
 class GettingStartedTests {
 
