@@ -5,7 +5,6 @@ import io.hts.engine.exec.PoolStats;
 import io.hts.engine.exec.ResourceUsage;
 import io.hts.engine.exec.internal.ResourceLimiter;
 import io.hts.engine.exec.internal.WorkStealingPool;
-import io.hts.engine.exec.internal.Worker;
 import io.hts.engine.fault.FaultTolerance;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphValidationException;
@@ -35,8 +34,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -62,17 +59,13 @@ public final class Scheduler implements AutoCloseable {
 
     private final WorkStealingPool pool;
     private final @Nullable DeviceBackend gpu;
-    private final DeviceBackends backends;
+    private final SchedulerThreads threads;
     private final ResourceLimiter resources;
     private final FaultTolerance faults;
     private final EventBus events;
     private final Profiler profiler;
     private final CostModel costModel;
-    private final ScheduledThreadPoolExecutor timer;
-    /** The timer's thread (time-outs, retries, their listeners), so that {@link #close()} knows its own threads. */
-    private volatile @Nullable Thread timerThread;
 
-    private final String threadNamePrefix;
     private final FailureMode defaultFailureMode;
     private final MemoryShortage memoryShortage;
     private final boolean profiling;
@@ -88,7 +81,7 @@ public final class Scheduler implements AutoCloseable {
     Scheduler(SchedulerBuilder b) {
         this.pool = b.pool.build();
         this.gpu = b.gpuBackend;
-        this.backends = new DeviceBackends(gpu == null ? List.of() : List.of(gpu));
+        this.threads = new SchedulerThreads(pool, gpu);
         this.resources = new ResourceLimiter(b.resources);
         this.faults = b.faultTolerance;
         this.events = new EventBus(b.eventBufferSize, b.eventDetail);
@@ -103,15 +96,6 @@ public final class Scheduler implements AutoCloseable {
         this.memoryShortage = b.memoryShortage;
         this.profiling = b.profiling;
         this.scopes = TaskScopes.of(b.logContext, b.taskScopes);
-        this.threadNamePrefix = pool.threadNamePrefix();
-        this.timer = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, threadNamePrefix + "timer");
-            t.setDaemon(true);
-            timerThread = t;
-            return t;
-        });
-        this.timer.setRemoveOnCancelPolicy(true);
-        this.timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.watchdog = b.stallTimeout != null ? new StallWatchdog(this, b.stallTimeout) : null;
         this.admission = new RunAdmission(pool, this::drain);
     }
@@ -269,7 +253,7 @@ public final class Scheduler implements AutoCloseable {
 
     /** The load and health of every device, as the policy sees it. */
     public SystemStatus systemStatus() {
-        return backends.systemStatus(pool);
+        return threads.backends().systemStatus(pool);
     }
 
     /** The CPU pool's counters. */
@@ -404,10 +388,7 @@ public final class Scheduler implements AutoCloseable {
         if (!admission.awaitDrained(timeout.toNanos())) {
             return false;
         }
-        long left = Math.max(0, deadline - System.nanoTime());
-        return pool.awaitTermination(Duration.ofNanos(left))
-                && timer.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
-                && backends.awaitClosed(deadline - System.nanoTime());
+        return threads.awaitTermination(deadline);
     }
 
     /** Whether {@link #shutdown()} has been called. */
@@ -417,7 +398,7 @@ public final class Scheduler implements AutoCloseable {
 
     /** Whether every run has finished and every thread has ended. */
     public boolean isTerminated() {
-        return admission.isDrained() && pool.isTerminated() && timer.isTerminated() && backends.isClosed();
+        return admission.isDrained() && threads.isTerminated();
     }
 
     /**
@@ -430,11 +411,7 @@ public final class Scheduler implements AutoCloseable {
     @Override
     public void close() {
         shutdown();
-        Thread current = Thread.currentThread();
-        if ((current instanceof Worker w && w.pool() == pool)
-                || current == timerThread
-                || UserCode.running(this)
-                || gpu != null && gpu.isDeviceThread()) {
+        if (threads.owns(Thread.currentThread()) || UserCode.running(this)) {
             return; // (a GPU body or completion on the thread that drives the device, too)
         }
         boolean interrupted = false;
@@ -459,7 +436,7 @@ public final class Scheduler implements AutoCloseable {
     }
 
     ScheduledExecutorService timer() {
-        return timer;
+        return threads.timer();
     }
 
     @Nullable
@@ -469,15 +446,7 @@ public final class Scheduler implements AutoCloseable {
 
     /** A run was cancelled: its tasks queued on device backends may be dropped early. */
     void runCancelled(long runId) {
-        backends.runCancelled(runId);
-    }
-
-    long totalSteals() {
-        return pool.totalSteals();
-    }
-
-    long totalIdleSpins() {
-        return pool.totalIdleSpins();
+        threads.backends().runCancelled(runId);
     }
 
     /** Where runs that did not succeed are logged. */
@@ -501,9 +470,7 @@ public final class Scheduler implements AutoCloseable {
         if (watchdog != null) {
             watchdog.stop();
         }
-        pool.shutdown();
-        timer.shutdown();
-        backends.closeInBackground(threadNamePrefix + "close-devices");
+        threads.shutdown();
     }
 
     @Override
