@@ -1,5 +1,6 @@
 package io.hts.sample;
 
+import io.hts.engine.observe.Elapsed;
 import io.hts.engine.observe.RunProfile;
 import io.hts.engine.observe.WorkerTime;
 import java.time.Duration;
@@ -54,10 +55,10 @@ public record RunFigures(
         return Format.of(
                 "efficiency %s: ideal %s (%s work / %d workers, critical path %s); scheduler overhead %s",
                 Format.percent(efficiency()),
-                Format.duration(ideal()),
-                Format.duration(work),
+                Elapsed.of(ideal()),
+                Elapsed.of(work),
                 workers,
-                Format.duration(criticalPath),
+                Elapsed.of(criticalPath),
                 Format.percent(schedulerShare));
     }
 }

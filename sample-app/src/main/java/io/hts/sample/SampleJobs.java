@@ -2,6 +2,7 @@ package io.hts.sample;
 
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.RunStatus;
+import io.hts.engine.observe.Elapsed;
 import io.hts.engine.policy.DeviceStatus;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
@@ -71,7 +72,9 @@ public class SampleJobs implements ApplicationRunner {
         summary.forEach(out::println);
         out.println(Format.of(
                 "==== %d of %d scenarios passed their checks in %s",
-                scenarios.size() - failed.size(), scenarios.size(), Format.nanos(System.nanoTime() - start)));
+                scenarios.size() - failed.size(),
+                scenarios.size(),
+                Elapsed.of(Duration.ofNanos(System.nanoTime() - start))));
         if (!failed.isEmpty()) {
             throw new IllegalStateException("scenarios failed: " + String.join(", ", failed) + " (see the summary)");
         }
@@ -100,7 +103,7 @@ public class SampleJobs implements ApplicationRunner {
                 "%s: %s in %s, %s tasks",
                 s.label(),
                 run.status(),
-                Format.duration(f.makespan()),
+                Elapsed.of(f.makespan()),
                 Format.count(run.graph().size())));
         lines.add("    " + s.description());
         if (run.status() == RunStatus.SUCCEEDED) {

@@ -1,6 +1,7 @@
 package io.hts.sample.headline;
 
 import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.observe.Elapsed;
 import io.hts.engine.run.GraphRun;
 import io.hts.sample.Format;
 import io.hts.sample.RunFigures;
@@ -40,7 +41,7 @@ public class IndependentScenario implements SampleScenario {
     public String description() {
         return Format.of(
                 "%s independent tasks of %s busy work (a calibrated spin of %s iterations)",
-                Format.count(tasks.tasks().size()), Format.duration(spin.target()), Format.count(spin.iterations()));
+                Format.count(tasks.tasks().size()), Elapsed.of(spin.target()), Format.count(spin.iterations()));
     }
 
     @Override
@@ -60,16 +61,16 @@ public class IndependentScenario implements SampleScenario {
                         Format.count(results.size()),
                         Format.count(n),
                         IndependentTasks.checksum(results),
-                        Format.duration(mean),
+                        Elapsed.of(mean),
                         mean.toNanos() > 1.5 * spin.target().toNanos()
-                                ? " (calibrated " + Format.duration(spin.target()) + ": the cores were shared)"
+                                ? " (calibrated " + Elapsed.of(spin.target()) + ": the cores were shared)"
                                 : ""),
                 Format.of(
                         "seed target: 10,000 x 0.5 ms in <= 2 s on 8 threads = efficiency >= %s: %s (%s, %s on %d workers)",
                         Format.percent(SEED_EFFICIENCY),
                         f.efficiency() >= SEED_EFFICIENCY ? "met" : "MISSED",
                         Format.percent(f.efficiency()),
-                        Format.duration(f.makespan()),
+                        Elapsed.of(f.makespan()),
                         f.workers()));
     }
 }

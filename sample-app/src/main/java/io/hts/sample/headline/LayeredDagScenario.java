@@ -2,6 +2,7 @@ package io.hts.sample.headline;
 
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.observe.CriticalPath;
+import io.hts.engine.observe.Elapsed;
 import io.hts.engine.run.GraphRun;
 import io.hts.sample.Format;
 import io.hts.sample.RunFigures;
@@ -43,7 +44,7 @@ public class LayeredDagScenario implements SampleScenario {
     public String description() {
         return Format.of(
                 "%s nodes in %d layers, %s random edges between consecutive layers, %s of busy work a node",
-                Format.count(dag.nodes()), dag.depth(), Format.count(dag.edges()), Format.duration(spin.target()));
+                Format.count(dag.nodes()), dag.depth(), Format.count(dag.edges()), Elapsed.of(spin.target()));
     }
 
     @Override
@@ -58,7 +59,7 @@ public class LayeredDagScenario implements SampleScenario {
         return List.of(
                 Format.of(
                         "every node ran; depth %d (longest dependency chain); measured critical path %d tasks, %s",
-                        LayeredDag.longestChain(graph.compile()), path.tasks().size(), Format.duration(path.length())),
+                        LayeredDag.longestChain(graph.compile()), path.tasks().size(), Elapsed.of(path.length())),
                 Format.of(
                         "seed target: scheduler overhead <= %s: %s (%s; %s of worker time with no task ready)",
                         Format.percent(SEED_OVERHEAD),
