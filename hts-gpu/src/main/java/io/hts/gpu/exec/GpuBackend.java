@@ -10,6 +10,7 @@ import io.hts.gpu.blas.CublasLibrary;
 import io.hts.gpu.cuda.CudaApi;
 import io.hts.gpu.cuda.DeviceInfo;
 import io.hts.gpu.cuda.GpuDiscovery;
+import io.hts.gpu.cuda.JCudaApi;
 import io.hts.gpu.kernel.KernelCache;
 import io.hts.gpu.memory.DeviceBuffer;
 import io.hts.gpu.memory.DeviceMemoryPool;
@@ -88,12 +89,13 @@ public final class GpuBackend implements DeviceBackend {
 
     /**
      * Starts a backend on a device: streams, memory pool, staging memory, kernels and (when
-     * {@code loadCublas}) cuBLAS, and the launcher thread.
+     * {@code loadCublas}, over {@link JCudaApi} only) cuBLAS, and the launcher thread.
      *
      * @param api the CUDA API
      * @param info the device
      * @param settings streams, memory and polling
-     * @param loadCublas whether to load cuBLAS (its failure only degrades the backend)
+     * @param loadCublas whether to load cuBLAS (its failure, or an API other than JCuda's, only
+     *     degrades the backend and says why in {@link #cublasProblem()})
      * @throws IllegalArgumentException when the memory pool's maximum exceeds the device's memory
      */
     public GpuBackend(CudaApi api, DeviceInfo info, GpuSettings settings, boolean loadCublas) {
@@ -118,8 +120,15 @@ public final class GpuBackend implements DeviceBackend {
         this.streams = lanes;
         this.kernels = new KernelCache(api, info);
         CublasLibrary blas = null;
-        String problem = loadCublas ? null : "cuBLAS was not loaded for this backend";
-        if (loadCublas) {
+        String problem = !loadCublas
+                ? "cuBLAS was not loaded for this backend"
+                : api instanceof JCudaApi
+                        ? null
+                        // cuBLAS takes JCuda's own streams and device pointers: over any other
+                        // CudaApi (a simulation, a wrapper) its calls would fail or corrupt memory
+                        : "cuBLAS runs only over JCuda's CUDA API, and this backend runs over "
+                                + api.getClass().getName();
+        if (problem == null) {
             try {
                 blas = CublasLibrary.load(settings.streams());
             } catch (IllegalStateException | LinkageError ex) {

@@ -489,6 +489,31 @@ class GpuBackendTests {
         }
     }
 
+    /**
+     * cuBLAS takes JCuda's streams and pointers, so a backend over another CUDA API (here the
+     * simulation) never loads it, even where JCuda's cuBLAS would load: before, on the GPU machine a
+     * simulated backend handed out real cuBLAS, whose first call failed with "not a JCuda stream".
+     */
+    @Test
+    void aBackendOverAnotherCudaApiNeverLoadsCublasAndSaysWhy() {
+        GpuBackend gpu = new GpuBackend(cuda, cuda.deviceInfo(0), SimulatedCuda.testSettings(1), true);
+        try (Scheduler s = Scheduler.builder().threads(1).gpuBackend(gpu).build()) {
+            assertThat(gpu.cublasProblem())
+                    .hasValueSatisfying(p -> assertThat(p)
+                            .contains("only over JCuda's CUDA API")
+                            .contains(SimulatedCuda.class.getName()));
+            assertThat(gpu.status().health()).isEqualTo(DeviceHealth.DEGRADED);
+            TaskGraph g = TaskGraph.named("blas");
+            g.task("gemm").gpu(ctx -> ctx.unwrap(GpuContext.class).blas());
+            assertThatThrownBy(() -> s.execute(g))
+                    .isInstanceOf(GraphRunException.class)
+                    .rootCause()
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("cuBLAS is not available")
+                    .hasMessageContaining(SimulatedCuda.class.getName());
+        }
+    }
+
     @Test
     void exhaustingThePoolInABodyFailsTheTaskWithTheStatistics() {
         GpuBackend gpu = backend(1);
