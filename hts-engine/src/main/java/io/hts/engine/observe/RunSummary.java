@@ -29,7 +29,6 @@ record RunSummary(
     /** One pass over the tasks in topological order. */
     static RunSummary of(RunProfile p) {
         int n = p.graph.size();
-        long lastEnd = p.submitNanos;
         long total = 0;
         long waitSum = 0;
         long waitCount = 0;
@@ -59,7 +58,6 @@ record RunSummary(
             }
             if (p.start != null && p.end != null && p.start[i] != 0 && p.end[i] != 0) {
                 total += d;
-                lastEnd = Math.max(lastEnd, p.end[i]);
                 waitSum += Math.max(0, p.start[i] - p.submitNanos - p.readyNanos(i));
                 waitCount++;
                 if (p.devices != null && p.lanes != null && p.devices[i] == Device.CPU.ordinal() + 1) {
@@ -71,9 +69,7 @@ record RunSummary(
                 }
             }
         }
-        long makespan = p.finishNanos > 0
-                ? p.finishNanos - p.submitNanos
-                : (p.start != null ? lastEnd - p.submitNanos : System.nanoTime() - p.submitNanos);
+        long makespan = p.finishNanos > 0 ? p.finishNanos - p.submitNanos : System.nanoTime() - p.submitNanos;
         List<String> criticalPath = new ArrayList<>();
         for (int i = bestEnd; i >= 0; i = via[i]) {
             criticalPath.add(p.graph.name(i));

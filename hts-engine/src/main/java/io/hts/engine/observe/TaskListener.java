@@ -18,7 +18,8 @@ public interface TaskListener {
     /**
      * Whether this listener wants the routine events every successful task produces (ready,
      * started, succeeded). Returning {@code false} lets the scheduler skip producing them when no
-     * one else wants them.
+     * one else wants them. Asked once, when the listener is added; a listener that throws here is
+     * counted as failing once and gets every event.
      */
     default boolean wantsRoutineEvents() {
         return true;

@@ -319,7 +319,7 @@ class EventBusTests {
     }
 
     @Test
-    void aListenerThatCannotSayWhetherItWantsRoutineEventsIsCountedAndStillGetsTheNotableOnes() {
+    void aListenerThatCannotSayWhetherItWantsRoutineEventsIsCountedOnceAndGetsEveryEvent() {
         RecordingListener got = new RecordingListener();
         TaskListener unsure = new TaskListener() {
             @Override
@@ -336,9 +336,16 @@ class EventBusTests {
             s.addListener(unsure);
             assertThat(s.listenerFailures()).as("asked when added").isOne();
             s.execute(oneTask("unsure"));
+            assertThat(s.listenerFailures())
+                    .as("asked once, not again per event")
+                    .isOne();
         }
         assertThat(got.count(EventType.RUN_SUBMITTED)).isOne();
         assertThat(got.count(EventType.RUN_SUCCEEDED)).isOne();
+        assertThat(got.count(EventType.TASK_STARTED))
+                .as("a listener that cannot say gets every event, the routine ones too")
+                .isOne();
+        assertThat(got.count(EventType.TASK_SUCCEEDED)).isOne();
     }
 
     @Test

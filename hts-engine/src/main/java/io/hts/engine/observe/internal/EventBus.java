@@ -25,11 +25,14 @@ public final class EventBus {
     /*
      * Invariants and memory ordering.
      *
-     * Listeners: an immutable array, replaced copy-on-write under this object's monitor and read
-     * through a volatile field, so a delivery iterates a consistent snapshot without a lock; a
-     * listener added while an event is delivered gets the next event. routineWanted and
-     * notableWanted are recomputed under the same monitor after each change and read as single
-     * volatile reads on the scheduling path.
+     * Listeners: an immutable array of subscribers, replaced copy-on-write under this object's
+     * monitor and read through a volatile field, so a delivery iterates a consistent snapshot
+     * without a lock; a listener added while an event is delivered gets the next event. Each
+     * listener is asked once, when added, whether it wants routine events; its answer travels in
+     * its subscriber (final, so safely published with the array), and a listener whose
+     * wantsRoutineEvents() throws gets every event (the failure is counted and logged once).
+     * routineWanted and notableWanted are recomputed under the same monitor after each change and
+     * read as single volatile reads on the scheduling path.
      *
      * Events are built only when someone wants them (wants, wantsRoutine): the routine ready /
      * started / succeeded events only when the log keeps EventDetail.ALL or a listener asks for
@@ -44,7 +47,7 @@ public final class EventBus {
      */
 
     private static final Logger log = LoggerFactory.getLogger(EventBus.class);
-    private static final TaskListener[] NONE = new TaskListener[0];
+    private static final Subscriber[] NONE = new Subscriber[0];
 
     private final @Nullable EventRing eventLog;
     private final EventDetail logDetail;
@@ -52,7 +55,7 @@ public final class EventBus {
     private final AtomicLong listenerFailures = new AtomicLong();
     private final long epochNanos = System.nanoTime();
     private final Instant epoch = Instant.now();
-    private volatile TaskListener[] listeners = NONE;
+    private volatile Subscriber[] listeners = NONE;
     private volatile boolean routineWanted;
     private volatile boolean notableWanted;
 
@@ -80,9 +83,9 @@ public final class EventBus {
      */
     public synchronized void addListener(TaskListener listener) {
         Objects.requireNonNull(listener, "listener");
-        TaskListener[] current = listeners;
-        TaskListener[] next = Arrays.copyOf(current, current.length + 1);
-        next[current.length] = listener;
+        Subscriber[] current = listeners;
+        Subscriber[] next = Arrays.copyOf(current, current.length + 1);
+        next[current.length] = new Subscriber(listener, askRoutine(listener));
         listeners = next;
         recompute();
     }
@@ -94,10 +97,10 @@ public final class EventBus {
      * @return whether it was subscribed
      */
     public synchronized boolean removeListener(TaskListener listener) {
-        TaskListener[] current = listeners;
+        Subscriber[] current = listeners;
         for (int i = 0; i < current.length; i++) {
-            if (current[i] == listener) {
-                TaskListener[] next = new TaskListener[current.length - 1];
+            if (current[i].listener == listener) {
+                Subscriber[] next = new Subscriber[current.length - 1];
                 System.arraycopy(current, 0, next, 0, i);
                 System.arraycopy(current, i + 1, next, i, current.length - i - 1);
                 listeners = next;
@@ -220,26 +223,27 @@ public final class EventBus {
      * @param profile the profile
      */
     public void runFinished(RunProfile profile) {
-        for (TaskListener l : listeners) {
+        for (Subscriber s : listeners) {
             try {
-                l.onRunFinished(profile);
+                s.listener.onRunFinished(profile);
             } catch (Throwable ex) {
-                failed(l, null, ex);
+                failed(s.listener, null, ex);
             }
         }
     }
 
     private void deliver(TaskEvent event) {
         boolean routine = event.type().isRoutine();
-        for (TaskListener l : listeners) {
+        for (Subscriber s : listeners) {
             // An interrupt a listener sets on a worker does not reach a body: a worker clears the flag
             // before each task and after TASK_STARTED, keeping only the engine's own interrupts.
+            if (routine && !s.routine) {
+                continue;
+            }
             try {
-                if (!routine || l.wantsRoutineEvents()) {
-                    l.onEvent(event);
-                }
+                s.listener.onEvent(event);
             } catch (Throwable ex) {
-                failed(l, event, ex);
+                failed(s.listener, event, ex);
             }
         }
     }
@@ -277,18 +281,33 @@ public final class EventBus {
         }
     }
 
+    /** Asks a listener being added whether it wants routine events; one that cannot say gets them. */
+    private boolean askRoutine(TaskListener listener) {
+        try {
+            return listener.wantsRoutineEvents();
+        } catch (Throwable ex) {
+            failed(listener, null, ex);
+            return true;
+        }
+    }
+
     private void recompute() {
-        boolean logAll = eventLog != null && logDetail == EventDetail.ALL;
-        boolean routine = logAll;
-        for (TaskListener l : listeners) {
-            try {
-                routine |= l.wantsRoutineEvents();
-            } catch (Throwable ex) {
-                routine = true; // it cannot say: it gets every event (and its failure is logged on delivery)
-                failed(l, null, ex);
-            }
+        boolean routine = eventLog != null && logDetail == EventDetail.ALL;
+        for (Subscriber s : listeners) {
+            routine |= s.routine;
         }
         routineWanted = routine;
         notableWanted = eventLog != null || listeners.length > 0;
+    }
+
+    /** A listener and its answer, given once when it was added, to whether it wants routine events. */
+    private static final class Subscriber {
+        final TaskListener listener;
+        final boolean routine;
+
+        Subscriber(TaskListener listener, boolean routine) {
+            this.listener = listener;
+            this.routine = routine;
+        }
     }
 }
