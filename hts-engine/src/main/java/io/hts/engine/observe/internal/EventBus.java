@@ -99,7 +99,7 @@ public final class EventBus {
     public synchronized boolean removeListener(TaskListener listener) {
         Subscriber[] current = listeners;
         for (int i = 0; i < current.length; i++) {
-            if (current[i].listener == listener) {
+            if (current[i].listener() == listener) {
                 Subscriber[] next = new Subscriber[current.length - 1];
                 System.arraycopy(current, 0, next, 0, i);
                 System.arraycopy(current, i + 1, next, i, current.length - i - 1);
@@ -225,9 +225,9 @@ public final class EventBus {
     public void runFinished(RunProfile profile) {
         for (Subscriber s : listeners) {
             try {
-                s.listener.onRunFinished(profile);
+                s.listener().onRunFinished(profile);
             } catch (Throwable ex) {
-                failed(s.listener, null, ex);
+                failed(s.listener(), null, ex);
             }
         }
     }
@@ -237,13 +237,13 @@ public final class EventBus {
         for (Subscriber s : listeners) {
             // An interrupt a listener sets on a worker does not reach a body: a worker clears the flag
             // before each task and after TASK_STARTED, keeping only the engine's own interrupts.
-            if (routine && !s.routine) {
+            if (routine && !s.routine()) {
                 continue;
             }
             try {
-                s.listener.onEvent(event);
+                s.listener().onEvent(event);
             } catch (Throwable ex) {
-                failed(s.listener, event, ex);
+                failed(s.listener(), event, ex);
             }
         }
     }
@@ -294,20 +294,12 @@ public final class EventBus {
     private void recompute() {
         boolean routine = eventLog != null && logDetail == EventDetail.ALL;
         for (Subscriber s : listeners) {
-            routine |= s.routine;
+            routine |= s.routine();
         }
         routineWanted = routine;
         notableWanted = eventLog != null || listeners.length > 0;
     }
 
     /** A listener and its answer, given once when it was added, to whether it wants routine events. */
-    private static final class Subscriber {
-        final TaskListener listener;
-        final boolean routine;
-
-        Subscriber(TaskListener listener, boolean routine) {
-            this.listener = listener;
-            this.routine = routine;
-        }
-    }
+    private record Subscriber(TaskListener listener, boolean routine) {}
 }
