@@ -1,6 +1,7 @@
 package io.hts.autoconfigure.actuate;
 
 import io.hts.engine.exec.PoolStats;
+import io.hts.engine.graph.GraphValidationException;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.policy.DeviceStatus;
@@ -71,7 +72,8 @@ public class HtsEndpoint implements EnvironmentAware {
      * @param cancelRun the id of an active run to cancel, or unset
      * @param run the name of a registered graph to start a run of, or unset
      * @return what was done; a 400 naming the accepted policies for an unknown one, the registered
-     *     graphs for an unknown graph; a 404 for a run to cancel that is not active; a 503 when the
+     *     graphs for an unknown graph, why for a registered graph that cannot run on this scheduler
+     *     (a GPU-only task without a GPU backend, say); a 404 for a run to cancel that is not active; a 503 when the
      *     scheduler is shut down
      */
     @WriteOperation
@@ -99,6 +101,18 @@ public class HtsEndpoint implements EnvironmentAware {
                     "no registered graph '" + run + "'; nothing was changed",
                     "the name of a registered graph: "
                             + String.join(", ", scheduler.registeredGraphs().keySet()));
+        }
+        if (graph != null) {
+            try {
+                scheduler.validate(graph); // a graph that cannot run here is the request's problem, not a 500
+            } catch (GraphValidationException ex) {
+                return EndpointProblems.badRequest(
+                        "run",
+                        run,
+                        "graph '" + run + "' cannot run on this scheduler: " + ex.getMessage()
+                                + "; nothing was changed",
+                        "the name of a registered graph that can run on this scheduler");
+            }
         }
         Map<String, Object> out = new LinkedHashMap<>();
         if (policy != null) {

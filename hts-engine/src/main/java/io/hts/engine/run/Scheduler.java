@@ -138,6 +138,18 @@ public final class Scheduler implements AutoCloseable {
         return start(graph, options, false);
     }
 
+    /**
+     * Checks that a graph can run on this scheduler, as its first submission would, without
+     * starting a run: validates, compiles and freezes it, and makes its plan here (kept for its runs).
+     *
+     * @param graph the graph
+     * @throws GraphValidationException when the graph is not valid, or cannot run on this scheduler
+     *     (a GPU-only task and no GPU backend, a resource the scheduler does not declare)
+     */
+    public void validate(TaskGraph graph) {
+        plan(CompiledGraph.of(Objects.requireNonNull(graph, "graph")));
+    }
+
     /** The graph's execution plan on this scheduler, made once per graph and scheduler. */
     ExecutionPlan plan(CompiledGraph compiled) {
         return compiled.bound(
