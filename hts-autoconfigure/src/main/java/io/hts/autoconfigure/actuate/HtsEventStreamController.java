@@ -13,8 +13,9 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code GET /actuator/htsevents/stream}: the scheduler's events as they happen, as server-sent
- * events (event name: the type, id: the sequence number, data: the JSON of {@code htsevents}).
+ * {@code GET /actuator/htsevents/stream} (under {@code htsevents}' path mapping, when it has one):
+ * the scheduler's events as they happen, as server-sent events (event name: the type, id: the
+ * sequence number, data: the JSON of {@code htsevents}).
  * Filters as {@code htsevents}: {@code runId}, {@code task}, {@code type}; {@code routine=true} adds
  * the routine events every successful task produces (ready, started, succeeded), which cost the
  * scheduler a little per task while someone listens (asking for a routine {@code type} implies it). On the management context, present when {@code htsevents} is exposed.
@@ -46,7 +47,8 @@ public class HtsEventStreamController {
      * @throws IOException when the connection fails at once
      */
     @GetMapping(
-            path = "${management.endpoints.web.base-path:/actuator}/htsevents/stream",
+            path =
+                    "${management.endpoints.web.base-path:/actuator}/${management.endpoints.web.path-mapping.htsevents:htsevents}/stream",
             produces = MediaType.TEXT_EVENT_STREAM_VALUE)
     public Object stream(
             @RequestParam(required = false) @Nullable String runId,

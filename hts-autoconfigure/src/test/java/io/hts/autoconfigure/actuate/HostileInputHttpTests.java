@@ -2,6 +2,7 @@ package io.hts.autoconfigure.actuate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hts.autoconfigure.support.EventStream;
 import io.hts.autoconfigure.support.HostileNamesApp;
 import io.hts.autoconfigure.support.LocalHttp;
 import java.net.http.HttpResponse;
@@ -12,7 +13,8 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * What a user's own configuration and graphs do to the endpoints, over real HTTP: a registered
- * graph whose run cannot start.
+ * graph whose run cannot start, and the live stream under the path mapping the application gave
+ * {@code htsevents}.
  */
 @SpringBootTest(
         classes = HostileNamesApp.class,
@@ -20,6 +22,7 @@ import tools.jackson.databind.JsonNode;
         properties = {
             "server.address=127.0.0.1",
             "management.endpoints.web.exposure.include=hts,htsevents,htsprofiler",
+            "management.endpoints.web.path-mapping.htsevents=events",
             "management.endpoint.hts.access=unrestricted"
         })
 class HostileInputHttpTests {
@@ -35,5 +38,14 @@ class HostileInputHttpTests {
         assertThat(body.get("parameter").asText()).isEqualTo("run");
         assertThat(body.get("value").asText()).isEqualTo("needs-gpu");
         assertThat(body.get("detail").asText()).contains("needs-gpu", "kernel", "GPU");
+    }
+
+    @Test
+    void theLiveStreamFollowsHtseventsPathMapping() throws Exception {
+        assertThat(LocalHttp.get(port, "/actuator/events").statusCode()).isEqualTo(200);
+        try (EventStream stream = EventStream.open(port, "/actuator/events/stream")) {
+            assertThat(stream.contentType()).startsWith("text/event-stream");
+            stream.awaitSubscribed();
+        }
     }
 }
