@@ -226,7 +226,8 @@
     instance.setOption({
       animation: false,
       grid: { left: 110, right: 20, top: 10, bottom: 50 },
-      tooltip: { formatter: (item) => item.data.name + '<br>' + item.data.state + ', ' + ms(item.data.value[3]) + ' from ' + ms(item.data.value[1]) },
+      // ECharts shows a formatter's string as HTML: the task's name is escaped
+      tooltip: { formatter: (item) => echarts.format.encodeHTML(item.data.name) + '<br>' + echarts.format.encodeHTML(item.data.state) + ', ' + ms(item.data.value[3]) + ' from ' + ms(item.data.value[1]) },
       xAxis: { type: 'value', min: 0, max: Math.max(p.makespanMillis, 0.001), axisLabel: { formatter: v => ms(v) } },
       yAxis: { type: 'category', data: lanes, inverse: true },
       dataZoom: [{ type: 'slider', filterMode: 'weakFilter', height: 18, bottom: 8 }, { type: 'inside', filterMode: 'weakFilter' }],

@@ -1,0 +1,101 @@
+package io.hts.autoconfigure.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hts.autoconfigure.support.Browser;
+import io.hts.autoconfigure.support.HostileNamesApp;
+import io.hts.autoconfigure.support.LocalHttp;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.Scheduler;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.openqa.selenium.By;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The dashboard in a real headless Chromium against what users do: names that are HTML (shown as
+ * text, never run), a graph of no task, and the dashboard at a path mapping and base path of the
+ * application's choosing, with and without a trailing slash.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(Browser.Condition.class)
+class DashboardHostileBrowserTests {
+
+    Browser browser;
+
+    @BeforeAll
+    void startTheBrowser() {
+        browser = Browser.start();
+    }
+
+    @AfterAll
+    void stopTheBrowser() {
+        if (browser != null) {
+            browser.close();
+        }
+    }
+
+    @AfterEach
+    void noConsoleErrorsNorScripts() {
+        assertThat(browser.consoleErrors()).as("the browser console's errors").isEmpty();
+    }
+
+    private static ConfigurableApplicationContext start(String... properties) {
+        return new SpringApplicationBuilder(HostileNamesApp.class)
+                .web(WebApplicationType.SERVLET)
+                .properties("server.port=0", "server.address=127.0.0.1", "spring.main.banner-mode=off")
+                .properties("hts.executor.threads=2", "hts.dashboard.enabled=true")
+                .properties(properties)
+                .run();
+    }
+
+    private void assertNoInjectedScriptRan() {
+        assertThat(browser.script("return window.hts_xss"))
+                .as("a name ran as HTML")
+                .isNull();
+        assertThat(browser.all("img[src=x]")).as("a name became an element").isEmpty();
+    }
+
+    @Test
+    void namesThatAreHtmlAreShownAsTextOnEveryPageAndInTheTimelinesTooltip() throws Exception {
+        try (ConfigurableApplicationContext context =
+                start("management.endpoints.web.exposure.include=hts,htsevents,htsprofiler,htsdashboard")) {
+            String base = "http://127.0.0.1:" + LocalHttp.port(context) + "/actuator/htsdashboard#";
+            Scheduler scheduler = context.getBean(Scheduler.class);
+            GraphRun run = scheduler.execute(scheduler.registeredGraphs().get(HostileNamesApp.HTML_GRAPH));
+            DashboardPages.eventually(
+                    () -> assertThat(scheduler.profiler().run(run.runId())).isPresent());
+            browser.open(base + "/");
+            DashboardPages.eventually(() -> assertThat(
+                            browser.driver().findElement(By.tagName("main")).getText())
+                    .contains(HostileNamesApp.HTML_GRAPH.substring(0, 20)));
+            assertNoInjectedScriptRan();
+            for (String route : new String[] {"/runs", "/statistics", "/events"}) {
+                browser.open(base + route);
+                DashboardPages.eventually(() -> assertThat(
+                                browser.driver().findElement(By.tagName("main")).getText())
+                        .contains("#" + run.runId()));
+                assertNoInjectedScriptRan();
+            }
+            browser.open(base + "/runs/" + run.runId());
+            DashboardPages.eventually(() -> assertThat(browser.driver()
+                            .findElement(By.id("timeline-caption"))
+                            .getAttribute("data-bars"))
+                    .isEqualTo("2"));
+            assertThat(browser.driver().findElement(By.id("tasks")).getText()).contains(HostileNamesApp.HTML_TASK);
+            // hover the first task's bar: its tooltip names the task
+            browser.script("const chart = echarts.getInstanceByDom(document.getElementById('timeline'));"
+                    + "chart.dispatchAction({type: 'showTip', seriesIndex: 0, dataIndex: 0});");
+            DashboardPages.eventually(() -> assertThat(
+                            browser.driver().findElement(By.id("timeline")).getText())
+                    .contains(HostileNamesApp.HTML_TASK));
+            assertNoInjectedScriptRan();
+        }
+    }
+}
