@@ -47,6 +47,8 @@
         if (list.length > MAX_DAG || p.taskList.total > list.length) {
           dag.replaceChildren(el('p', { class: 'muted' }, p.taskList.total + ' tasks: too many to draw here; download the graph as ',
             el('a', { href: HTS.url('htsprofiler', '/' + runId + '?format=dot'), download: 'run-' + runId + '.dot' }, 'DOT'), '.'));
+        } else if (list.length === 0) {
+          dag.replaceChildren(el('p', { class: 'muted', id: 'dag-empty' }, 'This graph has no task.'));
         } else {
           if (!layout) layout = layOut(list);
           dag.replaceChildren(drawDag(layout, list, critical));

@@ -98,4 +98,25 @@ class DashboardHostileBrowserTests {
             assertNoInjectedScriptRan();
         }
     }
+
+    @Test
+    void aRunOfAGraphOfNoTaskHasItsPage() throws Exception {
+        try (ConfigurableApplicationContext context =
+                start("management.endpoints.web.exposure.include=hts,htsevents,htsprofiler,htsdashboard")) {
+            String base = "http://127.0.0.1:" + LocalHttp.port(context) + "/actuator/htsdashboard#";
+            Scheduler scheduler = context.getBean(Scheduler.class);
+            GraphRun run = scheduler.execute(scheduler.registeredGraphs().get("empty"));
+            DashboardPages.eventually(
+                    () -> assertThat(scheduler.profiler().run(run.runId())).isPresent());
+            browser.open(base + "/runs/" + run.runId());
+            DashboardPages.eventually(() -> assertThat(
+                            browser.driver().findElement(By.id("run-status")).getAttribute("data-status"))
+                    .isEqualTo("SUCCEEDED"));
+            DashboardPages.eventually(() -> assertThat(browser.driver()
+                            .findElement(By.id("timeline-caption"))
+                            .getAttribute("data-bars"))
+                    .isEqualTo("0"));
+            assertThat(browser.driver().findElement(By.id("dag")).getText()).isEqualTo("This graph has no task.");
+        }
+    }
 }
