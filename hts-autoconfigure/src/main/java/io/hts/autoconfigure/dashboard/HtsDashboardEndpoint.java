@@ -18,6 +18,7 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.core.io.Resource;
 import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 import org.springframework.util.MimeType;
+import org.springframework.web.util.UriUtils;
 
 /**
  * {@code /actuator/htsdashboard}: the dashboard's page, and under it its scripts and styles
@@ -43,7 +44,14 @@ public class HtsDashboardEndpoint {
     private static final MimeType HTML = MimeType.valueOf("text/html;charset=UTF-8");
     private static final String CONFIG_MARK = "<!-- hts-config -->";
 
+    /** How the page names its own files: {@code "htsdashboard/dashboard.js"}, relative to the page. */
+    private static final String FILES_MARK = "\"htsdashboard/";
+
+    /** The page as served at its own path ({@code /actuator/htsdashboard}): its files one segment down. */
     private final String page;
+    /** The page as served with a trailing slash ({@code /actuator/htsdashboard/}): its files beside it. */
+    private final String pageInFolder;
+
     private final @Nullable Resource echarts;
 
     /**
@@ -58,10 +66,15 @@ public class HtsDashboardEndpoint {
         for (String id : new String[] {"hts", "htsprofiler", "htsevents", "htsdashboard"}) {
             endpoints.put(id, paths.getOrDefault(id, id));
         }
-        this.page = read(new ClassPathResource(FILES + "index.html"))
-                .replace(
-                        CONFIG_MARK,
-                        "<script id=\"hts-config\" type=\"application/json\">" + json(endpoints) + "</script>");
+        // the files' addresses are relative to the page's: under the last segment of its path mapping
+        String mapping = endpoints.get("htsdashboard").replaceAll("/+$", "");
+        String last = mapping.substring(mapping.lastIndexOf('/') + 1);
+        String html = read(new ClassPathResource(FILES + "index.html"));
+        String config = "<script id=\"hts-config\" type=\"application/json\">" + json(endpoints) + "</script>";
+        this.page = html.replace(
+                        FILES_MARK, "\"" + attribute(UriUtils.encodePathSegment(last, StandardCharsets.UTF_8)) + "/")
+                .replace(CONFIG_MARK, config);
+        this.pageInFolder = html.replace(FILES_MARK, "\"./").replace(CONFIG_MARK, config);
         this.echarts = echarts();
     }
 
@@ -84,7 +97,7 @@ public class HtsDashboardEndpoint {
     @ReadOperation
     public WebEndpointResponse<?> file(@Selector(match = Selector.Match.ALL_REMAINING) String[] path) {
         if (path.length == 0 || (path.length == 1 && path[0].isEmpty())) {
-            return page();
+            return new WebEndpointResponse<>(pageInFolder, HTML); // with a trailing slash
         }
         if (path.length == 2 && path[0].equals("lib") && path[1].equals("echarts.min.js") && echarts != null) {
             return new WebEndpointResponse<>(echarts, TYPES.get("js"));
@@ -128,6 +141,14 @@ public class HtsDashboardEndpoint {
             out.append(quote(k)).append(':').append(quote(v));
         });
         return out.append('}').toString();
+    }
+
+    /** Text safe inside a double-quoted HTML attribute. */
+    private static String attribute(String s) {
+        return s.replace("&", "&amp;")
+                .replace("\"", "&quot;")
+                .replace("<", "&lt;")
+                .replace(">", "&gt;");
     }
 
     private static String quote(String s) {

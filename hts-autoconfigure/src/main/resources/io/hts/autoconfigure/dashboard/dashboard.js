@@ -7,8 +7,14 @@
  */
 const HTS = (function () {
   const config = JSON.parse(document.getElementById('hts-config').textContent);
-  // the endpoints sit beside the dashboard under the management base path
-  const base = new URL(location.pathname.endsWith('/') ? '..' : '.', location.href);
+  // the endpoints sit beside the dashboard under the management base path: the page's path less
+  // its own path mapping (which may have slashes in it), with or without a trailing slash
+  const base = (function () {
+    const here = location.pathname.replace(/\/+$/, '');
+    const mine = '/' + encodeURI(config.htsdashboard.replace(/\/+$/, ''));
+    const path = here.endsWith(mine) ? here.substring(0, here.length - mine.length) : here.substring(0, here.lastIndexOf('/'));
+    return new URL(path + '/', location.href);
+  })();
   const POLL_MS = 2000;
   const MAX_SAMPLES = 180;
   const MAX_EVENTS = 2000;

@@ -119,4 +119,26 @@ class DashboardHostileBrowserTests {
             assertThat(browser.driver().findElement(By.id("dag")).getText()).isEqualTo("This graph has no task.");
         }
     }
+
+    @Test
+    void atAPathMappingAndBasePathWithOrWithoutATrailingSlash() throws Exception {
+        try (ConfigurableApplicationContext context = start(
+                "management.endpoints.web.base-path=/ops",
+                "management.endpoints.web.path-mapping.htsdashboard=ui/dashboard",
+                "management.endpoints.web.path-mapping.hts=scheduler",
+                "management.endpoints.web.exposure.include=hts,htsevents,htsprofiler,htsdashboard")) {
+            for (String page : new String[] {"/ops/ui/dashboard", "/ops/ui/dashboard/"}) {
+                browser.open("http://127.0.0.1:" + LocalHttp.port(context) + page + "#/");
+                DashboardPages.eventually(() -> {
+                    assertThat(browser.all("#devices tr")).as(page).hasSizeGreaterThan(1);
+                    assertThat(browser.driver()
+                                    .findElement(By.id("stream-status"))
+                                    .getText())
+                            .as(page)
+                            .isEqualTo("events: live");
+                });
+                assertThat(browser.consoleErrors()).as(page).isEmpty();
+            }
+        }
+    }
 }
