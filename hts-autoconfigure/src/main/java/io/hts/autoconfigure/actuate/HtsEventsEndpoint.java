@@ -20,7 +20,7 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * {@code /actuator/htsevents}: the scheduler's recent task events from its ring buffer, oldest
  * first, read-only. {@code after} is a cursor (the {@code next} of the previous answer: only later
  * events come back); {@code runId}, {@code task} and {@code type} filter; {@code limit} caps the
- * answer (default 200, at most 10,000).
+ * answer (default 200, at most 10,000), the oldest events first unless {@code newest=true}.
  */
 @Endpoint(id = "htsevents", defaultAccess = Access.READ_ONLY)
 public class HtsEventsEndpoint {
@@ -115,6 +115,8 @@ public class HtsEventsEndpoint {
      * @param task only events of this task (by name)
      * @param type only events of this type (e.g. {@code TASK_FAILED}, case-insensitive)
      * @param limit at most this many events
+     * @param newest {@code true}: the newest {@code limit} events (after the cursor) rather than the
+     *     oldest, still oldest first; {@code false} when unset
      * @return {@code events}, {@code next} (the cursor for the next call) and {@code capacity}; a 400
      *     naming the accepted types for an unknown {@code type}
      */
@@ -124,7 +126,16 @@ public class HtsEventsEndpoint {
             @Nullable String runId,
             @Nullable String task,
             @Nullable String type,
-            @Nullable String limit) {
+            @Nullable String limit,
+            @Nullable String newest) {
+        boolean fromNewest = newest != null && newest.trim().equalsIgnoreCase("true");
+        if (newest != null && !fromNewest && !newest.trim().equalsIgnoreCase("false")) {
+            return EndpointProblems.badRequest(
+                    "newest",
+                    newest,
+                    "'" + newest + "' is neither true nor false",
+                    "true (the newest events) or false (the oldest, the default)");
+        }
         try {
             return events(
                     EndpointProblems.number(
@@ -137,10 +148,17 @@ public class HtsEventsEndpoint {
                             "runId", runId, Long.MIN_VALUE, Long.MAX_VALUE, "a run id (a whole number)"),
                     task,
                     type,
-                    EndpointProblems.number("limit", limit, 1, MAX_LIMIT, "a whole number from 1 to " + MAX_LIMIT));
+                    EndpointProblems.number("limit", limit, 1, MAX_LIMIT, "a whole number from 1 to " + MAX_LIMIT),
+                    fromNewest);
         } catch (EndpointProblems.Bad bad) {
             return bad.response();
         }
+    }
+
+    /** The newest {@code n} events after the cursor that the filter selects, oldest first. */
+    private static List<TaskEvent> newest(EventLog log, long after, int n, Predicate<TaskEvent> filter) {
+        List<TaskEvent> all = log.events(after, Integer.MAX_VALUE, filter);
+        return all.subList(Math.max(0, all.size() - n), all.size());
     }
 
     private Object events(
@@ -148,7 +166,8 @@ public class HtsEventsEndpoint {
             @Nullable Long run,
             @Nullable String task,
             @Nullable String type,
-            @Nullable Long limit) {
+            @Nullable Long limit,
+            boolean newest) {
         EventLog log = scheduler.eventLog().orElse(null);
         Map<String, Object> out = new LinkedHashMap<>();
         if (log == null) {
@@ -163,7 +182,8 @@ public class HtsEventsEndpoint {
         }
         Predicate<TaskEvent> filter = filter(run, task, wanted);
         int n = limit == null ? DEFAULT_LIMIT : (int) (long) limit;
-        List<TaskEvent> events = log.events(after == null ? -1 : after, n, filter);
+        long cursor = after == null ? -1 : after;
+        List<TaskEvent> events = newest ? newest(log, cursor, n, filter) : log.events(cursor, n, filter);
         List<Map<String, Object>> json = new ArrayList<>(events.size());
         long next = after == null ? 0 : after;
         for (TaskEvent e : events) {

@@ -271,7 +271,7 @@ const HTS = (function () {
       addEvent(JSON.parse(message.data));
     }));
     // what happened before this page opened (merged by sequence with what the stream sends)
-    getJson('htsevents', '?limit=200').then(answer => (answer.events || []).forEach(addEvent))
+    getJson('htsevents', '?limit=200&newest=true').then(answer => (answer.events || []).forEach(addEvent))
       .catch(e => showProblem('htsevents', e));
   }
 
