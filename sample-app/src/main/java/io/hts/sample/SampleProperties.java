@@ -68,6 +68,9 @@ public record SampleProperties(
         public Sweep {
             require(betaSteps >= 2 && gammaSteps >= 2, "sample.sweep: need at least 2 x 2 grid points");
             require(days >= 1 && stepsPerDay >= 1, "sample.sweep: need days >= 1 and steps-per-day >= 1");
+            require(
+                    (long) betaSteps * gammaSteps < Integer.MAX_VALUE,
+                    "sample.sweep: beta-steps x gamma-steps (one task a simulation) must be below 2^31");
         }
     }
 
@@ -90,6 +93,9 @@ public record SampleProperties(
             @DefaultValue("6") double cpuGflop,
             @DefaultValue("5000") double gpuGflop) {
 
+        /** The largest GEMM size: its n x n operands are Java arrays. */
+        static final int MAX_GEMM = 46_340;
+
         public Operators {
             cpuGemmSizes = List.copyOf(cpuGemmSizes);
             gpuGemmSizes = List.copyOf(gpuGemmSizes);
@@ -97,6 +103,11 @@ public record SampleProperties(
                     cpuGemmSizes.stream().allMatch(n -> n >= 1)
                             && gpuGemmSizes.stream().allMatch(n -> n >= 1),
                     "sample.operators: GEMM sizes must be positive");
+            require(
+                    cpuGemmSizes.stream().allMatch(n -> n <= MAX_GEMM)
+                            && gpuGemmSizes.stream().allMatch(n -> n <= MAX_GEMM),
+                    "sample.operators: GEMM sizes must be at most " + MAX_GEMM
+                            + " (an n x n matrix of floats must fit a Java array)");
             require(
                     axpyLength >= 1 && cpuGflop > 0 && gpuGflop > 0,
                     "sample.operators: sizes and work must be positive");
