@@ -216,18 +216,31 @@ const HTS = (function () {
       access.textContent = writable() ? 'actions allowed' : 'read-only';
       access.title = 'management.endpoint.hts.access: ' + (hts.access || 'not reported');
       document.body.classList.toggle('writable', writable());
+      clearProblem('hts');
     } catch (e) {
       shared.hts = null;
       showProblem('hts', e);
     }
   }
 
+  /** A failed read's explanation, by what failed: it stays until that read succeeds again. */
   const problems = new Map();
   function showProblem(key, error) {
     const text = explain(error);
-    if (problems.get(key) === text) return;
-    problems.set(key, text);
-    notice(text, 'error');
+    const shown = problems.get(key);
+    if (shown && shown.textContent === text) return;
+    if (shown) shown.remove();
+    const line = el('div', { class: 'error problem', dataset: { problem: key } }, text);
+    document.getElementById('notice').append(line);
+    problems.set(key, line);
+  }
+
+  function clearProblem(key) {
+    const shown = problems.get(key);
+    if (shown) {
+      shown.remove();
+      problems.delete(key);
+    }
   }
 
   function addEvent(event) {
@@ -271,8 +284,10 @@ const HTS = (function () {
       addEvent(JSON.parse(message.data));
     }));
     // what happened before this page opened (merged by sequence with what the stream sends)
-    getJson('htsevents', '?limit=200&newest=true').then(answer => (answer.events || []).forEach(addEvent))
-      .catch(e => showProblem('htsevents', e));
+    getJson('htsevents', '?limit=200&newest=true').then(answer => {
+      clearProblem('htsevents');
+      (answer.events || []).forEach(addEvent);
+    }).catch(e => showProblem('htsevents', e));
   }
 
   // ---------------------------------------------------------------- pages
@@ -290,6 +305,7 @@ const HTS = (function () {
     document.querySelectorAll('nav a').forEach(a => a.classList.toggle('active', a.dataset.nav === target.p.nav));
     const main = document.getElementById('main');
     main.replaceChildren();
+    clearProblem('page'); // the last page's
     const mine = ++generation;
     const refresh = target.p.render(main, target.match, params);
     current = { refresh, generation: mine };
@@ -301,6 +317,7 @@ const HTS = (function () {
     if (!mine || !mine.refresh) return;
     try {
       await mine.refresh(() => mine.generation === generation);
+      if (mine.generation === generation) clearProblem('page');
     } catch (e) {
       if (mine.generation === generation) showProblem('page', e);
     }

@@ -170,4 +170,31 @@ class DashboardHostileBrowserTests {
             leave();
         }
     }
+
+    /**
+     * Endpoints the page reads but the application does not expose: the page names each one and the
+     * property that adds it, and keeps saying so (not a notice that fades after a few seconds).
+     */
+    @Test
+    void whatIsNotExposedIsNamedAndStaysNamed() throws Exception {
+        try (ConfigurableApplicationContext context =
+                start("management.endpoints.web.exposure.include=hts,htsdashboard")) {
+            browser.open("http://127.0.0.1:" + LocalHttp.port(context) + "/actuator/htsdashboard#/runs");
+            String exposure = " to management.endpoints.web.exposure.include";
+            java.util.concurrent.Callable<Boolean> named = () -> {
+                String notice = browser.driver().findElement(By.id("notice")).getText();
+                return notice.contains("add htsprofiler" + exposure) && notice.contains("add htsevents" + exposure);
+            };
+            org.awaitility.Awaitility.await().atMost(DashboardPages.WAIT).until(named);
+            // longer than an ordinary notice stays (12 s)
+            org.awaitility.Awaitility.await()
+                    .during(java.time.Duration.ofSeconds(14))
+                    .atMost(java.time.Duration.ofSeconds(30))
+                    .until(named);
+            assertThat(browser.driver().findElement(By.id("stream-status")).getText())
+                    .isEqualTo("events: closed");
+            leave();
+            assertThat(browser.consoleErrors()).allMatch(e -> e.contains("404"));
+        }
+    }
 }
