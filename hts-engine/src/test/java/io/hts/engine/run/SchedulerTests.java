@@ -340,4 +340,21 @@ class SchedulerTests {
                             .allMatch(t -> t.getState() == Thread.State.WAITING));
         }
     }
+
+    @Test
+    void validateSaysWhyAGraphCannotRunHereWithoutStartingARun() {
+        TaskGraph gpuOnly = TaskGraph.named("gpu-only");
+        gpuOnly.task("kernel").gpu(ctx -> 1);
+        assertThatThrownBy(() -> scheduler.validate(gpuOnly))
+                .isInstanceOf(io.hts.engine.graph.GraphValidationException.class)
+                .hasMessageContaining("kernel");
+        TaskGraph fine = TaskGraph.named("fine");
+        Task<Integer> one = fine.task("one").cpu(ctx -> 1);
+        scheduler.validate(fine);
+        assertThat(scheduler.activeRuns()).isEmpty();
+        assertThat(scheduler.eventLog().orElseThrow().recent(10)).isEmpty();
+        assertThat(scheduler.execute(fine).result(one))
+                .as("a validated graph runs")
+                .isEqualTo(1);
+    }
 }
