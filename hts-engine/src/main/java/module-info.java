@@ -2,7 +2,8 @@
  * HTS's engine, a plain Java library: graphs of tasks ({@code io.hts.engine.graph}), the scheduler
  * that runs them ({@code io.hts.engine.run}), placement policies ({@code io.hts.engine.policy}),
  * fault tolerance through Resilience4j ({@code io.hts.engine.fault}), events and profiles
- * ({@code io.hts.engine.observe}) and the device-backend SPI ({@code io.hts.engine.exec}). These
+ * ({@code io.hts.engine.observe}), the device-backend SPI ({@code io.hts.engine.exec}) and the cluster SPI
+ * ({@code io.hts.engine.cluster}, implemented by {@code hts-cluster}). These
  * packages are the API. Their {@code .internal} sub-packages (the work-stealing pool and resource
  * limiter, the compiled graph, the resolution of fault-tolerance declarations, the event bus) are
  * not exported. docs/api.md lists the types a user needs.
@@ -23,4 +24,5 @@ module io.hts.engine {
     exports io.hts.engine.fault;
     exports io.hts.engine.observe;
     exports io.hts.engine.exec;
+    exports io.hts.engine.cluster;
 }

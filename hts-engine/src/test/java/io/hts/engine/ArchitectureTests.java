@@ -64,6 +64,16 @@ class ArchitectureTests {
             .because("events and profiles describe runs; they do not drive them");
 
     @ArchTest
+    static final ArchRule theClusterSpiKnowsOnlyGraphsAndHealth = noClasses()
+            .that()
+            .resideInAPackage("io.hts.engine.cluster..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(
+                    "io.hts.engine.run..", "io.hts.engine.exec..", "io.hts.engine.fault..", "io.hts.engine.observe..")
+            .because("a second distributed engine implements the cluster SPI without the scheduler's machinery");
+
+    @ArchTest
     static final ArchRule theGraphKnowsOnlyTheFaultSettingsOfItsTasks = noClasses()
             .that()
             .resideInAPackage("io.hts.engine.graph..")

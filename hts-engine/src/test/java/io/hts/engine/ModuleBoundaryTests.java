@@ -26,7 +26,8 @@ class ModuleBoundaryTests {
             "io.hts.engine.policy",
             "io.hts.engine.fault",
             "io.hts.engine.observe",
-            "io.hts.engine.exec");
+            "io.hts.engine.exec",
+            "io.hts.engine.cluster");
 
     private static ModuleDescriptor descriptor() throws IOException {
         try (InputStream in = Files.newInputStream(Path.of("target/classes/module-info.class"))) {

@@ -259,6 +259,17 @@ public final class TaskGraph {
         }
     }
 
+    /** A group's slice size (TaskGroup.distributed); only before the graph is frozen. */
+    void setSliceSize(TaskGroup<?> group, int size) {
+        lock.lock();
+        try {
+            checkOpen();
+            group.sliceSize(size);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     void addDependencies(Task<?> task, Object[] dependencies) {
         lock.lock();
         try {

@@ -165,7 +165,8 @@ final class Attempts {
         }
         run.recorder.ended(i, t1);
         var cell = plan.costCell(i);
-        if (cell != null && error == null) {
+        if (cell != null && error == null && e.lane != TaskExecution.REMOTE_LANE) {
+            // (a remote attempt's time is its slice's round trip: its slice records the bodies' own time)
             cell.record(e.device, t1 - e.startNanos);
         }
         releaseHeld(e, error == null ? result : null);

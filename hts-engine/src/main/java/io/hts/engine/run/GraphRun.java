@@ -74,6 +74,8 @@ public final class GraphRun implements RunResults {
     final DeviceOrdering ordering;
     final @Nullable ResultLifetimes lifetimes;
     final RunCompletion completion;
+    /** The slices of its distributed groups; null without a cluster engine or distributed groups. */
+    final @Nullable DistributedRun distributed;
 
     GraphRun(Scheduler scheduler, ExecutionPlan plan, long id, FailureMode failureMode, boolean profiling) {
         this.scheduler = scheduler;
@@ -94,6 +96,11 @@ public final class GraphRun implements RunResults {
         this.ordering = new DeviceOrdering(this);
         this.lifetimes = graph.hasGpuBodies() ? new ResultLifetimes(this) : null;
         this.completion = new RunCompletion(this);
+        ClusterLink cluster = scheduler.clusterLink();
+        this.distributed = cluster == null ? null : cluster.runOf(this);
+        if (distributed != null) {
+            completion.future().whenComplete((r, ex) -> distributed.finished());
+        }
     }
 
     // ================================================================== public API
@@ -266,6 +273,9 @@ public final class GraphRun implements RunResults {
         propagation.stop(cause);
         attempts.interrupt(-1);
         scheduler.runCancelled(id);
+        if (distributed != null) {
+            distributed.cancelled(cause);
+        }
         return true;
     }
 

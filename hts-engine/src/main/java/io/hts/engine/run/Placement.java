@@ -81,6 +81,7 @@ final class Placement {
      */
     boolean runsAsPlainCpu(int s) {
         return plan.has(s, ExecutionPlan.CONTINUATION)
+                && (run.distributed == null || !run.distributed.owns(s))
                 && !run.recorder.wantsRoutine()
                 && readyOrder() != ReadyOrder.SHORTEST_FIRST;
     }
@@ -181,8 +182,14 @@ final class Placement {
     /** Sends an attempt whose device and resources are settled: to the caller (CPU), the priority lane, or the backend. */
     @Nullable
     PoolTask route(TaskExecution e, Device device) {
-        e.device = device;
         int i = e.index;
+        DistributedRun distributed = run.distributed;
+        if (distributed != null && e.attempt == 1 && distributed.owns(i)) {
+            e.device = Device.CPU; // its CPU body runs where its slice goes; a retry runs here
+            distributed.ready(e);
+            return null;
+        }
+        e.device = device;
         if (device == Device.GPU) {
             DeviceBackend gpu = run.scheduler.gpuBackend();
             if (gpu == null) {

@@ -266,6 +266,10 @@ final class Propagation {
         }
         run.watchers.ended(i);
         run.placement.withdrawWait(i);
+        DistributedRun distributed = run.distributed;
+        if (distributed != null) {
+            distributed.notStarted(i);
+        }
         ResultLifetimes lifetimes = run.lifetimes;
         if (lifetimes != null) {
             lifetimes.ended(i);

@@ -1,5 +1,6 @@
 package io.hts.engine.run;
 
+import io.hts.engine.cluster.ClusterEngine;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.PoolStats;
 import io.hts.engine.exec.ResourceUsage;
@@ -77,6 +78,7 @@ public final class Scheduler implements AutoCloseable {
     private final Map<String, TaskGraph> registered = new ConcurrentHashMap<>();
     private final @Nullable StallWatchdog watchdog;
     private final CurrentPolicy policy;
+    private final @Nullable ClusterLink cluster;
 
     Scheduler(SchedulerBuilder b) {
         this.pool = b.pool.build();
@@ -98,6 +100,10 @@ public final class Scheduler implements AutoCloseable {
         this.scopes = TaskScopes.of(b.logContext, b.taskScopes);
         this.watchdog = b.stallTimeout != null ? new StallWatchdog(this, b.stallTimeout) : null;
         this.admission = new RunAdmission(pool, this::drain);
+        this.cluster = b.cluster == null ? null : new ClusterLink(this, b.cluster, b.clusterSettings);
+        if (cluster != null) {
+            cluster.serve(); // last: slices other members send may run from now on
+        }
     }
 
     /** A builder; defaults: one worker per processor, the default policy, fail-fast, profiling on. */
@@ -165,6 +171,9 @@ public final class Scheduler implements AutoCloseable {
                     "the scheduler is shut down; a run of graph '" + graph.name() + "' was not accepted");
         }
         CompiledGraph compiled = CompiledGraph.of(graph);
+        if (cluster != null) {
+            cluster.plan(compiled); // checks the distributed groups once per graph
+        }
         ExecutionPlan plan = plan(compiled);
         FailureMode mode = options.failureMode() != null ? options.failureMode() : defaultFailureMode;
         GraphRun run = admission.admit(graph, id -> new GraphRun(this, plan, id, mode, profiling));
@@ -349,6 +358,11 @@ public final class Scheduler implements AutoCloseable {
         return policy.failures();
     }
 
+    /** The cluster engine distributed groups run on, if the scheduler has one. */
+    public Optional<ClusterEngine> cluster() {
+        return cluster == null ? Optional.empty() : Optional.of(cluster.engine);
+    }
+
     /** Whether per-task timings are recorded. */
     public boolean profilingEnabled() {
         return profiling;
@@ -449,6 +463,11 @@ public final class Scheduler implements AutoCloseable {
 
     ScheduledExecutorService timer() {
         return threads.timer();
+    }
+
+    @Nullable
+    ClusterLink clusterLink() {
+        return cluster;
     }
 
     @Nullable

@@ -1,5 +1,7 @@
 package io.hts.engine.run;
 
+import io.hts.engine.cluster.ClusterEngine;
+import io.hts.engine.cluster.ClusterSettings;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.internal.WorkStealingPool;
 import io.hts.engine.fault.FaultTolerance;
@@ -50,6 +52,11 @@ public final class SchedulerBuilder {
 
     CostModel costModel = new CostModel();
 
+    @Nullable
+    ClusterEngine cluster;
+
+    ClusterSettings clusterSettings = ClusterSettings.defaults();
+
     SchedulerBuilder() {}
 
     /**
@@ -85,6 +92,32 @@ public final class SchedulerBuilder {
             throw new IllegalArgumentException("the GPU backend serves " + backend.device() + ", not GPU");
         }
         this.gpuBackend = backend;
+        return this;
+    }
+
+    /**
+     * A cluster engine (from {@code hts-cluster}) with the default {@link ClusterSettings}: groups
+     * marked {@code distributed()} run in slices across its members, and this scheduler serves the
+     * slices other members send from the moment it is built. Every member must register the same
+     * graphs ({@link Scheduler#register}). docs/cluster.md.
+     *
+     * @param engine the engine; the scheduler does not close it
+     * @return this builder
+     */
+    public SchedulerBuilder cluster(ClusterEngine engine) {
+        return cluster(engine, ClusterSettings.defaults());
+    }
+
+    /**
+     * A cluster engine with settings (codec, inline limit, round trip, overhead, slice attempts).
+     *
+     * @param engine the engine; the scheduler does not close it
+     * @param settings how groups are distributed
+     * @return this builder
+     */
+    public SchedulerBuilder cluster(ClusterEngine engine, ClusterSettings settings) {
+        this.cluster = Objects.requireNonNull(engine, "engine");
+        this.clusterSettings = Objects.requireNonNull(settings, "settings");
         return this;
     }
 

@@ -62,6 +62,9 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
     /** {@code lane} of an attempt that counts its task's only dependency when it starts (see {@link #countsDependency}). */
     private static final int COUNTS_DEPENDENCY = -2;
 
+    /** {@code lane} of an attempt running on another member of the cluster (a distributed group's slice). */
+    static final int REMOTE_LANE = -3;
+
     final GraphRun run;
     final int index;
     final int attempt;

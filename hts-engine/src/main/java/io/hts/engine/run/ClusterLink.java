@@ -1,0 +1,167 @@
+package io.hts.engine.run;
+
+import io.hts.engine.cluster.ClusterEngine;
+import io.hts.engine.cluster.ClusterMember;
+import io.hts.engine.cluster.ClusterSettings;
+import io.hts.engine.cluster.GraphFingerprint;
+import io.hts.engine.graph.Device;
+import io.hts.engine.graph.GraphValidationException;
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskGroup;
+import io.hts.engine.graph.internal.CompiledGraph;
+import io.hts.engine.policy.DeviceHealth;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A scheduler's side of its cluster engine: the distributed groups of each graph (checked once per
+ * graph), the size of a group's slices, the member a slice goes to, and this member's service of the
+ * slices others send. Holds no state that changes, except through the engine and the service.
+ */
+final class ClusterLink {
+
+    final Scheduler scheduler;
+    final ClusterEngine engine;
+    final ClusterSettings settings;
+    final SliceService service;
+
+    ClusterLink(Scheduler scheduler, ClusterEngine engine, ClusterSettings settings) {
+        this.scheduler = scheduler;
+        this.engine = engine;
+        this.settings = settings;
+        this.service = new SliceService(scheduler, this);
+    }
+
+    /** Starts serving the slices other members send. */
+    void serve() {
+        engine.serve(service);
+    }
+
+    /** The distributed groups of a graph on this scheduler, checked and made once per graph. */
+    ClusterPlan plan(CompiledGraph graph) {
+        return graph.bound(this, ClusterPlan.class, ClusterPlan::new);
+    }
+
+    /** The distributed side of a run, or null when its graph has no distributed group. */
+    @Nullable
+    DistributedRun runOf(GraphRun run) {
+        ClusterPlan plan = plan(run.graph);
+        return plan.groups.isEmpty() ? null : new DistributedRun(run, this, plan);
+    }
+
+    /**
+     * The members per slice of a group: its declared size; else from the cost model, so that a
+     * round trip is at most {@code overhead} of a slice's work (capped so that every member gets two
+     * slices), or, while the cost is unknown, about four slices per CPU slot of the cluster. Zero:
+     * the whole group is worth less than one slice and stays on this member.
+     */
+    int sliceSize(TaskGroup<?> group, List<ClusterMember> members) {
+        int n = group.size();
+        if (group.sliceSize() > 0) {
+            return group.sliceSize();
+        }
+        Task<?> first = group.get(0);
+        long declared = first.costNanos(Device.CPU);
+        long estimate = declared > 0 ? declared : scheduler.costModel().estimate(first.statisticsName(), Device.CPU);
+        long sliceWork = (long) (settings.roundTrip().toNanos() / settings.overhead());
+        if (estimate > 0) {
+            if (estimate * (double) n < sliceWork) {
+                return 0;
+            }
+            long size = (sliceWork + estimate - 1) / estimate;
+            int cap = Math.max(1, ceilDiv(n, 2 * Math.max(1, members.size())));
+            return (int) Math.max(1, Math.min(size, cap));
+        }
+        int slots = 0;
+        for (ClusterMember m : members) {
+            slots += m.cpuSlots();
+        }
+        return Math.max(1, ceilDiv(n, 4 * Math.max(1, slots)));
+    }
+
+    /**
+     * The member for the next slice: the lowest of (slices given it in this group + 1) per CPU slot,
+     * weighed by its load, a DEGRADED member last; never a DOWN or excluded one.
+     *
+     * @return the member, or null when none is left
+     */
+    @Nullable
+    ClusterMember choose(Map<String, Integer> assigned, Set<String> excluded) {
+        ClusterMember best = null;
+        double bestScore = Double.MAX_VALUE;
+        for (ClusterMember m : engine.members()) {
+            if (m.health() == DeviceHealth.DOWN || excluded.contains(m.id())) {
+                continue;
+            }
+            double score = (assigned.getOrDefault(m.id(), 0) + 1.0) / m.cpuSlots() * (1 + m.load());
+            if (m.health() == DeviceHealth.DEGRADED) {
+                score *= 4;
+            }
+            if (score < bestScore) {
+                bestScore = score;
+                best = m;
+            }
+        }
+        return best;
+    }
+
+    private static int ceilDiv(int a, int b) {
+        return (a + b - 1) / b;
+    }
+
+    /** A graph's distributed groups, and for each task the group it belongs to (-1: none). */
+    static final class ClusterPlan {
+
+        final List<TaskGroup<?>> groups;
+        /** The graph's fingerprint, which workers compare with their own; empty without distributed groups. */
+        final String fingerprint;
+
+        private final int @Nullable [] groupOf;
+
+        ClusterPlan(CompiledGraph graph) {
+            Map<TaskGroup<?>, Integer> found = new IdentityHashMap<>();
+            List<TaskGroup<?>> list = new ArrayList<>();
+            int[] of = null;
+            for (int i = 0; i < graph.size(); i++) {
+                Task<?> t = graph.task(i);
+                TaskGroup<?> g = t.group();
+                if (g == null || !g.isDistributed()) {
+                    continue;
+                }
+                if (t.cpuBody() == null) {
+                    throw new GraphValidationException(
+                            GraphValidationException.Problem.INVALID_SETTING,
+                            List.of(t.name()),
+                            "graph '" + graph.name() + "': " + g + " is distributed, but its member '" + t.name()
+                                    + "' has no CPU body; members of a distributed group run their CPU body on"
+                                    + " other members (give it cpu(...) or bodies(...))");
+                }
+                if (of == null) {
+                    of = new int[graph.size()];
+                    Arrays.fill(of, -1);
+                }
+                Integer position = found.get(g);
+                if (position == null) {
+                    position = list.size();
+                    found.put(g, position);
+                    list.add(g);
+                }
+                of[i] = position;
+            }
+            this.groups = List.copyOf(list);
+            this.groupOf = of;
+            this.fingerprint = list.isEmpty() ? "" : GraphFingerprint.of(graph.graph());
+        }
+
+        /** The position in {@link #groups} of task {@code i}'s group, or -1 when it is in no distributed group. */
+        int groupOf(int i) {
+            int[] of = groupOf;
+            return of == null ? -1 : of[i];
+        }
+    }
+}

@@ -1,0 +1,232 @@
+package io.hts.engine.run;
+
+import io.hts.engine.cluster.GraphFingerprint;
+import io.hts.engine.cluster.GraphRefusedException;
+import io.hts.engine.cluster.MemberLostException;
+import io.hts.engine.cluster.Payload;
+import io.hts.engine.cluster.SliceResult;
+import io.hts.engine.cluster.SliceServer;
+import io.hts.engine.cluster.SliceWork;
+import io.hts.engine.exec.DeviceBackend;
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskBody;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.graph.TaskGroup;
+import io.hts.engine.graph.TaskState;
+import io.hts.engine.policy.DeviceStatus;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * This member's side of the slices others send: finds the graph registered under the slice's name,
+ * refuses it when missing or of another fingerprint, decodes the inputs, and runs the slice's
+ * members (their own CPU bodies, reading the inputs sent) as a run of its own on this scheduler,
+ * without waiting on any thread; answers with every member's result or failure.
+ *
+ * <p>Thread-safe: {@code running} is an atomic count; {@code fingerprints} caches one fingerprint
+ * per registered graph object (a graph registered again under the name is fingerprinted again).
+ */
+final class SliceService implements SliceServer {
+
+    private final Scheduler scheduler;
+    private final ClusterLink link;
+    private final PayloadTransfer transfer;
+    private final AtomicInteger running = new AtomicInteger();
+    private final Map<TaskGraph, String> fingerprints = new ConcurrentHashMap<>();
+
+    SliceService(Scheduler scheduler, ClusterLink link) {
+        this.scheduler = scheduler;
+        this.link = link;
+        this.transfer = new PayloadTransfer(link.settings, link.engine.payloads());
+    }
+
+    @Override
+    public CompletionStage<SliceResult> run(SliceWork work) {
+        TaskGroup<?> group;
+        try {
+            group = groupOf(graphOf(work), work);
+        } catch (GraphRefusedException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+        CompletableFuture<SliceResult> result = new CompletableFuture<>();
+        decode(work.inputs()).whenComplete((inputs, ex) -> {
+            if (ex != null) {
+                result.completeExceptionally(ex);
+            } else {
+                start(work, group, inputs, result);
+            }
+        });
+        return result;
+    }
+
+    @Override
+    public double load() {
+        return running.get() / (double) scheduler.parallelism();
+    }
+
+    @Override
+    public Capacity capacity() {
+        DeviceBackend gpu = scheduler.gpuBackend();
+        if (gpu == null) {
+            return new Capacity(scheduler.parallelism(), 0, 0);
+        }
+        long free = 0;
+        List<DeviceStatus> statuses = gpu.deviceStatuses();
+        for (DeviceStatus s : statuses) {
+            free += Math.max(0, s.freeMemoryBytes());
+        }
+        return new Capacity(scheduler.parallelism(), statuses.size(), free);
+    }
+
+    private String self() {
+        return link.engine.localMember().toString();
+    }
+
+    private TaskGraph graphOf(SliceWork work) {
+        TaskGraph graph = scheduler.registeredGraphs().get(work.graph());
+        if (graph == null) {
+            throw new GraphRefusedException(
+                    work.graph(),
+                    self(),
+                    "graph '" + work.graph() + "' is not registered on " + self() + ", which registers "
+                            + scheduler.registeredGraphs().keySet() + "; every member must register the same graphs"
+                            + " (Scheduler.register, or a TaskGraph bean with the starter)");
+        }
+        String mine = fingerprints.computeIfAbsent(graph, GraphFingerprint::of);
+        if (!mine.equals(work.fingerprint())) {
+            throw new GraphRefusedException(
+                    work.graph(),
+                    self(),
+                    "graph '" + work.graph() + "' on " + self() + " has fingerprint " + mine + ", but its coordinator "
+                            + work.coordinator() + " sent " + work.fingerprint() + ": the members run different"
+                            + " versions of the graph (deploy the same application on every member)");
+        }
+        return graph;
+    }
+
+    private TaskGroup<?> groupOf(TaskGraph graph, SliceWork work) {
+        TaskGroup<?> group = graph.find(work.group() + "[" + work.from() + "]")
+                .map(Task::group)
+                .orElse(null);
+        if (group == null || !group.name().equals(work.group()) || !group.isDistributed() || work.to() > group.size()) {
+            throw new GraphRefusedException(
+                    work.graph(),
+                    self(),
+                    "graph '" + work.graph() + "' on " + self() + " has no distributed group '" + work.group()
+                            + "' with members [" + work.from() + ", " + work.to() + ")");
+        }
+        return group;
+    }
+
+    private CompletableFuture<Map<String, @Nullable Object>> decode(Map<String, Payload> inputs) {
+        Map<String, CompletableFuture<@Nullable Object>> decoding = new LinkedHashMap<>();
+        inputs.forEach((name, payload) -> decoding.put(name, transfer.receive(payload, false)));
+        return CompletableFuture.allOf(decoding.values().toArray(new CompletableFuture<?>[0]))
+                .thenApply(v -> {
+                    Map<String, @Nullable Object> values = new HashMap<>();
+                    decoding.forEach((name, value) -> values.put(name, value.join()));
+                    return values;
+                });
+    }
+
+    /** Runs the slice's members as a run of this scheduler; completes {@code result} when it ends. */
+    private void start(
+            SliceWork work,
+            TaskGroup<?> group,
+            Map<String, @Nullable Object> inputs,
+            CompletableFuture<SliceResult> result) {
+        TaskGraph graph = group.graph();
+        TaskGraph slice = TaskGraph.named(graph.name());
+        LongAdder bodyNanos = new LongAdder();
+        List<Task<?>> tasks = new ArrayList<>(work.size());
+        for (int k = work.from(); k < work.to(); k++) {
+            Task<?> member = group.get(k);
+            @SuppressWarnings("unchecked")
+            TaskBody<Object> body = (TaskBody<Object>) member.cpuBody();
+            tasks.add(slice.task(member.name()).cpu(ctx -> {
+                long t0 = System.nanoTime();
+                try {
+                    return body.run(new SliceContext(ctx, graph, member, inputs));
+                } finally {
+                    bodyNanos.add(System.nanoTime() - t0);
+                }
+            }));
+        }
+        GraphRun run;
+        try {
+            run = scheduler.submit(slice, RunOptions.failureMode(FailureMode.CONTINUE));
+        } catch (RejectedExecutionException ex) {
+            result.completeExceptionally(new MemberLostException(self() + " is shutting down and takes no slices", ex));
+            return;
+        }
+        running.incrementAndGet();
+        Future<?> timeout = work.timeLimit() == null
+                ? null
+                : scheduler
+                        .timer()
+                        .schedule((Runnable) run::cancel, work.timeLimit().toNanos(), TimeUnit.NANOSECONDS);
+        result.whenComplete((r, ex) -> {
+            if (result.isCancelled()) {
+                run.cancel(); // the coordinator cancelled the slice
+            }
+        });
+        run.future().whenComplete((r, ex) -> {
+            running.decrementAndGet();
+            if (timeout != null) {
+                timeout.cancel(false);
+            }
+            answer(work, run, tasks, bodyNanos.sum(), result);
+        });
+    }
+
+    private void answer(
+            SliceWork work, GraphRun run, List<Task<?>> tasks, long bodyNanos, CompletableFuture<SliceResult> result) {
+        List<@Nullable Object> values = new ArrayList<>(tasks.size());
+        Map<Integer, SliceResult.RemoteFailure> failures = new HashMap<>();
+        for (int k = 0; k < tasks.size(); k++) {
+            Task<?> t = tasks.get(k);
+            if (run.state(t) == TaskState.SUCCEEDED) {
+                values.add(run.result(t));
+            } else {
+                values.add(null);
+                Throwable cause = run.error(t).orElse(null);
+                failures.put(work.from() + k, failure(t.name(), cause));
+            }
+        }
+        String me = link.engine.localMember().id();
+        String key = me + "/" + work.coordinator() + "/" + work.runId() + "/" + work.graph() + "/" + work.group() + "/"
+                + work.from() + "/" + work.attempt();
+        transfer.send(values, key).whenComplete((payload, ex) -> {
+            if (ex != null) {
+                result.completeExceptionally(ex);
+            } else {
+                result.complete(new SliceResult(me, payload, failures, bodyNanos));
+            }
+        });
+    }
+
+    private static SliceResult.RemoteFailure failure(String task, @Nullable Throwable cause) {
+        if (cause == null) {
+            return new SliceResult.RemoteFailure(task, "unknown", "", "");
+        }
+        StringWriter trace = new StringWriter();
+        cause.printStackTrace(new PrintWriter(trace));
+        String message = cause.getMessage();
+        return new SliceResult.RemoteFailure(
+                task, cause.getClass().getName(), message == null ? "" : message, trace.toString());
+    }
+}

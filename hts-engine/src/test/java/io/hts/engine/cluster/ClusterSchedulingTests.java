@@ -1,0 +1,292 @@
+package io.hts.engine.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.hts.engine.graph.GraphValidationException;
+import io.hts.engine.graph.RunStatus;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.GraphRunException;
+import io.hts.engine.run.Scheduler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Distributed groups through the engine's public API, over the in-memory {@link LoopbackCluster}:
+ * results equal a run on one scheduler, lost members, refusals, remote failures, cancel, time-outs,
+ * payloads by reference.
+ */
+class ClusterSchedulingTests {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private final LoopbackCluster cluster = new LoopbackCluster();
+    private final List<Scheduler> schedulers = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        schedulers.forEach(Scheduler::shutdownNow);
+        schedulers.forEach(Scheduler::close);
+        cluster.close();
+    }
+
+    private Scheduler member(LoopbackCluster.Member engine, ClusterSettings settings, Supplier<Sweeps> graph) {
+        Scheduler s = Scheduler.builder().threads(2).cluster(engine, settings).build();
+        schedulers.add(s);
+        if (graph != null) {
+            s.register(graph.get().graph);
+        }
+        return s;
+    }
+
+    private Scheduler member(LoopbackCluster.Member engine, Supplier<Sweeps> graph) {
+        return member(engine, ClusterSettings.defaults(), graph);
+    }
+
+    private final List<LoopbackCluster.Member> members = new ArrayList<>();
+
+    /** Members a, b and c with the sweep of 24 shards in slices of 4; the coordinator a's scheduler. */
+    private Scheduler threeMembers() {
+        List<Scheduler> built = new ArrayList<>();
+        for (String id : List.of("a", "b", "c")) {
+            LoopbackCluster.Member m = cluster.member(id);
+            members.add(m);
+            built.add(member(m, () -> Sweeps.of(24, 4)));
+        }
+        return built.get(0);
+    }
+
+    @Test
+    void aSweepOverThreeMembersEqualsARunOnOneScheduler() {
+        Scheduler coordinator = threeMembers();
+        var a = members.get(0);
+        var b = members.get(1);
+        var c = members.get(2);
+        Sweeps sweep = Sweeps.of(24, 4);
+
+        GraphRun run = coordinator.submit(sweep.graph).await();
+
+        assertThat(run.results(sweep.shards)).isEqualTo(Sweeps.expected(24, 10_000));
+        assertThat(run.result(sweep.sum))
+                .isEqualTo(Sweeps.expected(24, 10_000).stream()
+                        .mapToLong(Long::longValue)
+                        .sum());
+        assertThat(run.results(sweep.checks)).containsExactly(276L, 277L); // 0 + 1 + ... + 23, plus the index
+        assertThat(b.served()).isPositive();
+        assertThat(c.served()).isPositive();
+        assertThat(b.received())
+                .filteredOn(w -> w.group().equals("shard"))
+                .isNotEmpty()
+                .allSatisfy(w -> {
+                    assertThat(w.graph()).isEqualTo("sweep");
+                    assertThat(w.fingerprint()).isEqualTo(GraphFingerprint.of(sweep.graph));
+                    assertThat(w.coordinator()).isEqualTo("a");
+                    assertThat(w.timeLimit()).isNotNull().isLessThanOrEqualTo(Duration.ofSeconds(30));
+                });
+        assertThat(coordinator.cluster()).containsSame(a);
+    }
+
+    @Test
+    void theSlicesOfALostMemberRunElsewhereAndEveryShardCountsOnce() {
+        Scheduler coordinator = threeMembers();
+        var a = members.get(0);
+        var b = members.get(1);
+        var c = members.get(2);
+        b.hold(w -> w.group().equals("shard"));
+        Sweeps sweep = Sweeps.of(24, 4);
+
+        GraphRun run = coordinator.submit(sweep.graph);
+        await().atMost(WAIT).until(() -> b.holding() > 0);
+        b.lose();
+
+        assertThat(run.await().results(sweep.shards)).isEqualTo(Sweeps.expected(24, 10_000));
+        assertThat(b.served()).isZero();
+        List<SliceWork> resent = new ArrayList<>(a.received());
+        resent.addAll(c.received());
+        assertThat(resent.stream()
+                        .filter(w -> w.attempt() == 2)
+                        .map(w -> w.from())
+                        .sorted())
+                .isEqualTo(b.received().stream().map(w -> w.from()).sorted().toList());
+    }
+
+    @Test
+    void aSliceWithNoMemberLeftFailsItsTasksNamingTheLostMembers() {
+        var a = cluster.member("a");
+        var b = cluster.member("b");
+        Scheduler coordinator = member(a, ClusterSettings.defaults().withSliceAttempts(1), () -> Sweeps.of(8, 4));
+        member(b, () -> Sweeps.of(8, 4));
+        b.hold(w -> true);
+        Sweeps sweep = Sweeps.of(8, 4);
+
+        GraphRun run = coordinator.submit(sweep.graph);
+        await().atMost(WAIT).until(() -> b.holding() > 0);
+        b.lose();
+
+        assertThatThrownBy(run::await)
+                .isInstanceOf(GraphRunException.class)
+                .cause()
+                .isInstanceOf(MemberLostException.class)
+                .hasMessageContaining("group 'shard' of graph 'sweep'")
+                .hasMessageContaining("[b]")
+                .hasMessageContaining("no member left");
+    }
+
+    @Test
+    void aMemberWithoutTheGraphRefusesItNamingGraphAndMember() {
+        var a = cluster.member("a");
+        var b = cluster.member("b");
+        Scheduler coordinator = member(a, () -> Sweeps.of(8, 1));
+        member(b, null);
+        Sweeps sweep = Sweeps.of(8, 1);
+
+        assertThatThrownBy(() -> coordinator.execute(sweep.graph))
+                .isInstanceOf(GraphRunException.class)
+                .cause()
+                .isInstanceOf(GraphRefusedException.class)
+                .hasMessageContaining("graph 'sweep' is not registered on member loopback/b")
+                .hasMessageContaining("which registers []")
+                .satisfies(
+                        ex -> assertThat(((GraphRefusedException) ex).member()).contains("loopback/b"));
+    }
+
+    @Test
+    void aMemberWithAnotherVersionOfTheGraphRefusesIt() {
+        var a = cluster.member("a");
+        var b = cluster.member("b");
+        Scheduler coordinator = member(a, () -> Sweeps.of(8, 1));
+        member(b, () -> Sweeps.of(9, 1)); // one shard more: another fingerprint
+        Sweeps sweep = Sweeps.of(8, 1);
+
+        assertThatThrownBy(() -> coordinator.execute(sweep.graph))
+                .isInstanceOf(GraphRunException.class)
+                .cause()
+                .isInstanceOf(GraphRefusedException.class)
+                .hasMessageContaining("graph 'sweep' on member loopback/b (b) has fingerprint "
+                        + GraphFingerprint.of(Sweeps.of(9, 1).graph))
+                .hasMessageContaining("coordinator a sent " + GraphFingerprint.of(sweep.graph))
+                .hasMessageContaining("different versions");
+    }
+
+    @Test
+    void aBodyFailingOnAnotherMemberFailsItsTaskNamingTaskAndMember() {
+        var a = cluster.member("a");
+        var b = cluster.member("b");
+        Scheduler coordinator = member(a, () -> Sweeps.of(8, 2));
+        member(b, () -> Sweeps.failing(8, 2));
+        Sweeps sweep = Sweeps.of(8, 2);
+
+        GraphRunException ex = org.junit.jupiter.api.Assertions.assertThrows(
+                GraphRunException.class, () -> coordinator.execute(sweep.graph));
+
+        assertThat(ex.getCause())
+                .isInstanceOf(RemoteTaskException.class)
+                .hasMessageMatching("task 'shard\\[\\d]' failed on member loopback/b \\(b\\): "
+                        + "java.lang.IllegalStateException: shard \\d has no data here");
+        assertThat(((RemoteTaskException) ex.getCause()).remoteStackTrace()).contains("Sweeps");
+    }
+
+    @Test
+    void cancellingTheRunCancelsTheSlicesInFlight() {
+        var a = cluster.member("a");
+        var b = cluster.member("b");
+        Scheduler coordinator = member(a, () -> Sweeps.of(8, 2));
+        member(b, () -> Sweeps.of(8, 2));
+        b.hold(w -> true);
+        Sweeps sweep = Sweeps.of(8, 2);
+
+        GraphRun run = coordinator.submit(sweep.graph);
+        await().atMost(WAIT).until(() -> b.holding() > 0);
+        run.cancel();
+
+        assertThatThrownBy(run::await).isInstanceOf(GraphRunException.class);
+        assertThat(run.status()).isEqualTo(RunStatus.CANCELLED);
+        assertThat(run.states().values()).doesNotContain(io.hts.engine.graph.TaskState.RUNNING);
+    }
+
+    @Test
+    void aSliceThatOutlivesItsMembersTimeLimitFailsThemWithATimeOut() {
+        var a = cluster.member("a");
+        var b = cluster.member("b");
+        Scheduler coordinator = member(a, () -> Sweeps.timed(8, 2, Duration.ofMillis(300)));
+        member(b, () -> Sweeps.timed(8, 2, Duration.ofMillis(300)));
+        b.hold(w -> true);
+        Sweeps sweep = Sweeps.timed(8, 2, Duration.ofMillis(300));
+
+        GraphRun run = coordinator.submit(sweep.graph);
+
+        assertThatThrownBy(run::await)
+                .isInstanceOf(GraphRunException.class)
+                .cause()
+                .isInstanceOf(TimeoutException.class);
+        assertThat(b.received()).allSatisfy(w -> assertThat(w.timeLimit()).isLessThanOrEqualTo(Duration.ofMillis(300)));
+        b.release();
+    }
+
+    @Test
+    void largeInputsAndResultsTravelByReferenceAndAreDeletedAfterTheRun() {
+        var a = cluster.member("a");
+        var b = cluster.member("b");
+        ClusterSettings byReference = ClusterSettings.defaults().withInlineBytes(0);
+        Scheduler coordinator = member(a, byReference, () -> Sweeps.large(8, 2));
+        member(b, byReference, () -> Sweeps.large(8, 2));
+        Sweeps sweep = Sweeps.large(8, 2);
+
+        GraphRun run = coordinator.execute(sweep.graph);
+
+        assertThat(run.results(sweep.shards)).isEqualTo(Sweeps.expected(8, 100_000));
+        assertThat(b.received())
+                .anySatisfy(w -> assertThat(w.inputs().get("load").reference()).isNotNull());
+        await().atMost(WAIT).until(() -> cluster.stored().isEmpty());
+    }
+
+    @Test
+    void aResultTheCodecCannotEncodeFailsWithTheClassNamed() {
+        var a = cluster.member("a");
+        var b = cluster.member("b");
+        Supplier<TaskGraph> graph = () -> {
+            TaskGraph g = TaskGraph.named("opaque");
+            g.group("part", 4, (i, t) -> t.cpu(ctx -> new Object())).distributed(1);
+            return g;
+        };
+        Scheduler coordinator = Scheduler.builder().threads(2).cluster(a).build();
+        Scheduler worker = Scheduler.builder().threads(2).cluster(b).build();
+        schedulers.add(coordinator);
+        schedulers.add(worker);
+        worker.register(graph.get());
+
+        assertThatThrownBy(() -> coordinator.execute(graph.get()))
+                .isInstanceOf(GraphRunException.class)
+                .cause()
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("java.lang.Object cannot be sent to another member: it is not Serializable");
+    }
+
+    @Test
+    void aDistributedMemberWithoutACpuBodyIsRefusedAtSubmission() {
+        var a = cluster.member("a");
+        Scheduler coordinator = member(a, null);
+        TaskGraph g = TaskGraph.named("gpu-only");
+        g.group("kernel", 2, (i, t) -> t.gpu(ctx -> 1)).distributed();
+
+        assertThatThrownBy(() -> coordinator.submit(g))
+                .isInstanceOf(GraphValidationException.class)
+                .hasMessageContaining("member 'kernel[0]' has no CPU body");
+    }
+
+    @Test
+    void withoutAClusterADistributedGroupRunsWhereItIs() {
+        Sweeps sweep = Sweeps.of(6, 2);
+        try (Scheduler alone = Scheduler.builder().threads(2).build()) {
+            assertThat(alone.execute(sweep.graph).results(sweep.shards)).isEqualTo(Sweeps.expected(6, 10_000));
+            assertThat(alone.cluster()).isEmpty();
+        }
+    }
+}
