@@ -5,6 +5,7 @@ import io.hts.engine.cluster.ClusterMember;
 import io.hts.engine.cluster.ClusterSettings;
 import io.hts.engine.cluster.GraphFingerprint;
 import io.hts.engine.graph.Device;
+import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.GraphValidationException;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGroup;
@@ -153,9 +154,65 @@ final class ClusterLink {
                 }
                 of[i] = position;
             }
+            if (of != null) {
+                refuseDependenciesWithinGroups(graph, of, list.size());
+            }
             this.groups = List.copyOf(list);
             this.groupOf = of;
             this.fingerprint = list.isEmpty() ? "" : GraphFingerprint.of(graph.graph());
+        }
+
+        /**
+         * A slice is sent once all its members are ready, so a member that depends on another member
+         * of its group, directly or through other tasks, could wait for its own slice (or for a slice
+         * that waits for it): refused, naming both members. One breadth-first walk per distributed
+         * group, from its members' successors.
+         */
+        private static void refuseDependenciesWithinGroups(CompiledGraph compiled, int[] groupOf, int groups) {
+            GraphTopology graph = compiled.topology();
+            int n = graph.size();
+            int[] reachedFrom = new int[n];
+            int[] queue = new int[n];
+            for (int p = 0; p < groups; p++) {
+                Arrays.fill(reachedFrom, -1);
+                int head = 0;
+                int tail = 0;
+                for (int m = 0; m < n; m++) {
+                    if (groupOf[m] != p) {
+                        continue;
+                    }
+                    for (int q = graph.successorStart(m); q < graph.successorEnd(m); q++) {
+                        int s = graph.successor(q);
+                        if (reachedFrom[s] < 0) {
+                            reachedFrom[s] = m;
+                            queue[tail++] = s;
+                        }
+                    }
+                }
+                while (head < tail) {
+                    int x = queue[head++];
+                    if (groupOf[x] == p) {
+                        String member = graph.name(x);
+                        String other = graph.name(reachedFrom[x]);
+                        throw new GraphValidationException(
+                                GraphValidationException.Problem.INVALID_SETTING,
+                                List.of(member, other),
+                                "graph '" + graph.name() + "': '" + member + "' depends on '" + other
+                                        + "', a member of the same distributed group; a distributed group's"
+                                        + " members run in slices once all of a slice's members are ready,"
+                                        + " so they may not depend on one another, directly or through other"
+                                        + " tasks (make the group not distributed, or move the dependency out"
+                                        + " of it)");
+                    }
+                    for (int q = graph.successorStart(x); q < graph.successorEnd(x); q++) {
+                        int s = graph.successor(q);
+                        if (reachedFrom[s] < 0) {
+                            reachedFrom[s] = reachedFrom[x];
+                            queue[tail++] = s;
+                        }
+                    }
+                }
+            }
         }
 
         /** The position in {@link #groups} of task {@code i}'s group, or -1 when it is in no distributed group. */

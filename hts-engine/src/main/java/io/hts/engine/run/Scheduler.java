@@ -156,8 +156,11 @@ public final class Scheduler implements AutoCloseable {
         plan(CompiledGraph.of(Objects.requireNonNull(graph, "graph")));
     }
 
-    /** The graph's execution plan on this scheduler, made once per graph and scheduler. */
+    /** The graph's execution plan on this scheduler, made (and its distributed groups checked) once per graph. */
     ExecutionPlan plan(CompiledGraph compiled) {
+        if (cluster != null) {
+            cluster.plan(compiled);
+        }
         return compiled.bound(
                 this, ExecutionPlan.class, g -> new ExecutionPlan(g, faults, resources, costModel, gpu != null));
     }
@@ -171,29 +174,13 @@ public final class Scheduler implements AutoCloseable {
                     "the scheduler is shut down; a run of graph '" + graph.name() + "' was not accepted");
         }
         CompiledGraph compiled = CompiledGraph.of(graph);
-        if (cluster != null) {
-            cluster.plan(compiled); // checks the distributed groups once per graph
-        }
         ExecutionPlan plan = plan(compiled);
         FailureMode mode = options.failureMode() != null ? options.failureMode() : defaultFailureMode;
         GraphRun run = admission.admit(graph, id -> new GraphRun(this, plan, id, mode, profiling));
         if (events.wants(EventType.RUN_SUBMITTED)) {
             String detail = Elapsed.count(compiled.size(), "task") + ", " + Elapsed.count(compiled.edgeCount(), "edge")
                     + ", " + mode;
-            UserCode.run(
-                    this,
-                    () -> events.publish(
-                            EventType.RUN_SUBMITTED,
-                            run.runId(),
-                            graph.name(),
-                            null,
-                            -1,
-                            null,
-                            -1,
-                            0,
-                            null,
-                            null,
-                            detail));
+            run.recorder.publish(EventType.RUN_SUBMITTED, -1, null, -1, 0, null, null, detail);
         }
         run.start(callerWaits);
         return run;

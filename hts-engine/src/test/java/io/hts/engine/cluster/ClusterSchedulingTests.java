@@ -289,4 +289,39 @@ class ClusterSchedulingTests {
             assertThat(alone.cluster()).isEmpty();
         }
     }
+
+    /**
+     * A slice is sent once all its members are ready: members that depend on one another, directly
+     * or through a task outside the group, would wait for their own slice, so the graph is refused
+     * at submission (and by validate), naming both members; nothing hangs.
+     */
+    @Test
+    void membersOfADistributedGroupThatDependOnOneAnotherAreRefusedNamingBoth() {
+        Scheduler coordinator = member(cluster.member("a"), null);
+        for (boolean direct : new boolean[] {true, false}) {
+            TaskGraph g = TaskGraph.named(direct ? "direct" : "through");
+            var shards = g.group("shard", 4, (i, t) -> t.cpu(ctx -> i)).distributed(2);
+            if (direct) {
+                shards.get(3).after(shards.get(1));
+            } else {
+                var between = g.task("between").after(shards.get(0)).cpu(ctx -> 0);
+                shards.get(2).after(between);
+            }
+            String member = direct ? "shard[3]" : "shard[2]";
+            String other = direct ? "shard[1]" : "shard[0]";
+            assertThatThrownBy(() -> coordinator.validate(g))
+                    .isInstanceOf(GraphValidationException.class)
+                    .hasMessageContaining("'" + member + "' depends on '" + other + "'")
+                    .hasMessageContaining("same distributed group");
+            assertThatThrownBy(() -> coordinator.submit(g)).isInstanceOf(GraphValidationException.class);
+            assertThat(coordinator.activeRuns()).isEmpty();
+        }
+        TaskGraph apart = TaskGraph.named("apart");
+        var first = apart.group("first", 4, (i, t) -> t.cpu(ctx -> i)).distributed(2);
+        var second =
+                apart.group("second", 4, (i, t) -> t.after(first).cpu(ctx -> i)).distributed(2);
+        assertThat(coordinator.submit(apart).await().results(second))
+                .as("a distributed group after another is fine")
+                .containsExactly(0, 1, 2, 3);
+    }
 }
