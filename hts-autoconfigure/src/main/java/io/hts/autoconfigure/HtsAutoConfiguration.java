@@ -5,6 +5,9 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.RetryRegistry;
 import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
 import io.hts.autoconfigure.annotation.HtsTaskGraphRegistrar;
+import io.hts.engine.cluster.ClusterEngine;
+import io.hts.engine.cluster.ClusterSettings;
+import io.hts.engine.cluster.PayloadCodec;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.observe.TaskListener;
@@ -19,6 +22,7 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -31,7 +35,10 @@ import org.springframework.core.env.Environment;
  * {@code Executor} bean, so Spring Boot's own task executor stays), default retries and time
  * limits, the profiler and the event buffer; the application's {@link TaskGraph} beans are
  * registered by name and its {@link TaskListener} beans subscribed; a GPU {@link DeviceBackend}
- * bean, when there is one, becomes the scheduler's GPU backend behind a circuit breaker; the
+ * bean, when there is one, becomes the scheduler's GPU backend behind a circuit breaker; a
+ * {@link ClusterEngine} bean (made by {@link HtsClusterAutoConfiguration} with
+ * {@code hts.cluster.enabled=true}, or the application's) the engine its distributed groups run on,
+ * with the {@link ClusterSettings} of {@code hts.cluster.*}; the
  * application's Resilience4j registries, when present, provide the {@code hts-cpu} and
  * {@code hts-gpu} instances and those tasks name ({@link HtsResilience}); the application's
  * {@link SchedulerBuilderCustomizer} beans adjust the builder last, in order. Graceful shutdown
@@ -70,6 +77,8 @@ public final class HtsAutoConfiguration {
             ObjectProvider<TaskListener> listeners,
             ObjectProvider<TaskScope> scopes,
             ObjectProvider<DeviceBackend> gpu,
+            ObjectProvider<ClusterEngine> cluster,
+            ObjectProvider<ClusterSettings> clusterSettings,
             ObjectProvider<RetryRegistry> retryRegistry,
             ObjectProvider<TimeLimiterRegistry> timeLimiterRegistry,
             ObjectProvider<CircuitBreakerRegistry> circuitBreakerRegistry,
@@ -103,6 +112,12 @@ public final class HtsAutoConfiguration {
         if (device != null) {
             builder.gpuBackend(resilience.guard(device, properties.getGpu().getCircuitBreaker()));
         }
+        ClusterEngine engine = cluster.getIfUnique();
+        if (engine != null) {
+            builder.cluster(
+                    engine,
+                    clusterSettings.getIfUnique(() -> properties.getCluster().settings(null)));
+        }
         if (threads != null) {
             builder.threads(threads);
         }
@@ -130,6 +145,18 @@ public final class HtsAutoConfiguration {
                         ex);
             }
         });
+    }
+
+    /**
+     * How the scheduler distributes groups over the application's {@link ClusterEngine}, from
+     * {@code hts.cluster.*}; the application's {@link PayloadCodec} bean, when there is one, encodes
+     * the payloads instead of Java serialization limited to {@code hts.cluster.allowed-classes}.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(ClusterEngine.class)
+    ClusterSettings htsClusterSettings(HtsPropertiesValidator.Checked checked, ObjectProvider<PayloadCodec> codec) {
+        return checked.properties().getCluster().settings(codec.getIfUnique());
     }
 
     @Bean

@@ -28,6 +28,9 @@ public class HtsProperties {
     @NestedConfigurationProperty
     private final GpuProperties gpu = new GpuProperties();
 
+    @NestedConfigurationProperty
+    private final ClusterProperties cluster = new ClusterProperties();
+
     private final Logging logging = new Logging();
 
     private final Observation observation = new Observation();
@@ -74,6 +77,10 @@ public class HtsProperties {
 
     public GpuProperties getGpu() {
         return this.gpu;
+    }
+
+    public ClusterProperties getCluster() {
+        return this.cluster;
     }
 
     /** How ready tasks are placed and what a run does on failure. */

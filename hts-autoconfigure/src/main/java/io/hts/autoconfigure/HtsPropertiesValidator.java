@@ -1,5 +1,6 @@
 package io.hts.autoconfigure;
 
+import io.hts.engine.cluster.JavaSerializationCodec;
 import io.hts.engine.fault.RetrySpec;
 import io.hts.engine.fault.TimeLimitSpec;
 import java.time.Duration;
@@ -8,6 +9,7 @@ import java.util.List;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -25,6 +27,15 @@ final class HtsPropertiesValidator {
     static final int MAXIMUM_EVENT_BUFFER = 10_000_000;
     /** The longest duration a setting takes (100 years, as the engine's time limits and backoffs). */
     static final Duration LONGEST = Duration.ofDays(36_525);
+
+    /** The most members a slice may be sent to. */
+    static final int MAXIMUM_SLICE_ATTEMPTS = 100;
+
+    /** hts-cluster's engine, which hts.cluster.enabled needs on the class path. */
+    static final String ENGINE = "io.hts.cluster.HazelcastClusterEngine";
+
+    /** Hazelcast, which hts-cluster brings. */
+    static final String HAZELCAST = "com.hazelcast.core.HazelcastInstance";
 
     /** The smallest block of the GPU memory pool (hts-gpu's buddy allocator). */
     static final long MINIMUM_BLOCK = 256;
@@ -85,6 +96,7 @@ final class HtsPropertiesValidator {
                 stream,
                 "a duration above 0 and at most " + LONGEST.toDays() + "d, such as 30m");
         gpu(p.getGpu());
+        cluster(p.getCluster());
     }
 
     private void tasks(HtsProperties.Tasks tasks) {
@@ -177,6 +189,87 @@ final class HtsPropertiesValidator {
                 "a size of at least hts.gpu.memory-pool.initial ("
                         + pool.getInitial().toBytes() + "B) and of the minimum block, such as 8GB, or unset for 90 %"
                         + " of the device's memory");
+    }
+
+    private void cluster(ClusterProperties cluster) {
+        require(
+                !cluster.isEnabled()
+                        || (ClassUtils.isPresent(ENGINE, ClassUtils.getDefaultClassLoader())
+                                && ClassUtils.isPresent(HAZELCAST, ClassUtils.getDefaultClassLoader())),
+                "hts.cluster.enabled",
+                true,
+                "false without hts-cluster on the class path: add io.hts:hts-cluster (it brings Hazelcast)"
+                        + " and a Hazelcast member (spring-boot-hazelcast and a Hazelcast configuration)");
+        DataSize inline = cluster.getInlineLimit();
+        require(
+                !inline.isNegative() && inline.toBytes() <= Integer.MAX_VALUE,
+                "hts.cluster.inline-limit",
+                inline,
+                "a size from 0B (every payload by reference) to 2047MB, such as 64KB (the default)");
+        Duration roundTrip = cluster.getRoundTrip();
+        require(
+                !roundTrip.isNegative() && !roundTrip.isZero() && roundTrip.compareTo(Duration.ofMinutes(1)) <= 0,
+                "hts.cluster.round-trip",
+                roundTrip,
+                "a duration above 0 and at most 1m, such as 800us (loopback, the default) or 2ms");
+        require(
+                cluster.getOverhead() > 0 && cluster.getOverhead() < 1,
+                "hts.cluster.overhead",
+                cluster.getOverhead(),
+                "a share above 0 and below 1, such as 0.05 (5 %, the default)");
+        require(
+                cluster.getSliceAttempts() >= 1 && cluster.getSliceAttempts() <= MAXIMUM_SLICE_ATTEMPTS,
+                "hts.cluster.slice-attempts",
+                cluster.getSliceAttempts(),
+                "an integer from 1 to " + MAXIMUM_SLICE_ATTEMPTS + ", such as 3 (the default)");
+        require(
+                cluster.getMinimumMembers() >= 1,
+                "hts.cluster.minimum-members",
+                cluster.getMinimumMembers(),
+                "an integer of at least 1, such as 3 for a cluster of three members");
+        List<String> allowed = cluster.getAllowedClasses();
+        for (String pattern : allowed != null ? allowed : List.<String>of()) {
+            boolean valid;
+            try {
+                JavaSerializationCodec.allowing(pattern);
+                valid = true;
+            } catch (RuntimeException ex) {
+                valid = false;
+            }
+            require(
+                    valid,
+                    "hts.cluster.allowed-classes",
+                    allowed,
+                    "packages (com.example.sweep.*), package trees (com.example.**) or class names, comma-separated;"
+                            + " no exclusions (!) or limits (maxdepth=)");
+        }
+        ClusterProperties.Hazelcast hz = cluster.getHazelcast();
+        String[][] names = {
+            {"hts.cluster.hazelcast.executor-name", hz.getExecutorName()},
+            {"hts.cluster.hazelcast.members-map", hz.getMembersMap()},
+            {"hts.cluster.hazelcast.payload-map", hz.getPayloadMap()}
+        };
+        for (String[] name : names) {
+            require(!name[1].isBlank(), name[0], name[1], "a name that is not blank, the same on every member");
+        }
+        require(
+                !hz.getMembersMap().equals(hz.getPayloadMap()),
+                "hts.cluster.hazelcast.payload-map",
+                hz.getPayloadMap(),
+                "a map name other than hts.cluster.hazelcast.members-map (" + hz.getMembersMap()
+                        + "), such as hts-payloads (the default)");
+        Duration ttl = hz.getPayloadTimeToLive();
+        require(
+                ttl.toSeconds() >= 1 && ttl.compareTo(Duration.ofDays(365)) <= 0,
+                "hts.cluster.hazelcast.payload-time-to-live",
+                ttl,
+                "a duration from 1s to 365d, such as 10m (the default)");
+        Duration interval = hz.getStatusInterval();
+        require(
+                interval.compareTo(Duration.ofMillis(10)) >= 0 && interval.compareTo(Duration.ofHours(1)) <= 0,
+                "hts.cluster.hazelcast.status-interval",
+                interval,
+                "a duration from 10ms to 1h, such as 1s (the default)");
     }
 
     /**

@@ -71,6 +71,46 @@ class HtsPropertyRefusalTests {
         refused("hts.tasks.default-backoff", "36526d", "a duration from 0 to 36525d, such as 100ms");
     }
 
+    /** Checked whether or not hts.cluster.enabled, as every hts.* property. */
+    @Test
+    void clusterBoundsAreChecked() {
+        refused(
+                "hts.cluster.inline-limit",
+                "2GB",
+                "a size from 0B (every payload by reference) to 2047MB, such as 64KB (the default)");
+        refused(
+                "hts.cluster.round-trip",
+                "0ms",
+                "a duration above 0 and at most 1m, such as 800us (loopback, the default) or 2ms");
+        refused(
+                "hts.cluster.round-trip",
+                "2m",
+                "a duration above 0 and at most 1m, such as 800us (loopback, the default) or 2ms");
+        refused("hts.cluster.overhead", "1", "a share above 0 and below 1, such as 0.05 (5 %, the default)");
+        refused("hts.cluster.overhead", "0", "a share above 0 and below 1, such as 0.05 (5 %, the default)");
+        refused("hts.cluster.slice-attempts", "0", "an integer from 1 to 100, such as 3 (the default)");
+        refused(
+                "hts.cluster.minimum-members",
+                "0",
+                "an integer of at least 1, such as 3 for a cluster of three members");
+        refused(
+                "hts.cluster.allowed-classes",
+                "com.example.*,!java.lang.Runtime",
+                "packages (com.example.sweep.*), package trees (com.example.**) or class names, comma-separated;"
+                        + " no exclusions (!) or limits (maxdepth=)");
+        refused("hts.cluster.hazelcast.executor-name", "", "a name that is not blank, the same on every member");
+        refused(
+                "hts.cluster.hazelcast.payload-map",
+                "hts-members",
+                "a map name other than hts.cluster.hazelcast.members-map (hts-members), such as hts-payloads (the"
+                        + " default)");
+        refused(
+                "hts.cluster.hazelcast.payload-time-to-live",
+                "500ms",
+                "a duration from 1s to 365d, such as 10m (the default)");
+        refused("hts.cluster.hazelcast.status-interval", "5ms", "a duration from 10ms to 1h, such as 1s (the default)");
+    }
+
     @Test
     void schedulerBoundsAreChecked() {
         refused(

@@ -15,12 +15,12 @@ import java.util.List;
  * auto-detection off, no phone-home, joins without the default wait, a lost member noticed within
  * seconds.
  */
-final class LoopbackConfig {
+public final class LoopbackConfig {
 
     private LoopbackConfig() {}
 
     /** {@code n} ports free on 127.0.0.1 now. */
-    static List<Integer> freePorts(int n) {
+    public static List<Integer> freePorts(int n) {
         List<ServerSocket> sockets = new ArrayList<>();
         try {
             List<Integer> ports = new ArrayList<>();
@@ -43,7 +43,11 @@ final class LoopbackConfig {
         }
     }
 
-    static Config member(String clusterName, int port, List<Integer> ports) {
+    /**
+     * A member of cluster {@code clusterName} listening on 127.0.0.1:{@code port} that joins the
+     * members on {@code ports}.
+     */
+    public static Config member(String clusterName, int port, List<Integer> ports) {
         Config config = new Config();
         config.setClusterName(clusterName);
         config.setInstanceName(clusterName + "-" + port);

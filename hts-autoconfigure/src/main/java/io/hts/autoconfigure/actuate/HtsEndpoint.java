@@ -1,5 +1,7 @@
 package io.hts.autoconfigure.actuate;
 
+import io.hts.engine.cluster.ClusterEngine;
+import io.hts.engine.cluster.ClusterMember;
 import io.hts.engine.exec.PoolStats;
 import io.hts.engine.graph.GraphValidationException;
 import io.hts.engine.graph.TaskGraph;
@@ -28,7 +30,8 @@ import org.springframework.core.env.Environment;
 /**
  * {@code /actuator/hts}: the scheduler's state: the policy, the CPU pool (workers,
  * queues, executed, steals), every device kind with its health and load, each GPU (of several,
- * too) with its health, streams, load and free pool memory, the registered graphs, the active runs
+ * too) with its health, streams, load and free pool memory, the members of its cluster (with a
+ * cluster engine: {@code cluster}), the registered graphs, the active runs
  * with their progress, and whether the endpoint takes writes ({@code access}). Exposed, like every
  * Actuator endpoint, only when the application says so
  * ({@code management.endpoints.web.exposure.include=hts}); read-only unless
@@ -200,6 +203,7 @@ public class HtsEndpoint implements EnvironmentAware {
                 .ifPresent(
                         g -> g.deviceStatuses().forEach(d -> gpus.add(describe(d, "streams", new LinkedHashMap<>()))));
         out.put("gpus", gpus);
+        scheduler.cluster().ifPresent(c -> out.put("cluster", cluster(c)));
         Map<String, Object> graphs = new LinkedHashMap<>();
         for (Map.Entry<String, TaskGraph> g : scheduler.registeredGraphs().entrySet()) {
             graphs.put(
@@ -221,6 +225,35 @@ public class HtsEndpoint implements EnvironmentAware {
             runs.add(m);
         }
         out.put("activeRuns", runs);
+        return out;
+    }
+
+    /**
+     * The cluster engine's members, as they last published themselves: id, address, whether it is
+     * this JVM, CPU slots, GPUs, free GPU memory, health and load (slices running per CPU slot). An
+     * engine that cannot answer (its Hazelcast member shut down) gives its error and no members.
+     */
+    static Map<String, Object> cluster(ClusterEngine engine) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        List<Map<String, Object>> members = new ArrayList<>();
+        try {
+            out.put("engine", engine.name());
+            for (ClusterMember m : engine.members()) {
+                Map<String, Object> member = new LinkedHashMap<>();
+                member.put("id", m.id());
+                member.put("address", m.address());
+                member.put("local", m.local());
+                member.put("cpuSlots", m.cpuSlots());
+                member.put("gpus", m.gpus());
+                member.put("freeDeviceMemoryBytes", m.freeDeviceMemory());
+                member.put("health", m.health().name());
+                member.put("load", m.load());
+                members.add(member);
+            }
+        } catch (RuntimeException ex) {
+            out.put("error", String.valueOf(ex));
+        }
+        out.put("members", members);
         return out;
     }
 

@@ -1,7 +1,9 @@
 package io.hts.autoconfigure.health;
 
 import io.hts.autoconfigure.HtsAutoConfiguration;
+import io.hts.autoconfigure.HtsProperties;
 import io.hts.engine.run.Scheduler;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -23,7 +25,8 @@ public final class HtsHealthContributorAutoConfiguration {
     @Bean("htsHealthIndicator")
     @ConditionalOnMissingBean(name = "htsHealthIndicator")
     @ConditionalOnBean(Scheduler.class)
-    HtsHealthIndicator htsHealthIndicator(Scheduler scheduler) {
-        return new HtsHealthIndicator(scheduler);
+    HtsHealthIndicator htsHealthIndicator(Scheduler scheduler, ObjectProvider<HtsProperties> properties) {
+        HtsProperties p = properties.getIfAvailable();
+        return new HtsHealthIndicator(scheduler, p != null ? p.getCluster().getMinimumMembers() : 1);
     }
 }
