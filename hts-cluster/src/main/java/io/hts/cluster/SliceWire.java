@@ -70,6 +70,7 @@ final class SliceWire {
         out.writeString(r.member());
         writePayload(out, r.results());
         out.writeLong(r.bodyNanos());
+        out.writeInt(r.gpuMembers());
         out.writeInt(r.failures().size());
         for (Map.Entry<Integer, SliceResult.RemoteFailure> e : r.failures().entrySet()) {
             SliceResult.RemoteFailure f = e.getValue();
@@ -85,12 +86,13 @@ final class SliceWire {
         String member = in.readString();
         Payload results = readPayload(in);
         long bodyNanos = in.readLong();
+        int gpuMembers = in.readInt();
         int n = in.readInt();
         Map<Integer, SliceResult.RemoteFailure> failures = new HashMap<>();
         for (int i = 0; i < n; i++) {
             failures.put(in.readInt(), new SliceResult.RemoteFailure(text(in), text(in), text(in), text(in)));
         }
-        return new SliceResult(member, results, failures, bodyNanos);
+        return new SliceResult(member, results, failures, bodyNanos, gpuMembers);
     }
 
     private static void writePayload(ObjectDataOutput out, Payload p) throws IOException {

@@ -10,16 +10,23 @@ import java.util.Objects;
  * @param results the encoded {@code List} of the members' results in index order ({@code null}
  *     where a member failed)
  * @param failures the members that failed, by index in the group
- * @param bodyNanos the time the slice's bodies ran, summed; the coordinator learns the group's cost
- *     from it
+ * @param bodyNanos the time the slice's CPU bodies ran, summed; the coordinator learns the group's
+ *     CPU cost from it when every member ran on the CPU
+ * @param gpuMembers how many of the slice's members the worker ran on a GPU (its policy's choice
+ *     for members with both bodies)
  */
-public record SliceResult(String member, Payload results, Map<Integer, RemoteFailure> failures, long bodyNanos) {
+public record SliceResult(
+        String member, Payload results, Map<Integer, RemoteFailure> failures, long bodyNanos, int gpuMembers) {
 
     /** Checks the values and copies the failures. */
     public SliceResult {
         Objects.requireNonNull(member, "member");
         Objects.requireNonNull(results, "results");
         failures = Map.copyOf(failures);
+        if (bodyNanos < 0 || gpuMembers < 0) {
+            throw new IllegalArgumentException(
+                    "bodyNanos and gpuMembers must be 0 or more, were " + bodyNanos + " and " + gpuMembers);
+        }
     }
 
     /**

@@ -17,8 +17,9 @@ import org.jspecify.annotations.Nullable;
  * @param to one past the last member's index
  * @param coordinator the id of the member that owns the run
  * @param runId the run's id on the coordinator
- * @param attempt the slice's delivery, from 1 (a slice sent again after its member was lost has a
- *     higher one)
+ * @param attempt the delivery's number among its run's deliveries of the group, from 1: a slice
+ *     sent again after its member was lost, or a member's retry sent alone, has a higher one, so no
+ *     two deliveries of a run share it
  * @param timeLimit how long the coordinator still waits for the slice when it sends it (the
  *     members' time limit), or {@code null} for no limit; a duration, not an instant, since the
  *     members' clocks differ

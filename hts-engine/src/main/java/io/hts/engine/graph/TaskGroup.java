@@ -89,10 +89,10 @@ public final class TaskGroup<T extends @Nullable Object> implements Dependency {
      * group. Results land as the members' results: {@code ctx.inputs(group)} and
      * {@code run.results(group)} do not change.
      *
-     * <p>What a distributed group's members need (docs/cluster.md): a CPU body that is idempotent (a
-     * slice whose member is lost runs again elsewhere), inputs and results the scheduler's codec can
-     * encode, and the graph registered under its name on every member. Allowed until the graph is
-     * first submitted.
+     * <p>What a distributed group's members need (docs/cluster.md): idempotent bodies (a slice whose
+     * member is lost runs again elsewhere), inputs and results the scheduler's codec can encode, the
+     * graph registered under its name on every member, and no dependency on one another. Members
+     * with only a GPU body run on members with a GPU. Allowed until the graph is first submitted.
      *
      * @return this group
      */

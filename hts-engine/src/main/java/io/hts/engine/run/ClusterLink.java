@@ -58,17 +58,15 @@ final class ClusterLink {
     /**
      * The members per slice of a group: its declared size; else from the cost model, so that a
      * round trip is at most {@code overhead} of a slice's work (capped so that every member gets two
-     * slices), or, while the cost is unknown, about four slices per CPU slot of the cluster. Zero:
-     * the whole group is worth less than one slice and stays on this member.
+     * slices), or, while the cost is unknown, about four slices per slot of the cluster that can run
+     * it. Zero: the whole group is worth less than one slice and stays on this member.
      */
-    int sliceSize(TaskGroup<?> group, List<ClusterMember> members) {
+    int sliceSize(TaskGroup<?> group, Needs needs, List<ClusterMember> members) {
         int n = group.size();
         if (group.sliceSize() > 0) {
             return group.sliceSize();
         }
-        Task<?> first = group.get(0);
-        long declared = first.costNanos(Device.CPU);
-        long estimate = declared > 0 ? declared : scheduler.costModel().estimate(first.statisticsName(), Device.CPU);
+        long estimate = estimate(group, needs.gpuOnly ? Device.GPU : Device.CPU);
         long sliceWork = (long) (settings.roundTrip().toNanos() / settings.overhead());
         if (estimate > 0) {
             if (estimate * (double) n < sliceWork) {
@@ -78,28 +76,59 @@ final class ClusterLink {
             int cap = Math.max(1, ceilDiv(n, 2 * Math.max(1, members.size())));
             return (int) Math.max(1, Math.min(size, cap));
         }
-        int slots = 0;
+        double slots = 0;
         for (ClusterMember m : members) {
-            slots += m.cpuSlots();
+            slots += capacity(m, needs, 1);
         }
-        return Math.max(1, ceilDiv(n, 4 * Math.max(1, slots)));
+        return Math.max(1, ceilDiv(n, (int) Math.max(4, Math.min(Integer.MAX_VALUE, 4 * slots))));
+    }
+
+    /** A group member's declared cost on a device, else the cost model's estimate; -1 when unknown. */
+    private long estimate(TaskGroup<?> group, Device device) {
+        Task<?> first = group.get(0);
+        long declared = first.costNanos(device);
+        return declared > 0 ? declared : scheduler.costModel().estimate(first.statisticsName(), device);
     }
 
     /**
-     * The member for the next slice: the lowest of (slices given it in this group + 1) per CPU slot,
-     * weighed by its load, a DEGRADED member last; never a DOWN or excluded one.
+     * How many of a group's slices a member runs at once: its CPU slots for CPU bodies, its GPUs for
+     * GPU bodies (a group with both counts a GPU as {@code gpuWeight} CPU slots); 0 when it cannot
+     * run them.
+     */
+    private static double capacity(ClusterMember m, Needs needs, double gpuWeight) {
+        if (needs.gpuOnly) {
+            return m.gpus();
+        }
+        return needs.gpu ? m.cpuSlots() + m.gpus() * gpuWeight : m.cpuSlots();
+    }
+
+    /**
+     * The member for the next slice of a group: the lowest of (slices given it in this group + 1)
+     * per slot that can run the group's bodies, weighed by its load, a DEGRADED member last; never
+     * a DOWN or excluded one, nor one without a GPU for a group whose members have only GPU bodies.
+     * A GPU counts as one slot, or, for a group with both bodies whose costs the cost model knows, as
+     * many CPU slots as it is faster.
      *
      * @return the member, or null when none is left
      */
     @Nullable
-    ClusterMember choose(Map<String, Integer> assigned, Set<String> excluded) {
+    ClusterMember choose(TaskGroup<?> group, Needs needs, Map<String, Integer> assigned, Set<String> excluded) {
+        double gpuWeight = 1;
+        if (needs.gpu && !needs.gpuOnly) {
+            long cpu = estimate(group, Device.CPU);
+            long gpu = estimate(group, Device.GPU);
+            if (cpu > 0 && gpu > 0) {
+                gpuWeight = Math.max(1, (double) cpu / gpu);
+            }
+        }
         ClusterMember best = null;
         double bestScore = Double.MAX_VALUE;
         for (ClusterMember m : engine.members()) {
-            if (m.health() == DeviceHealth.DOWN || excluded.contains(m.id())) {
+            double capacity = capacity(m, needs, gpuWeight);
+            if (m.health() == DeviceHealth.DOWN || excluded.contains(m.id()) || capacity <= 0) {
                 continue;
             }
-            double score = (assigned.getOrDefault(m.id(), 0) + 1.0) / m.cpuSlots() * (1 + m.load());
+            double score = (assigned.getOrDefault(m.id(), 0) + 1.0) / capacity * (1 + m.load());
             if (m.health() == DeviceHealth.DEGRADED) {
                 score *= 4;
             }
@@ -119,6 +148,8 @@ final class ClusterLink {
     static final class ClusterPlan {
 
         final List<TaskGroup<?>> groups;
+        /** What the members of each group need of the member their slice goes to, by position in {@link #groups}. */
+        final List<Needs> needs;
         /** The graph's fingerprint, which workers compare with their own; empty without distributed groups. */
         final String fingerprint;
 
@@ -133,14 +164,6 @@ final class ClusterLink {
                 TaskGroup<?> g = t.group();
                 if (g == null || !g.isDistributed()) {
                     continue;
-                }
-                if (t.cpuBody() == null) {
-                    throw new GraphValidationException(
-                            GraphValidationException.Problem.INVALID_SETTING,
-                            List.of(t.name()),
-                            "graph '" + graph.name() + "': " + g + " is distributed, but its member '" + t.name()
-                                    + "' has no CPU body; members of a distributed group run their CPU body on"
-                                    + " other members (give it cpu(...) or bodies(...))");
                 }
                 if (of == null) {
                     of = new int[graph.size()];
@@ -158,6 +181,7 @@ final class ClusterLink {
                 refuseDependenciesWithinGroups(graph, of, list.size());
             }
             this.groups = List.copyOf(list);
+            this.needs = list.stream().map(Needs::of).toList();
             this.groupOf = of;
             this.fingerprint = list.isEmpty() ? "" : GraphFingerprint.of(graph.graph());
         }
@@ -219,6 +243,29 @@ final class ClusterLink {
         int groupOf(int i) {
             int[] of = groupOf;
             return of == null ? -1 : of[i];
+        }
+
+        /** Whether task {@code i} runs where its slice goes (a member of a distributed group). */
+        boolean distributes(int i) {
+            return groupOf(i) >= 0;
+        }
+    }
+
+    /**
+     * What a distributed group's members need of a member: {@code gpu} when one has a GPU body
+     * (members with GPUs may run it there, their policy deciding), {@code gpuOnly} when one has no
+     * CPU body (its slices go only to members with GPUs).
+     */
+    record Needs(boolean gpu, boolean gpuOnly) {
+
+        static Needs of(TaskGroup<?> group) {
+            boolean gpu = false;
+            boolean gpuOnly = false;
+            for (Task<?> t : group.members()) {
+                gpu |= t.gpuBody() != null;
+                gpuOnly |= t.cpuBody() == null;
+            }
+            return new Needs(gpu, gpuOnly);
         }
     }
 }

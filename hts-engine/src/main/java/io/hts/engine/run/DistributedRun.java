@@ -18,7 +18,7 @@ final class DistributedRun {
         List<ClusterMember> members = link.engine.members();
         this.groups = new GroupSlices[plan.groups.size()];
         for (int g = 0; g < groups.length; g++) {
-            groups[g] = new GroupSlices(run, link, plan.groups.get(g), plan.fingerprint, members);
+            groups[g] = new GroupSlices(run, link, plan.groups.get(g), plan.needs.get(g), plan.fingerprint, members);
         }
     }
 
@@ -27,9 +27,14 @@ final class DistributedRun {
         return plan.groupOf(i) >= 0;
     }
 
-    /** A member's first attempt, READY and placed on the CPU: its slice takes it. */
+    /** A member's first attempt, READY: its slice takes it, and places it where the slice goes. */
     void ready(TaskExecution e) {
         groups[plan.groupOf(e.index)].ready(e);
+    }
+
+    /** A member's retry: it goes where the group's choice gives now, this member included. */
+    void retry(TaskExecution e) {
+        groups[plan.groupOf(e.index)].retry(e);
     }
 
     /** Task {@code i} was cancelled before it started (READY or not): its slice no longer waits for it. */
@@ -40,7 +45,10 @@ final class DistributedRun {
         }
     }
 
-    /** The run was cancelled: the slices in flight are cancelled on their members, their tasks end CANCELLED. */
+    /**
+     * The run was cancelled, or failed fast: the slices and retries in flight are cancelled on their
+     * members, their tasks end CANCELLED.
+     */
     void cancelled(Throwable cause) {
         for (GroupSlices g : groups) {
             g.cancelAll(cause);

@@ -17,6 +17,7 @@ import io.hts.engine.policy.CostModel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntPredicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -68,8 +69,20 @@ final class ExecutionPlan {
 
     final boolean anyChained;
 
+    /**
+     * Makes the plan.
+     *
+     * @param distributed whether a task runs where its distributed group's slice goes (on a member
+     *     with a GPU, for one with only a GPU body), so that this scheduler's lack of a GPU does not
+     *     refuse it
+     */
     ExecutionPlan(
-            CompiledGraph graph, FaultTolerance faults, ResourceLimiter limiter, CostModel costs, boolean gpuBackend) {
+            CompiledGraph graph,
+            FaultTolerance faults,
+            ResourceLimiter limiter,
+            CostModel costs,
+            boolean gpuBackend,
+            IntPredicate distributed) {
         this.graph = graph;
         int n = graph.size();
         this.flags = new byte[n];
@@ -93,7 +106,9 @@ final class ExecutionPlan {
             if (gpu && gpuBackend) {
                 f |= GPU;
             }
-            if (!cpu && !gpuBackend) {
+            // a distributed member may run on another member's GPU: its GPU retry and time limit apply there
+            boolean gpuAnywhere = gpu && (gpuBackend || distributed.test(i));
+            if (!cpu && !gpuAnywhere) {
                 gpuOnly.add(task.name());
             }
             if (task.priority() > 0) {
@@ -104,15 +119,14 @@ final class ExecutionPlan {
             }
             if (!task.isBarrier()) {
                 Retry retry = cpu ? resolution.retryFor(task, Device.CPU) : null;
-                Retry gpuRetry = gpu && gpuBackend ? resolution.retryFor(task, Device.GPU) : null;
+                Retry gpuRetry = gpuAnywhere ? resolution.retryFor(task, Device.GPU) : null;
                 r = store(r, i, retry, n, Retry[]::new);
                 rg = store(rg, i, gpuRetry, n, Retry[]::new);
                 if (retry != null || gpuRetry != null) {
                     f |= RETRY;
                 }
                 TimeLimiter limit = checked(task, cpu ? resolution.timeLimiterFor(task, Device.CPU) : null);
-                TimeLimiter gpuLimit =
-                        checked(task, gpu && gpuBackend ? resolution.timeLimiterFor(task, Device.GPU) : null);
+                TimeLimiter gpuLimit = checked(task, gpuAnywhere ? resolution.timeLimiterFor(task, Device.GPU) : null);
                 tl = store(tl, i, limit, n, TimeLimiter[]::new);
                 tlg = store(tlg, i, gpuLimit, n, TimeLimiter[]::new);
                 if (limit != null || gpuLimit != null) {

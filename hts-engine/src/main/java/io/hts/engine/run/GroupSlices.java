@@ -18,11 +18,14 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
@@ -30,26 +33,32 @@ import org.jspecify.annotations.Nullable;
 /**
  * One distributed group of one run, cut into slices of {@code sliceSize} members: a slice goes out
  * once each of its members is READY or was cancelled before it started; it runs on this member
- * (its attempts go to the worker pool as usual) or on another, where its attempts count as RUNNING
- * on the CPU until the member answers, as a device's tasks do until their backend reports.
+ * (its attempts placed as any attempt) or on another, where its attempts count as RUNNING until the
+ * member answers, as a device's tasks do until their backend reports. A member's retry (its task's
+ * Resilience4j retry, after a remote or local failure) goes out alone the same way, to the member
+ * the group's choice gives then.
  *
  * <p><b>Invariants.</b> A member's slot in {@code members} is set once, by a compare-and-set from
  * null: to its attempt by the thread that routed it READY, or to {@code NOT_STARTED} by the thread
  * that cancelled it first; only the winner decrements its slice's {@code unsettled} count, so the
- * count reaches 0 exactly once, and the thread that brings it there sends the slice. A slice's
- * {@code phase} is 0 until it is sent, then the number of its delivery in flight (1, 2... as members
- * are lost under it), then {@code DONE}. Every change of phase is one compare-and-set, and only its
- * winner acts: accepts the outcome (so every member's result counts once, whatever late or repeated
- * answers arrive), sends the slice again, or cancels it. Attempts are reported through the engine's
- * device-task path ({@link TaskExecution#complete}, {@link TaskExecution#fail}), which itself
+ * count reaches 0 exactly once, and the thread that brings it there ships the slice. Each slice, and
+ * each retry sent away, is a {@link Shipment} whose {@code phase} is 0 until it leaves, then the
+ * number of its delivery in flight (1, 2... as members are lost under it), then {@code DONE}. Every
+ * change of phase is one compare-and-set, and only its winner acts: ships it, accepts the outcome
+ * (so every member's result counts once, whatever late or repeated answers arrive), sends it again,
+ * or cancels it. A canceller may take a shipment from 0 to {@code DONE}: its shipper then loses the
+ * compare-and-set from 0 and ends the attempts it started itself. Attempts are reported through the
+ * engine's device-task path ({@link TaskExecution#complete}, {@link TaskExecution#fail}), which
  * ignores a second report.
  *
  * <p><b>Memory ordering.</b> An attempt stored in its slot happens-before the decrement that
- * settles the slot (both atomic), so the sender sees every slot of its slice. A delivery's
- * {@code Flight} is published through {@code flights} after its phase is set; a canceller that wins
- * the phase reads its attempts from there (a delivery's flight is set before its phase, or holds the
- * same attempts as the one before it); when its {@code submitted} slice is not yet set, the sender
- * sees the phase changed after setting it and cancels the delivery itself.
+ * settles the slot (both atomic), so the shipper sees every slot of its slice. A delivery's
+ * {@code Flight} is published in its shipment ({@code volatile}) before the compare-and-set of the
+ * phase that sends it; a canceller that wins the phase reads the attempts from there (this flight or
+ * the one before it, which holds the same attempts), or finds none and leaves them to the shipper;
+ * when the flight's {@code submitted} slice is not yet set, the sender sees the phase changed after
+ * setting it and cancels the delivery itself. A retry's shipment is added to {@code retried} before
+ * its attempt starts, so a run-level cancel that follows the start sees it.
  */
 final class GroupSlices {
 
@@ -59,6 +68,7 @@ final class GroupSlices {
     private final GraphRun run;
     private final ClusterLink link;
     private final TaskGroup<?> group;
+    private final ClusterLink.Needs needs;
     private final String fingerprint;
     private final int sliceSize;
     private final boolean localOnly;
@@ -66,20 +76,30 @@ final class GroupSlices {
 
     private final AtomicReferenceArray<@Nullable Object> members;
     private final AtomicIntegerArray unsettled;
-    private final AtomicIntegerArray phase;
-    private final AtomicReferenceArray<@Nullable Flight> flights;
+    private final Shipment[] slices;
+    /** The retries sent to other members, each its own shipment. */
+    private final Queue<Shipment> retried = new ConcurrentLinkedQueue<>();
+    /** Numbers the deliveries of this group's slices and retries, so that no two share a payload key. */
+    private final AtomicInteger deliveries = new AtomicInteger();
     /** Slices given to each member in this group (under its own lock; off the hot path: once a slice). */
     private final Map<String, Integer> assigned = new HashMap<>();
     /** The inputs encoded for other members, by task index, each encoded (and stored) once for all slices. */
     private final Map<Integer, CompletableFuture<Payload>> inputs = new ConcurrentHashMap<>();
 
-    GroupSlices(GraphRun run, ClusterLink link, TaskGroup<?> group, String fingerprint, List<ClusterMember> cluster) {
+    GroupSlices(
+            GraphRun run,
+            ClusterLink link,
+            TaskGroup<?> group,
+            ClusterLink.Needs needs,
+            String fingerprint,
+            List<ClusterMember> cluster) {
         this.run = run;
         this.link = link;
         this.group = group;
+        this.needs = needs;
         this.fingerprint = fingerprint;
         int n = group.size();
-        int size = n == 0 ? 1 : link.sliceSize(group, cluster);
+        int size = n == 0 ? 1 : link.sliceSize(group, needs, cluster);
         this.localOnly = size == 0;
         this.sliceSize = localOnly ? Math.max(1, n) : size;
         int slices = (n + sliceSize - 1) / sliceSize;
@@ -89,8 +109,10 @@ final class GroupSlices {
         for (int s = 0; s < slices; s++) {
             unsettled.set(s, Math.min(n, (s + 1) * sliceSize) - s * sliceSize);
         }
-        this.phase = new AtomicIntegerArray(slices);
-        this.flights = new AtomicReferenceArray<>(slices);
+        this.slices = new Shipment[slices];
+        for (int s = 0; s < slices; s++) {
+            this.slices[s] = new Shipment();
+        }
     }
 
     // ================================================================== slices fill up
@@ -115,39 +137,83 @@ final class GroupSlices {
         }
     }
 
-    /** The slice is settled: to this member's pool, or started and sent to another. */
+    /**
+     * The slice is settled: placed here as any attempt (device, resources), or started and sent to
+     * another member.
+     */
     private void send(int slice) {
         int lo = slice * sliceSize;
         int hi = Math.min(group.size(), lo + sliceSize);
-        ClusterMember target = localOnly ? null : choose(Set.of());
+        List<TaskExecution> ready = new ArrayList<>(hi - lo);
+        for (int k = lo; k < hi; k++) {
+            if (members.get(k) instanceof TaskExecution e) {
+                ready.add(e);
+            }
+        }
+        ClusterMember target = localOnly && !needs.gpuOnly() ? null : choose(Set.of());
+        Shipment shipment = slices[slice];
+        if (target == null || target.local() || ready.isEmpty()) {
+            shipment.phase.compareAndSet(0, DONE); // (or a canceller took it: the attempts then do not start here)
+        }
+        ship(shipment, ready, target);
+    }
+
+    /**
+     * A member's retry: sent alone to the member the group's choice gives now (this one included),
+     * as its first attempt was with its slice.
+     */
+    void retry(TaskExecution e) {
+        ClusterMember target = choose(Set.of());
         if (target == null || target.local()) {
-            phase.set(slice, DONE);
-            for (int k = lo; k < hi; k++) {
-                if (members.get(k) instanceof TaskExecution e) {
-                    run.pool.submit(e);
-                }
+            ship(null, List.of(e), target);
+            return;
+        }
+        Shipment shipment = new Shipment();
+        retried.add(shipment); // before the attempt starts: a cancel after its start finds it
+        ship(shipment, List.of(e), target);
+    }
+
+    /**
+     * Sends attempts to {@code target}: placed here when it is this member (or none, and the group
+     * needs no GPU), failed naming the group when no member can run them, else started and delivered.
+     */
+    private void ship(@Nullable Shipment shipment, List<TaskExecution> ready, @Nullable ClusterMember target) {
+        if (ready.isEmpty()) {
+            return;
+        }
+        if (target == null && needs.gpuOnly()) {
+            NoDeviceException none = new NoDeviceException(group + " of graph '" + run.graph.name() + "' has members"
+                    + " with only a GPU body, and no member of the cluster has a GPU: " + link.engine.members());
+            for (TaskExecution e : ready) {
+                run.propagation.failUnstarted(e.index, none, Device.GPU, e.attempt);
             }
             return;
         }
-        List<TaskExecution> started = new ArrayList<>(hi - lo);
-        for (int k = lo; k < hi; k++) {
-            if (members.get(k) instanceof TaskExecution e && e.start(TaskExecution.REMOTE_LANE)) {
+        if (target == null || target.local() || shipment == null) {
+            for (TaskExecution e : ready) {
+                run.placement.dispatchInSlice(e);
+            }
+            return;
+        }
+        List<TaskExecution> started = new ArrayList<>(ready.size());
+        for (TaskExecution e : ready) {
+            e.device = needs.gpuOnly() ? Device.GPU : Device.CPU; // where it runs there is the member's choice
+            if (e.start(TaskExecution.REMOTE_LANE)) {
                 started.add(e);
             }
         }
-        if (started.isEmpty()) {
-            phase.set(slice, DONE);
-            return;
+        Flight first = new Flight(shipment, started, 1, new HashSet<>());
+        shipment.flight = first; // before the phase: a canceller that wins the phase finds the attempts
+        if (!shipment.phase.compareAndSet(0, started.isEmpty() ? DONE : 1)) {
+            fail(started, cancelled(null)); // cancelled before it left
+        } else if (!started.isEmpty()) {
+            deliver(first, target);
         }
-        Flight first = new Flight(slice, started, 1, new HashSet<>());
-        flights.set(slice, first); // before the phase: a canceller that wins the phase finds the attempts
-        phase.set(slice, 1);
-        deliver(first, target);
     }
 
     private @Nullable ClusterMember choose(Set<String> excluded) {
         synchronized (assigned) {
-            ClusterMember m = link.choose(assigned, excluded);
+            ClusterMember m = link.choose(group, needs, assigned, excluded);
             if (m != null) {
                 assigned.merge(m.id(), 1, Integer::sum);
             }
@@ -204,7 +270,7 @@ final class GroupSlices {
                 to,
                 link.engine.localMember().id(),
                 run.runId(),
-                f.delivery,
+                f.number,
                 limit,
                 encoded);
         SubmittedSlice submitted;
@@ -215,7 +281,7 @@ final class GroupSlices {
             return;
         }
         f.submitted = submitted;
-        if (phase.get(f.slice) != f.delivery) {
+        if (f.shipment.phase.get() != f.delivery) {
             submitted.cancel(); // cancelled (or answered) while it was being sent
         }
         submitted.result().whenComplete((result, ex) -> outcome(f, member, work, result, ex));
@@ -227,13 +293,15 @@ final class GroupSlices {
         Throwable ex = error == null ? null : unwrap(error);
         if (ex instanceof MemberLostException lost) {
             int next = f.delivery + 1;
-            if (!phase.compareAndSet(f.slice, f.delivery, next)) {
+            if (!f.shipment.phase.compareAndSet(f.delivery, next)) {
                 return; // cancelled meanwhile
             }
             f.lost.add(member.id());
             ClusterMember other = next <= link.settings.sliceAttempts() ? choose(f.lost) : null;
-            if (other == null) {
-                phase.set(f.slice, DONE);
+            if (other == null) { // (this member may be the other: the slice then goes through its own service)
+                if (!f.shipment.phase.compareAndSet(next, DONE)) {
+                    return; // cancelled meanwhile: its canceller failed the attempts
+                }
                 fail(
                         f.started,
                         new MemberLostException(
@@ -244,14 +312,14 @@ final class GroupSlices {
                                 lost));
                 return;
             }
-            Flight again = new Flight(f.slice, f.started, next, f.lost);
-            flights.set(f.slice, again);
-            if (phase.get(f.slice) == next) {
+            Flight again = new Flight(f.shipment, f.started, next, f.lost);
+            f.shipment.flight = again;
+            if (f.shipment.phase.get() == next) {
                 deliver(again, other);
             } // else cancelled meanwhile: its canceller failed the attempts (the same as the previous delivery's)
             return;
         }
-        if (!phase.compareAndSet(f.slice, f.delivery, DONE)) {
+        if (!f.shipment.phase.compareAndSet(f.delivery, DONE)) {
             return; // an answer to a delivery already superseded, answered or cancelled
         }
         if (ex != null || result == null) {
@@ -270,7 +338,8 @@ final class GroupSlices {
                                         + " instead of " + work.size() + " results"));
                 return;
             }
-            if (result.failures().isEmpty()) {
+            if (result.failures().isEmpty() && result.gpuMembers() == 0) {
+                // (a slice that ran on a GPU there taught that member's cost model, not this one's)
                 link.scheduler
                         .costModel()
                         .record(group.get(0).statisticsName(), Device.CPU, result.bodyNanos() / work.size());
@@ -289,7 +358,7 @@ final class GroupSlices {
 
     /** The flight's delivery cannot go on: every attempt in it fails (a second report is ignored). */
     private void end(Flight f, Throwable error) {
-        if (phase.compareAndSet(f.slice, f.delivery, DONE)) {
+        if (f.shipment.phase.compareAndSet(f.delivery, DONE)) {
             fail(f.started, error);
         }
     }
@@ -302,28 +371,41 @@ final class GroupSlices {
 
     // ================================================================== run-level
 
-    /** The run was cancelled: every slice in flight is cancelled on its member and its attempts end CANCELLED. */
+    /**
+     * The run was cancelled, or failed fast: every slice and retry in flight is cancelled on its
+     * member and its attempts end CANCELLED; those not yet sent stay here.
+     */
     void cancelAll(Throwable cause) {
-        for (int s = 0; s < phase.length(); s++) {
-            int p = phase.get(s);
-            while (p > 0 && !phase.compareAndSet(s, p, DONE)) {
-                p = phase.get(s);
-            }
-            if (p <= 0) {
-                continue;
-            }
-            Flight f = flights.get(s); // set before the phase: this or the previous delivery, same attempts
-            if (f == null) {
-                continue;
-            }
-            SubmittedSlice submitted = f.submitted;
-            if (submitted != null) {
-                submitted.cancel();
-            }
-            TaskCancelledException cancelled = new TaskCancelledException(
-                    "slice of " + group + " cancelled on its member: " + cause.getMessage(), cause);
-            fail(f.started, cancelled);
+        for (Shipment s : slices) {
+            cancel(s, cause);
         }
+        for (Shipment s : retried) {
+            cancel(s, cause);
+        }
+    }
+
+    private void cancel(Shipment s, Throwable cause) {
+        int p = s.phase.get();
+        while (p != DONE && !s.phase.compareAndSet(p, DONE)) {
+            p = s.phase.get();
+        }
+        Flight f = s.flight; // set before the phase left 0: this or the previous delivery, same attempts
+        if (p == DONE || f == null) {
+            return; // done already, or not shipped: its shipper loses the phase and ends its attempts
+        }
+        SubmittedSlice submitted = f.submitted;
+        if (submitted != null) {
+            submitted.cancel();
+        }
+        fail(f.started, cancelled(cause));
+    }
+
+    private TaskCancelledException cancelled(@Nullable Throwable cause) {
+        Throwable why = cause != null ? cause : run.state.stopCause();
+        return new TaskCancelledException(
+                "slice of " + group + " cancelled on its member: "
+                        + (why == null ? "the run stopped" : why.getMessage()),
+                why);
     }
 
     /** Deletes the inputs this group stored for other members (their time to live would, later). */
@@ -341,17 +423,25 @@ final class GroupSlices {
         return t;
     }
 
-    /** One delivery of a slice: its started attempts, its number, and the members lost under it so far. */
-    private static final class Flight {
+    /** A slice, or a retry sent away: the phase of its deliveries and its latest flight. */
+    private static final class Shipment {
 
-        final int slice;
+        final AtomicInteger phase = new AtomicInteger();
+        volatile @Nullable Flight flight;
+    }
+
+    /** One delivery of a shipment: its started attempts, its phase, its number on the wire, the members lost so far. */
+    private final class Flight {
+
+        final Shipment shipment;
         final List<TaskExecution> started;
         final int delivery;
+        final int number = deliveries.incrementAndGet();
         final Set<String> lost;
         volatile @Nullable SubmittedSlice submitted;
 
-        Flight(int slice, List<TaskExecution> started, int delivery, Set<String> lost) {
-            this.slice = slice;
+        Flight(Shipment shipment, List<TaskExecution> started, int delivery, Set<String> lost) {
+            this.shipment = shipment;
             this.started = started;
             this.delivery = delivery;
             this.lost = lost;

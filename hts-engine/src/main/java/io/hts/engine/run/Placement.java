@@ -94,7 +94,24 @@ final class Placement {
      */
     @Nullable
     PoolTask dispatch(TaskExecution e) {
+        DistributedRun distributed = run.distributed;
+        if (distributed != null && distributed.owns(e.index)) {
+            if (e.attempt == 1) {
+                distributed.ready(e); // its slice decides the member; one run here comes back through dispatchInSlice
+            } else {
+                distributed.retry(e); // alone, where the group's choice gives now
+            }
+            return null;
+        }
         return dispatch(e, chooseDevice(e.index, e.attempt));
+    }
+
+    /** A distributed group's attempt whose slice runs on this member: placed as any attempt, and run. */
+    void dispatchInSlice(TaskExecution e) {
+        PoolTask p = dispatch(e, chooseDevice(e.index, e.attempt));
+        if (p != null) {
+            run.pool.submit(p);
+        }
     }
 
     /**
@@ -183,12 +200,6 @@ final class Placement {
     @Nullable
     PoolTask route(TaskExecution e, Device device) {
         int i = e.index;
-        DistributedRun distributed = run.distributed;
-        if (distributed != null && e.attempt == 1 && distributed.owns(i)) {
-            e.device = Device.CPU; // its CPU body runs where its slice goes; a retry runs here
-            distributed.ready(e);
-            return null;
-        }
         e.device = device;
         if (device == Device.GPU) {
             DeviceBackend gpu = run.scheduler.gpuBackend();

@@ -182,15 +182,28 @@ final class Propagation {
     void endRunning(TaskExecution e, TaskState to, Throwable cause) {
         int i = e.index;
         TaskCancelledException spread = to == TaskState.FAILED ? becauseFailed(i, cause) : null;
-        if (spread != null && run.failureMode() == FailureMode.FAIL_FAST) {
-            run.state.stop(spread); // nothing new starts from here, before anyone hears of the failure
-        }
+        // nothing new starts from here, before anyone hears of the failure
+        boolean stopped = spread != null && run.failureMode() == FailureMode.FAIL_FAST && run.state.stop(spread);
         run.storeOutcome(i, cause);
         if (!deps.tryEnd(i, to)) {
             throw new IllegalStateException("task '" + topology.name(i) + "' was not RUNNING when its attempt "
                     + e.attempt + " ended " + to + "; this is a bug in HTS");
         }
         ended(i, to, cause, spread, e.device, e.lane, e.attempt);
+        if (stopped) {
+            stopSlices(spread);
+        }
+    }
+
+    /**
+     * The run failed fast: its slices on other members stop (their results would reach nobody, and
+     * nothing here need wait for them); bodies running here finish as they would.
+     */
+    private void stopSlices(Throwable cause) {
+        DistributedRun distributed = run.distributed;
+        if (distributed != null) {
+            distributed.cancelled(cause);
+        }
     }
 
     /**
@@ -203,10 +216,11 @@ final class Propagation {
         }
         run.storeOutcome(i, error);
         TaskCancelledException spread = becauseFailed(i, error);
-        if (run.failureMode() == FailureMode.FAIL_FAST) {
-            run.state.stop(spread);
-        }
+        boolean stopped = run.failureMode() == FailureMode.FAIL_FAST && run.state.stop(spread);
         ended(i, TaskState.FAILED, error, spread, device, -1, attempt);
+        if (stopped) {
+            stopSlices(spread);
+        }
     }
 
     /**

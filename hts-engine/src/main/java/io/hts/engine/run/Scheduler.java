@@ -35,6 +35,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.IntPredicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -158,11 +159,11 @@ public final class Scheduler implements AutoCloseable {
 
     /** The graph's execution plan on this scheduler, made (and its distributed groups checked) once per graph. */
     ExecutionPlan plan(CompiledGraph compiled) {
-        if (cluster != null) {
-            cluster.plan(compiled);
-        }
+        IntPredicate distributed = cluster == null ? i -> false : cluster.plan(compiled)::distributes;
         return compiled.bound(
-                this, ExecutionPlan.class, g -> new ExecutionPlan(g, faults, resources, costModel, gpu != null));
+                this,
+                ExecutionPlan.class,
+                g -> new ExecutionPlan(g, faults, resources, costModel, gpu != null, distributed));
     }
 
     /** Starts a run; {@code callerWaits}: the caller awaits it right after, without a deadline. */

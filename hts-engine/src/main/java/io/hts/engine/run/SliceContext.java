@@ -1,6 +1,7 @@
 package io.hts.engine.run;
 
 import io.hts.engine.graph.ForwardingTaskContext;
+import io.hts.engine.graph.GpuTaskContext;
 import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskContext;
@@ -16,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * the inputs the coordinator sent instead of results of this member's run. Checks reads as the
  * engine's own context does (a direct dependency only). Immutable.
  */
-final class SliceContext extends ForwardingTaskContext {
+class SliceContext extends ForwardingTaskContext {
 
     private final TaskGraph graph;
     private final GraphTopology topology;
@@ -58,6 +59,30 @@ final class SliceContext extends ForwardingTaskContext {
             out.add(sent(m));
         }
         return out;
+    }
+
+    /**
+     * The same for a GPU body: the device and the backend's own context are the worker's (read
+     * inputs through this context: the backend's own, from {@link #unwrap}, reads this member's run).
+     */
+    static final class OnGpu extends SliceContext implements GpuTaskContext {
+
+        private final GpuTaskContext gpu;
+
+        OnGpu(GpuTaskContext delegate, TaskGraph graph, Task<?> member, Map<String, @Nullable Object> inputs) {
+            super(delegate, graph, member, inputs);
+            this.gpu = delegate;
+        }
+
+        @Override
+        public int deviceOrdinal() {
+            return gpu.deviceOrdinal();
+        }
+
+        @Override
+        public <C> C unwrap(Class<C> type) {
+            return type.isInstance(this) ? type.cast(this) : gpu.unwrap(type);
+        }
     }
 
     @SuppressWarnings("unchecked")

@@ -8,19 +8,24 @@ import io.hts.engine.cluster.SliceResult;
 import io.hts.engine.cluster.SliceServer;
 import io.hts.engine.cluster.SliceWork;
 import io.hts.engine.exec.DeviceBackend;
+import io.hts.engine.graph.Device;
+import io.hts.engine.graph.GpuBody;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskBody;
+import io.hts.engine.graph.TaskBuilder;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskGroup;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.policy.DeviceStatus;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,8 +39,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * This member's side of the slices others send: finds the graph registered under the slice's name,
  * refuses it when missing or of another fingerprint, decodes the inputs, and runs the slice's
- * members (their own CPU bodies, reading the inputs sent) as a run of its own on this scheduler,
- * without waiting on any thread; answers with every member's result or failure.
+ * members (their own bodies, reading the inputs sent; on this member's CPU or GPU as its policy
+ * decides) as a run of its own on this scheduler, without waiting on any thread; answers with every
+ * member's result or failure.
  *
  * <p>Thread-safe: {@code running} is an atomic count; {@code fingerprints} caches one fingerprint
  * per registered graph object (a graph registered again under the name is fingerprinted again).
@@ -143,7 +149,12 @@ final class SliceService implements SliceServer {
                 });
     }
 
-    /** Runs the slice's members as a run of this scheduler; completes {@code result} when it ends. */
+    /**
+     * Runs the slice's members as a run of this scheduler (a group of the same name, so that this
+     * member's cost model learns the group's costs, with each member's bodies, declared costs, GPU
+     * and resources; no retries or time limits of its own: the coordinator's attempt has them);
+     * completes {@code result} when it ends.
+     */
     private void start(
             SliceWork work,
             TaskGroup<?> group,
@@ -152,25 +163,17 @@ final class SliceService implements SliceServer {
         TaskGraph graph = group.graph();
         TaskGraph slice = TaskGraph.named(graph.name());
         LongAdder bodyNanos = new LongAdder();
-        List<Task<?>> tasks = new ArrayList<>(work.size());
-        for (int k = work.from(); k < work.to(); k++) {
-            Task<?> member = group.get(k);
-            @SuppressWarnings("unchecked")
-            TaskBody<Object> body = (TaskBody<Object>) member.cpuBody();
-            tasks.add(slice.task(member.name()).cpu(ctx -> {
-                long t0 = System.nanoTime();
-                try {
-                    return body.run(new SliceContext(ctx, graph, member, inputs));
-                } finally {
-                    bodyNanos.add(System.nanoTime() - t0);
-                }
-            }));
-        }
+        AtomicInteger onGpu = new AtomicInteger();
+        TaskGroup<Object> tasks = slice.group(
+                group.name(), work.size(), (k, t) -> member(group.get(work.from() + k), t, inputs, bodyNanos, onGpu));
         GraphRun run;
         try {
             run = scheduler.submit(slice, RunOptions.failureMode(FailureMode.CONTINUE));
         } catch (RejectedExecutionException ex) {
             result.completeExceptionally(new MemberLostException(self() + " is shutting down and takes no slices", ex));
+            return;
+        } catch (RuntimeException ex) { // the slice cannot run here (a resource this scheduler does not declare)
+            result.completeExceptionally(ex);
             return;
         }
         running.incrementAndGet();
@@ -189,12 +192,62 @@ final class SliceService implements SliceServer {
             if (timeout != null) {
                 timeout.cancel(false);
             }
-            answer(work, run, tasks, bodyNanos.sum(), result);
+            answer(work, group, run, tasks, bodyNanos.sum(), onGpu.get(), result);
         });
     }
 
+    /** One member of the slice's group: the member's own bodies, reading the inputs sent. */
+    @SuppressWarnings("unchecked")
+    private static Task<Object> member(
+            Task<?> member,
+            TaskBuilder t,
+            Map<String, @Nullable Object> inputs,
+            LongAdder bodyNanos,
+            AtomicInteger onGpu) {
+        TaskGraph graph = member.graph();
+        t.retries(0).noTimeout();
+        for (Device d : Device.values()) {
+            long cost = member.costNanos(d);
+            if (cost >= 0) {
+                t.cost(d, Duration.ofNanos(cost));
+            }
+        }
+        if (member.gpuOrdinal() >= 0) {
+            t.onGpu(member.gpuOrdinal());
+        }
+        member.resources().forEach(t::resource);
+        TaskBody<Object> cpu = (TaskBody<Object>) member.cpuBody();
+        GpuBody<Object> gpu = (GpuBody<Object>) member.gpuBody();
+        TaskBody<Object> cpuHere = cpu == null
+                ? null
+                : ctx -> {
+                    long t0 = System.nanoTime();
+                    try {
+                        return cpu.run(new SliceContext(ctx, graph, member, inputs));
+                    } finally {
+                        bodyNanos.add(System.nanoTime() - t0);
+                    }
+                };
+        GpuBody<Object> gpuHere = gpu == null
+                ? null
+                : ctx -> {
+                    onGpu.incrementAndGet();
+                    return gpu.run(new SliceContext.OnGpu(ctx, graph, member, inputs));
+                };
+        if (cpuHere != null && gpuHere != null) {
+            return t.bodies(cpuHere, gpuHere);
+        }
+        return cpuHere != null ? t.cpu(cpuHere) : t.gpu(Objects.requireNonNull(gpuHere));
+    }
+
     private void answer(
-            SliceWork work, GraphRun run, List<Task<?>> tasks, long bodyNanos, CompletableFuture<SliceResult> result) {
+            SliceWork work,
+            TaskGroup<?> group,
+            GraphRun run,
+            TaskGroup<Object> tasks,
+            long bodyNanos,
+            int gpuMembers,
+            CompletableFuture<SliceResult> result) {
         List<@Nullable Object> values = new ArrayList<>(tasks.size());
         Map<Integer, SliceResult.RemoteFailure> failures = new HashMap<>();
         for (int k = 0; k < tasks.size(); k++) {
@@ -204,7 +257,7 @@ final class SliceService implements SliceServer {
             } else {
                 values.add(null);
                 Throwable cause = run.error(t).orElse(null);
-                failures.put(work.from() + k, failure(t.name(), cause));
+                failures.put(work.from() + k, failure(group.get(work.from() + k).name(), cause));
             }
         }
         String me = link.engine.localMember().id();
@@ -214,7 +267,7 @@ final class SliceService implements SliceServer {
             if (ex != null) {
                 result.completeExceptionally(ex);
             } else {
-                result.complete(new SliceResult(me, payload, failures, bodyNanos));
+                result.complete(new SliceResult(me, payload, failures, bodyNanos, gpuMembers));
             }
         });
     }

@@ -140,9 +140,16 @@ public final class LoopbackCluster implements AutoCloseable {
 
         private ClusterMember describe(boolean local) {
             SliceServer s = server;
-            int slots = s == null ? 1 : s.capacity().cpuSlots();
+            SliceServer.Capacity c = s == null ? new SliceServer.Capacity(1, 0, 0) : s.capacity();
             return new ClusterMember(
-                    id, "loopback/" + id, local, slots, 0, 0, DeviceHealth.UP, s == null ? 0 : s.load());
+                    id,
+                    "loopback/" + id,
+                    local,
+                    c.cpuSlots(),
+                    c.gpus(),
+                    c.freeDeviceMemory(),
+                    DeviceHealth.UP,
+                    s == null ? 0 : s.load());
         }
 
         @Override
