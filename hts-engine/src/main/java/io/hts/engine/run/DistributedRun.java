@@ -1,6 +1,7 @@
 package io.hts.engine.run;
 
 import io.hts.engine.cluster.ClusterMember;
+import io.hts.engine.graph.TaskCancelledException;
 import java.util.List;
 
 /**
@@ -35,6 +36,14 @@ final class DistributedRun {
     /** A member's retry: it goes where the group's choice gives now, this member included. */
     void retry(TaskExecution e) {
         groups[plan.groupOf(e.index)].retry(e);
+    }
+
+    /** {@code run.cancel(task)} of task {@code i}: its attempt on another member, if any, ends now. */
+    void cancelRemote(int i, TaskCancelledException cause) {
+        int g = plan.groupOf(i);
+        if (g >= 0) {
+            groups[g].cancelRemote(i, cause);
+        }
     }
 
     /** Task {@code i} was cancelled before it started (READY or not): its slice no longer waits for it. */

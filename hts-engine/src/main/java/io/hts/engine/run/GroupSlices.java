@@ -77,6 +77,8 @@ final class GroupSlices {
     private final AtomicReferenceArray<@Nullable Object> members;
     private final AtomicIntegerArray unsettled;
     private final Shipment[] slices;
+    /** Each member's latest attempt sent to another member, by group index (a late cancel of an ended one is ignored). */
+    private final AtomicReferenceArray<@Nullable TaskExecution> remote;
     /** The retries sent to other members, each its own shipment. */
     private final Queue<Shipment> retried = new ConcurrentLinkedQueue<>();
     /** Numbers the deliveries of this group's slices and retries, so that no two share a payload key. */
@@ -109,6 +111,7 @@ final class GroupSlices {
         for (int s = 0; s < slices; s++) {
             unsettled.set(s, Math.min(n, (s + 1) * sliceSize) - s * sliceSize);
         }
+        this.remote = new AtomicReferenceArray<>(n);
         this.slices = new Shipment[slices];
         for (int s = 0; s < slices; s++) {
             this.slices[s] = new Shipment();
@@ -199,6 +202,7 @@ final class GroupSlices {
         for (TaskExecution e : ready) {
             e.device = needs.gpuOnly() ? Device.GPU : Device.CPU; // where it runs there is the member's choice
             if (e.start(TaskExecution.REMOTE_LANE)) {
+                remote.set(run.graph.task(e.index).groupIndex(), e);
                 started.add(e);
             }
         }
@@ -381,6 +385,18 @@ final class GroupSlices {
         }
         for (Shipment s : retried) {
             cancel(s, cause);
+        }
+    }
+
+    /**
+     * {@code run.cancel(task)} of a member: when its attempt runs on another member, it ends
+     * CANCELLED now, without waiting for its slice (whose other members go on; its result there is
+     * ignored).
+     */
+    void cancelRemote(int i, TaskCancelledException cause) {
+        TaskExecution e = remote.get(run.graph.task(i).groupIndex());
+        if (e != null) {
+            e.fail(cause); // a second report (the slice's answer, or an attempt that ended) is ignored
         }
     }
 

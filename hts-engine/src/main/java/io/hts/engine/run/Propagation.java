@@ -92,6 +92,10 @@ final class Propagation {
         }
         boolean live = !deps.state(i).isTerminal(); // looked at before the interrupt can end it
         run.attempts.interrupt(i);
+        DistributedRun distributed = run.distributed;
+        if (distributed != null) {
+            distributed.cancelRemote(i, cause);
+        }
         return live;
     }
 

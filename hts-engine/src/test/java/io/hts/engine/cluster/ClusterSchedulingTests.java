@@ -310,6 +310,35 @@ class ClusterSchedulingTests {
     }
 
     @Test
+    void cancellingAMemberRunningElsewhereEndsItNowAndItsSliceGoesOn() throws Exception {
+        var a = cluster.member("a");
+        var b = cluster.member("b");
+        Scheduler coordinator = member(a, () -> Sweeps.of(8, 4));
+        member(b, () -> Sweeps.of(8, 4));
+        b.hold(w -> w.group().equals("shard")); // b's slice waits there
+        Sweeps sweep = Sweeps.of(8, 4);
+
+        GraphRun run = coordinator.submit(sweep.graph);
+        await().atMost(WAIT).until(() -> b.holding() > 0);
+        int from = b.received().get(0).from();
+        var cancelled = sweep.shards.get(from);
+        assertThat(run.state(cancelled)).isEqualTo(TaskState.RUNNING);
+
+        assertThat(run.cancel(cancelled)).isTrue();
+
+        await().atMost(WAIT).until(() -> run.state(cancelled) == TaskState.CANCELLED);
+        assertThat(b.holding()).isPositive(); // it did not wait for the slice's answer
+        b.release();
+        assertThatThrownBy(() -> run.await(WAIT)).isInstanceOf(GraphRunException.class);
+        for (int k = from + 1; k < from + 4; k++) { // the slice's other members kept their results
+            assertThat(run.state(sweep.shards.get(k))).isEqualTo(TaskState.SUCCEEDED);
+            assertThat(run.result(sweep.shards.get(k)))
+                    .isEqualTo(Sweeps.expected(8, 10_000).get(k));
+        }
+        assertThat(run.state(sweep.sum)).isEqualTo(TaskState.CANCELLED);
+    }
+
+    @Test
     void withoutAClusterADistributedGroupRunsWhereItIs() {
         Sweeps sweep = Sweeps.of(6, 2);
         try (Scheduler alone = Scheduler.builder().threads(2).build()) {
