@@ -2,17 +2,12 @@ package io.hts.autoconfigure.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hts.autoconfigure.support.Browser;
 import io.hts.autoconfigure.support.HostileNamesApp;
 import io.hts.autoconfigure.support.LocalHttp;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -23,23 +18,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * text, never run), a graph of no task, and the dashboard at a path mapping and base path of the
  * application's choosing, with and without a trailing slash.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@ExtendWith(Browser.Condition.class)
-class DashboardHostileBrowserTests {
-
-    Browser browser;
-
-    @BeforeAll
-    void startTheBrowser() {
-        browser = Browser.start();
-    }
-
-    @AfterAll
-    void stopTheBrowser() {
-        if (browser != null) {
-            browser.close();
-        }
-    }
+class DashboardHostileBrowserTests extends ChromiumTests {
 
     @AfterEach
     void noConsoleErrorsNorScripts() {
