@@ -1,8 +1,5 @@
 package io.hts.benchmarks;
 
-import com.hazelcast.config.Config;
-import com.hazelcast.config.JoinConfig;
-import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import io.hts.benchmarks.workload.CpuWork;
@@ -12,10 +9,6 @@ import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskGroup;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -122,10 +115,10 @@ public class ClusterSweepBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         long tokens = CpuWork.tokensFor(Duration.ofNanos(workMicros * 1000L));
-        List<Integer> ports = freePorts(members);
+        List<Integer> ports = LoopbackHazelcast.freePorts(members);
         String cluster = "hts-bench-" + ports.get(0);
         ports.parallelStream()
-                .map(p -> Hazelcast.newHazelcastInstance(loopback(cluster, p, ports)))
+                .map(p -> Hazelcast.newHazelcastInstance(LoopbackHazelcast.member(cluster, p, ports)))
                 .forEach(hz -> {
                     synchronized (instances) {
                         instances.add(hz);
@@ -176,41 +169,5 @@ public class ClusterSweepBenchmark {
     private long sweep() {
         GraphRun run = schedulers.get(0).execute(sweep.graph());
         return run.result(sweep.total());
-    }
-
-    /** A member on 127.0.0.1 only, TCP/IP join of {@code ports}, no multicast, no auto-detection. */
-    static Config loopback(String cluster, int port, List<Integer> ports) {
-        Config config = new Config().setClusterName(cluster).setInstanceName(cluster + "-" + port);
-        config.setProperty("hazelcast.phone.home.enabled", "false");
-        config.setProperty("hazelcast.logging.type", "none");
-        config.setProperty("hazelcast.shutdownhook.enabled", "false");
-        config.setProperty("hazelcast.wait.seconds.before.join", "0");
-        config.setProperty("hazelcast.socket.bind.any", "false");
-        NetworkConfig network = config.getNetworkConfig().setPort(port).setPortAutoIncrement(false);
-        network.getInterfaces().setEnabled(true).addInterface("127.0.0.1");
-        JoinConfig join = network.getJoin();
-        join.getMulticastConfig().setEnabled(false);
-        join.getAutoDetectionConfig().setEnabled(false);
-        join.getTcpIpConfig().setEnabled(true);
-        ports.forEach(p -> join.getTcpIpConfig().addMember("127.0.0.1:" + p));
-        return config;
-    }
-
-    static List<Integer> freePorts(int n) {
-        List<Integer> ports = new ArrayList<>();
-        List<ServerSocket> open = new ArrayList<>();
-        try {
-            for (int i = 0; i < n; i++) {
-                ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                open.add(s);
-                ports.add(s.getLocalPort());
-            }
-            for (ServerSocket s : open) {
-                s.close();
-            }
-        } catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
-        return ports;
     }
 }
