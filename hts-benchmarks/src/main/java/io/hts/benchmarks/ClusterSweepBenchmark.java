@@ -1,6 +1,5 @@
 package io.hts.benchmarks;
 
-import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import io.hts.benchmarks.workload.CpuWork;
 import io.hts.cluster.HazelcastClusterEngine;
@@ -115,15 +114,7 @@ public class ClusterSweepBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         long tokens = CpuWork.tokensFor(Duration.ofNanos(workMicros * 1000L));
-        List<Integer> ports = LoopbackHazelcast.freePorts(members);
-        String cluster = "hts-bench-" + ports.get(0);
-        ports.parallelStream()
-                .map(p -> Hazelcast.newHazelcastInstance(LoopbackHazelcast.member(cluster, p, ports)))
-                .forEach(hz -> {
-                    synchronized (instances) {
-                        instances.add(hz);
-                    }
-                });
+        instances.addAll(LoopbackHazelcast.start("hts-bench", members));
         for (HazelcastInstance hz : instances) {
             boolean submitter = schedulers.isEmpty();
             Scheduler s = Scheduler.builder()
@@ -140,13 +131,7 @@ public class ClusterSweepBenchmark {
         long expected = 42L * shards + (long) shards * (shards - 1) / 2;
         HazelcastClusterEngine engine =
                 (HazelcastClusterEngine) schedulers.get(0).cluster().orElseThrow();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (engine.members().size() < members) { // every member has published its status
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("only " + engine.members() + " of " + members + " members");
-            }
-            Thread.onSpinWait();
-        }
+        LoopbackHazelcast.awaitMembers(engine, members, 0); // every member has published its status
         if (sweep() != expected) {
             throw new IllegalStateException("the sweep's total is wrong");
         }

@@ -3,12 +3,17 @@ package io.hts.benchmarks;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.NetworkConfig;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import io.hts.engine.cluster.ClusterEngine;
+import io.hts.engine.cluster.ClusterMember;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /** Hazelcast members of the cluster benchmarks: embedded, on 127.0.0.1 only, joined over TCP/IP. */
 public final class LoopbackHazelcast {
@@ -50,5 +55,35 @@ public final class LoopbackHazelcast {
             throw new UncheckedIOException(ex);
         }
         return ports;
+    }
+
+    /** Starts {@code n} members of one new cluster, on 127.0.0.1, at once. */
+    public static List<HazelcastInstance> start(String name, int n) {
+        List<Integer> ports = freePorts(n);
+        String cluster = name + "-" + ports.get(0);
+        List<HazelcastInstance> started = new ArrayList<>();
+        ports.parallelStream()
+                .map(p -> Hazelcast.newHazelcastInstance(member(cluster, p, ports)))
+                .forEach(hz -> {
+                    synchronized (started) {
+                        started.add(hz);
+                    }
+                });
+        return started;
+    }
+
+    /**
+     * Waits, at most a minute, until the engine lists {@code n} members and every member has
+     * published its status (with at least {@code gpus} GPUs in all).
+     */
+    public static void awaitMembers(ClusterEngine engine, int n, int gpus) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (engine.members().size() < n
+                || engine.members().stream().mapToInt(ClusterMember::gpus).sum() < gpus) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("only " + engine.members() + " of " + n + " members");
+            }
+            Thread.onSpinWait();
+        }
     }
 }

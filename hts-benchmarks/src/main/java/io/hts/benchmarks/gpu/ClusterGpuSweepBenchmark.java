@@ -1,6 +1,5 @@
 package io.hts.benchmarks.gpu;
 
-import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import io.hts.benchmarks.LoopbackHazelcast;
 import io.hts.cluster.HazelcastClusterEngine;
@@ -122,15 +121,7 @@ public class ClusterGpuSweepBenchmark {
     public void setUp() {
         gpu = GpuBackend.startOnFirstDevice(total -> GpuSettings.defaults(1L << 30))
                 .orElseThrow(() -> new IllegalStateException("no GPU: this benchmark needs one"));
-        List<Integer> ports = LoopbackHazelcast.freePorts(members);
-        String cluster = "hts-gpu-bench-" + ports.get(0);
-        ports.parallelStream()
-                .map(p -> Hazelcast.newHazelcastInstance(LoopbackHazelcast.member(cluster, p, ports)))
-                .forEach(hz -> {
-                    synchronized (instances) {
-                        instances.add(hz);
-                    }
-                });
+        instances.addAll(LoopbackHazelcast.start("hts-gpu-bench", members));
         int withGpu = members == 1 ? 0 : 1; // with three, neither the submitter nor the third has it
         for (int m = 0; m < instances.size(); m++) {
             Scheduler s = Scheduler.builder()
@@ -150,14 +141,7 @@ public class ClusterGpuSweepBenchmark {
         }
         HazelcastClusterEngine engine =
                 (HazelcastClusterEngine) schedulers.get(0).cluster().orElseThrow();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (engine.members().size() < members
-                || engine.members().stream().mapToInt(m -> m.gpus()).sum() < 1) { // every status published
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("only " + engine.members() + " of " + members + " members");
-            }
-            Thread.onSpinWait();
-        }
+        LoopbackHazelcast.awaitMembers(engine, members, 1); // every member has published its status
         sweep();
     }
 
