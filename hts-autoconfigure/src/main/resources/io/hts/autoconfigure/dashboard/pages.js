@@ -47,10 +47,11 @@
       const cards = el('div', { class: 'cards', id: 'counters' });
       const charts = el('div', { class: 'charts' });
       const devices = el('div');
+      const cluster = el('div', { id: 'cluster-section' });
       const graphs = el('div');
       const policy = el('div', { class: 'filters', id: 'policy' });
       main.append(el('h1', null, 'Overview'), policy, cards, el('h2', null, 'Over the last minutes'), charts,
-        el('h2', null, 'Devices'), devices, el('h2', null, 'Registered graphs'), graphs);
+        el('h2', null, 'Devices'), devices, cluster, el('h2', null, 'Registered graphs'), graphs);
       const s = () => shared.samples;
       const chartBox = () => { const c = el('div', { class: 'chart' }); charts.append(c); return c; };
       const boxes = [chartBox(), chartBox(), chartBox()]; // laid out before the charts measure them
@@ -95,6 +96,7 @@
         const rows = (hts.devices || []).map(d => deviceRow(d.device, d, 'capacity'))
           .concat((hts.gpus || []).map((g, i) => deviceRow('gpu ' + i, g, 'streams')));
         devices.replaceChildren(table(['device', 'health', 'slots', 'running', 'queued', 'free memory', 'detail'], rows, { id: 'devices' }));
+        cluster.replaceChildren(...clusterSection(hts.cluster));
         graphs.replaceChildren(table(['graph', 'tasks', ''], Object.entries(hts.graphs || {}).map(([name, g]) => el('tr', null,
           el('td', null, el('a', { href: '#/runs?graph=' + encodeURIComponent(name) }, name)),
           el('td', { class: 'num' }, g.tasks),
@@ -102,6 +104,20 @@
       };
     },
   });
+
+  /** The members of the scheduler's cluster (with a cluster engine only), as they last published themselves. */
+  function clusterSection(c) {
+    if (!c) return [];
+    const rows = (c.members || []).map(m => el('tr', { dataset: { member: m.id } },
+      el('td', null, m.address, m.local ? el('span', { class: 'muted' }, ' (this member)') : null),
+      el('td', null, badge(m.health)), el('td', { class: 'num' }, m.cpuSlots), el('td', { class: 'num' }, m.gpus),
+      el('td', { class: 'num' }, m.gpus > 0 ? bytes(m.freeDeviceMemoryBytes) : ''),
+      el('td', { class: 'num' }, (m.load || 0).toFixed(2)), el('td', { class: 'muted' }, m.id)));
+    return [el('h2', null, 'Cluster'), el('p', { class: 'muted', id: 'cluster-engine' }, c.engine || ''),
+      c.error ? el('p', { class: 'error', id: 'cluster-error' }, c.error) : null,
+      table(['member', 'health', 'CPU slots', 'GPUs', 'free GPU memory', 'load', 'id'], rows, { id: 'cluster' })]
+      .filter(x => x);
+  }
 
   function deviceRow(name, d, slotsKey) {
     return el('tr', null, el('td', null, name), el('td', null, badge(d.health)), el('td', { class: 'num' }, d[slotsKey]),
