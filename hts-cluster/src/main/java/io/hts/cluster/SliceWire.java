@@ -8,8 +8,10 @@ import io.hts.engine.cluster.SliceWork;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,6 +38,10 @@ final class SliceWire {
             out.writeString(e.getKey());
             writePayload(out, e.getValue());
         }
+        out.writeInt(w.skipped().size());
+        for (int k : w.skipped()) {
+            out.writeInt(k);
+        }
     }
 
     static SliceWork readWork(ObjectDataInput in) throws IOException {
@@ -53,6 +59,11 @@ final class SliceWire {
         for (int i = 0; i < n; i++) {
             inputs.put(in.readString(), readPayload(in));
         }
+        int skippedCount = in.readInt();
+        Set<Integer> skipped = new HashSet<>();
+        for (int i = 0; i < skippedCount; i++) {
+            skipped.add(in.readInt());
+        }
         return new SliceWork(
                 graph,
                 fingerprint,
@@ -63,7 +74,8 @@ final class SliceWire {
                 runId,
                 attempt,
                 limit < 0 ? null : Duration.ofNanos(limit),
-                inputs);
+                inputs,
+                skipped);
     }
 
     static void writeResult(ObjectDataOutput out, SliceResult r) throws IOException {

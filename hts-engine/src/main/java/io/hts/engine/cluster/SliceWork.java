@@ -3,6 +3,7 @@ package io.hts.engine.cluster;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,6 +25,8 @@ import org.jspecify.annotations.Nullable;
  *     members' time limit), or {@code null} for no limit; a duration, not an instant, since the
  *     members' clocks differ
  * @param inputs the results of the tasks the slice's members depend on, by task name
+ * @param skipped the members of {@code [from, to)} the worker must not run (cancelled before the
+ *     slice went): it answers {@code null} for them
  */
 public record SliceWork(
         String graph,
@@ -35,9 +38,10 @@ public record SliceWork(
         long runId,
         int attempt,
         @Nullable Duration timeLimit,
-        Map<String, Payload> inputs) {
+        Map<String, Payload> inputs,
+        Set<Integer> skipped) {
 
-    /** Checks the values and copies the inputs. */
+    /** Checks the values and copies the inputs and the members skipped. */
     public SliceWork {
         Objects.requireNonNull(graph, "graph");
         Objects.requireNonNull(fingerprint, "fingerprint");
@@ -52,6 +56,17 @@ public record SliceWork(
                     "slice [" + from + ", " + to + ") of group '" + group + "': attempt counts from 1, was " + attempt);
         }
         inputs = Map.copyOf(inputs);
+        skipped = Set.copyOf(skipped);
+        for (int k : skipped) {
+            if (k < from || k >= to) {
+                throw new IllegalArgumentException("slice [" + from + ", " + to + ") of group '" + group
+                        + "': a member skipped must be in the slice, was " + k);
+            }
+        }
+        if (skipped.size() == to - from) {
+            throw new IllegalArgumentException(
+                    "slice [" + from + ", " + to + ") of group '" + group + "': every member is skipped");
+        }
     }
 
     /** The number of members in the slice. */

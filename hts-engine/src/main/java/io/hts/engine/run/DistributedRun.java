@@ -1,7 +1,6 @@
 package io.hts.engine.run;
 
 import io.hts.engine.cluster.ClusterMember;
-import io.hts.engine.graph.TaskCancelledException;
 import java.util.List;
 
 /**
@@ -39,7 +38,7 @@ final class DistributedRun {
     }
 
     /** {@code run.cancel(task)} of task {@code i}: its attempt on another member, if any, ends now. */
-    void cancelRemote(int i, TaskCancelledException cause) {
+    void cancelRemote(int i, Throwable cause) {
         int g = plan.groupOf(i);
         if (g >= 0) {
             groups[g].cancelRemote(i, cause);

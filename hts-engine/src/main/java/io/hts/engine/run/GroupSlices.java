@@ -46,7 +46,7 @@ import org.jspecify.annotations.Nullable;
  * number of its delivery in flight (1, 2... as members are lost under it), then {@code DONE}. Every
  * change of phase is one compare-and-set, and only its winner acts: ships it, accepts the outcome
  * (so every member's result counts once, whatever late or repeated answers arrive), sends it again,
- * or cancels it. A canceller may take a shipment from 0 to {@code DONE}: its shipper then loses the
+ * or cancels it (an answer that loses has its stored results deleted). A canceller may take a shipment from 0 to {@code DONE}: its shipper then loses the
  * compare-and-set from 0 and ends the attempts it started itself. Attempts are reported through the
  * engine's device-task path ({@link TaskExecution#complete}, {@link TaskExecution#fail}), which
  * ignores a second report.
@@ -77,8 +77,8 @@ final class GroupSlices {
     private final AtomicReferenceArray<@Nullable Object> members;
     private final AtomicIntegerArray unsettled;
     private final Shipment[] slices;
-    /** Each member's latest attempt sent to another member, by group index (a late cancel of an ended one is ignored). */
-    private final AtomicReferenceArray<@Nullable TaskExecution> remote;
+    /** Each member's latest delivery to another member, by group index (a late cancel of an ended one is ignored). */
+    private final AtomicReferenceArray<@Nullable Flight> remote;
     /** The retries sent to other members, each its own shipment. */
     private final Queue<Shipment> retried = new ConcurrentLinkedQueue<>();
     /** Numbers the deliveries of this group's slices and retries, so that no two share a payload key. */
@@ -202,11 +202,13 @@ final class GroupSlices {
         for (TaskExecution e : ready) {
             e.device = needs.gpuOnly() ? Device.GPU : Device.CPU; // where it runs there is the member's choice
             if (e.start(TaskExecution.REMOTE_LANE)) {
-                remote.set(run.graph.task(e.index).groupIndex(), e);
                 started.add(e);
             }
         }
         Flight first = new Flight(shipment, started, 1, new HashSet<>());
+        for (TaskExecution e : started) {
+            remote.set(run.graph.task(e.index).groupIndex(), first); // (a later delivery holds the same attempts)
+        }
         shipment.flight = first; // before the phase: a canceller that wins the phase finds the attempts
         if (!shipment.phase.compareAndSet(0, started.isEmpty() ? DONE : 1)) {
             fail(started, cancelled(null)); // cancelled before it left
@@ -261,10 +263,18 @@ final class GroupSlices {
     private void submit(Flight f, ClusterMember member, @Nullable Duration limit, Map<String, Payload> encoded) {
         int from = Integer.MAX_VALUE;
         int to = 0;
+        Set<Integer> sent = new HashSet<>();
         for (TaskExecution e : f.started) {
             int k = run.graph.task(e.index).groupIndex();
             from = Math.min(from, k);
             to = Math.max(to, k + 1);
+            sent.add(k);
+        }
+        Set<Integer> skipped = new HashSet<>(); // cancelled between started ones: not to run there
+        for (int k = from; k < to; k++) {
+            if (!sent.contains(k)) {
+                skipped.add(k);
+            }
         }
         SliceWork work = new SliceWork(
                 run.graph.name(),
@@ -276,7 +286,8 @@ final class GroupSlices {
                 run.runId(),
                 f.number,
                 limit,
-                encoded);
+                encoded,
+                skipped);
         SubmittedSlice submitted;
         try {
             submitted = link.engine.submit(member, work);
@@ -324,6 +335,9 @@ final class GroupSlices {
             return;
         }
         if (!f.shipment.phase.compareAndSet(f.delivery, DONE)) {
+            if (result != null) {
+                transfer.delete(result.results()); // nobody reads it: its stored results go
+            }
             return; // an answer to a delivery already superseded, answered or cancelled
         }
         if (ex != null || result == null) {
@@ -389,14 +403,26 @@ final class GroupSlices {
     }
 
     /**
-     * {@code run.cancel(task)} of a member: when its attempt runs on another member, it ends
-     * CANCELLED now, without waiting for its slice (whose other members go on; its result there is
-     * ignored).
+     * {@code run.cancel(task)} of a member (or of its group): when its attempt runs on another
+     * member, it ends CANCELLED now, without waiting for its delivery; once every member the delivery
+     * started was asked to stop, the delivery is cancelled on its member, as the run's cancel does
+     * (else its other members go on there, and this member's result from it is ignored).
      */
-    void cancelRemote(int i, TaskCancelledException cause) {
-        TaskExecution e = remote.get(run.graph.task(i).groupIndex());
-        if (e != null) {
-            e.fail(cause); // a second report (the slice's answer, or an attempt that ended) is ignored
+    void cancelRemote(int i, Throwable cause) {
+        Flight f = remote.get(run.graph.task(i).groupIndex());
+        if (f == null) {
+            return;
+        }
+        boolean all = true;
+        for (TaskExecution e : f.started) {
+            if (e.index == i) {
+                e.fail(cause); // a second report (the delivery's answer, or an attempt that ended) is ignored
+            } else {
+                all &= run.propagation.taskCancelRequest(e.index) != null;
+            }
+        }
+        if (all) {
+            cancel(f.shipment, cause);
         }
     }
 

@@ -32,6 +32,14 @@ final class PayloadTransfer {
             bytes = settings.codec().encode(value);
         } catch (RuntimeException ex) {
             return CompletableFuture.failedFuture(ex);
+        } catch (StackOverflowError ex) {
+            // a value nested too deeply for the codec: its slice must still answer, or its coordinator waits for ever
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "a value of "
+                            + (value == null ? "null" : value.getClass().getName()) + " cannot be encoded by "
+                            + settings.codec()
+                            + ": it is nested too deeply (the encoding overflowed the stack)",
+                    ex));
         }
         if (bytes.length <= settings.inlineBytes()) {
             return CompletableFuture.completedFuture(Payload.byValue(bytes));
@@ -48,7 +56,7 @@ final class PayloadTransfer {
         if (bytes != null) {
             try {
                 return CompletableFuture.completedFuture(settings.codec().decode(bytes));
-            } catch (RuntimeException ex) {
+            } catch (RuntimeException | StackOverflowError ex) {
                 return CompletableFuture.failedFuture(ex);
             }
         }

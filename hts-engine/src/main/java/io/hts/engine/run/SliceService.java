@@ -165,7 +165,11 @@ final class SliceService implements SliceServer {
         LongAdder bodyNanos = new LongAdder();
         AtomicInteger onGpu = new AtomicInteger();
         TaskGroup<Object> tasks = slice.group(
-                group.name(), work.size(), (k, t) -> member(group.get(work.from() + k), t, inputs, bodyNanos, onGpu));
+                group.name(),
+                work.size(),
+                (k, t) -> work.skipped().contains(work.from() + k)
+                        ? t.cpu(ctx -> null) // cancelled on the coordinator before the slice went: not run
+                        : member(group.get(work.from() + k), t, inputs, bodyNanos, onGpu));
         GraphRun run;
         try {
             run = scheduler.submit(slice, RunOptions.failureMode(FailureMode.CONTINUE));
@@ -263,11 +267,14 @@ final class SliceService implements SliceServer {
         String me = link.engine.localMember().id();
         String key = me + "/" + work.coordinator() + "/" + work.runId() + "/" + work.graph() + "/" + work.group() + "/"
                 + work.from() + "/" + work.attempt();
+        if (result.isDone()) {
+            return; // cancelled by its coordinator: nobody reads the results, so they are not stored
+        }
         transfer.send(values, key).whenComplete((payload, ex) -> {
             if (ex != null) {
                 result.completeExceptionally(ex);
-            } else {
-                result.complete(new SliceResult(me, payload, failures, bodyNanos, gpuMembers));
+            } else if (!result.complete(new SliceResult(me, payload, failures, bodyNanos, gpuMembers))) {
+                transfer.delete(payload); // cancelled while they were stored
             }
         });
     }

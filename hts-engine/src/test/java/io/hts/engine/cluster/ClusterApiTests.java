@@ -10,6 +10,7 @@ import java.io.Serializable;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The SPI's values, the fingerprint, the codec's allow-list and the group's distributed marker. */
@@ -77,11 +78,17 @@ class ClusterApiTests {
 
     @Test
     void theSpiValuesCheckWhatTheyAreGiven() {
-        assertThatThrownBy(() -> new SliceWork("g", "f", "part", 3, 3, "c", 1, 1, null, Map.of()))
+        assertThatThrownBy(() -> new SliceWork("g", "f", "part", 3, 3, "c", 1, 1, null, Map.of(), Set.of()))
                 .hasMessageContaining(
                         "group 'part' of graph 'g': [from, to) must hold at least one member, was [3, 3)");
-        assertThatThrownBy(() -> new SliceWork("g", "f", "part", 0, 3, "c", 1, 0, null, Map.of()))
+        assertThatThrownBy(() -> new SliceWork("g", "f", "part", 0, 3, "c", 1, 0, null, Map.of(), Set.of()))
                 .hasMessageContaining("attempt counts from 1");
+        assertThatThrownBy(() -> new SliceWork("g", "f", "part", 0, 3, "c", 1, 1, null, Map.of(), Set.of(3)))
+                .hasMessageContaining("a member skipped must be in the slice, was 3");
+        assertThatThrownBy(() -> new SliceWork("g", "f", "part", 0, 2, "c", 1, 1, null, Map.of(), Set.of(0, 1)))
+                .hasMessageContaining("slice [0, 2) of group 'part': every member is skipped");
+        assertThatThrownBy(() -> new SliceResult("m", Payload.byValue(new byte[0]), Map.of(), 0, -1))
+                .hasMessageContaining("bodyNanos and gpuMembers must be 0 or more");
         assertThatThrownBy(() -> new ClusterMember("m", "h:1", false, 0, 0, 0, DeviceHealth.UP, 0))
                 .hasMessageContaining("member m (h:1): cpuSlots must be 1 or more, was 0");
         assertThatThrownBy(() -> new ClusterMember("m", "h:1", false, 1, -1, 0, DeviceHealth.UP, 0))
@@ -99,7 +106,7 @@ class ClusterApiTests {
                 .hasToString("payload 'k' (10 bytes)")
                 .isNotEqualTo(Payload.byValue(new byte[10]));
         assertThatThrownBy(() -> Payload.byReference("k", -1)).hasMessageContaining("payload 'k'");
-        assertThat(new SliceWork("g", "f", "part", 0, 3, "c", 7, 2, null, Map.of()))
+        assertThat(new SliceWork("g", "f", "part", 0, 3, "c", 7, 2, null, Map.of(), Set.of()))
                 .hasToString("slice [0, 3) of group 'part' of graph 'g' (run 7 of c, attempt 2)");
     }
 }
