@@ -35,9 +35,10 @@ public class ClusterApp {
     static final long TOTAL = 20_540;
 
     /** The graph {@code squares}: 40 shards in slices of 4, each i * i, and their total. */
-    record Squares(TaskGraph graph, TaskGroup<Long> shards, Task<Long> total) {
+    public record Squares(TaskGraph graph, TaskGroup<Long> shards, Task<Long> total) {
 
-        static Squares counting(int port) {
+        /** The graph, counting the shards this member ran under {@code port}. */
+        public static Squares counting(int port) {
             TaskGraph g = TaskGraph.named("squares");
             Task<Long> base = g.task("base").cpu(ctx -> 0L);
             TaskGroup<Long> shards = g.group(

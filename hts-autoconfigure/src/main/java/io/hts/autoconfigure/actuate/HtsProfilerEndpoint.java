@@ -148,6 +148,7 @@ public class HtsProfilerEndpoint {
                 if (t.device() != null) {
                     m.put("device", t.device().id());
                     m.put("lane", t.lane());
+                    m.put("remote", t.remote());
                 }
                 m.put("millis", millis(t.durationNanos()));
                 tasks.add(m);
@@ -212,6 +213,7 @@ public class HtsProfilerEndpoint {
             if (t.device() != null) {
                 m.put("device", t.device().id());
                 m.put("lane", t.lane());
+                m.put("remote", t.remote());
             }
             if (t.startNanos() >= 0) {
                 m.put("startMillis", millis(t.startNanos()));

@@ -55,7 +55,7 @@
         }
         chart = drawTimeline(timeline, caption, chart, p, critical);
         slowest.replaceChildren(table(['task', 'where', el('th', { class: 'num' }, 'duration')], (p.slowestTasks || []).map(t => el('tr', null,
-          el('td', null, taskLink(t.task)), el('td', null, t.device ? t.device + ' ' + t.lane : ''), el('td', { class: 'num' }, ms(t.millis))))));
+          el('td', null, taskLink(t.task)), el('td', null, where(t)), el('td', { class: 'num' }, ms(t.millis))))));
         document.getElementById('worker-time').replaceChildren(workerTime(p));
         drawTasks();
       };
@@ -203,7 +203,14 @@
 
   // ---------------------------------------------------------------- the timeline
 
+  /** Where a task's last attempt ran, for the tables: its device and lane, or another member of the cluster. */
+  function where(t) {
+    if (t.remote) return (t.device || '') + ' on another member';
+    return t.device ? t.device + ' ' + t.lane : '';
+  }
+
   function lane(t) {
+    if (t.remote) return 'other members'; // a distributed group's slices sent away: their lanes are those members'
     return t.device + ' ' + (t.device === 'cpu' ? 'worker ' : 'stream ') + t.lane;
   }
 
@@ -274,7 +281,7 @@
       if (state && t.state !== state) continue;
       rows.push(el('tr', { class: 'task', dataset: { task: t.task, state: t.state } },
         el('td', null, t.task), el('td', null, badge(t.state)), el('td', { class: 'num' }, t.attempts),
-        el('td', null, t.device ? t.device + ' ' + t.lane : ''), el('td', { class: 'num' }, t.startMillis == null ? '' : ms(t.startMillis)),
+        el('td', null, where(t)), el('td', { class: 'num' }, t.startMillis == null ? '' : ms(t.startMillis)),
         el('td', { class: 'num' }, t.durationMillis == null ? '' : ms(t.durationMillis)),
         el('td', { class: 'muted' }, (t.after || []).join(', ')),
         el('td', null, t.cause ? el('div', { class: 'cause' }, t.cause) : null,

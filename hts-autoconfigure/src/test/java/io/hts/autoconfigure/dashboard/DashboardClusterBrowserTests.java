@@ -8,6 +8,7 @@ import io.hts.autoconfigure.ClusterApp;
 import io.hts.autoconfigure.support.LocalHttp;
 import io.hts.cluster.HazelcastClusterEngine;
 import io.hts.cluster.LoopbackConfig;
+import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -18,8 +19,9 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * The overview page of a member of an HTS cluster, in a real headless Chromium: the members as
- * {@code /actuator/hts} lists them (this one marked, the other with its CPU slots), and the list
- * following a member that leaves.
+ * {@code /actuator/hts} lists them (this one marked, the other with its CPU slots), a run whose
+ * slices went to the other member (its tasks there shown as on another member, on a timeline row
+ * of their own), and the list following a member that leaves.
  */
 class DashboardClusterBrowserTests extends ChromiumTests {
 
@@ -37,6 +39,7 @@ class DashboardClusterBrowserTests extends ChromiumTests {
                 .threads(1)
                 .cluster(new HazelcastClusterEngine(other))
                 .build();
+        otherScheduler.register(ClusterApp.Squares.counting(ports.get(1)).graph());
         try (ConfigurableApplicationContext app = LocalHttp.server(ClusterApp.class)
                 .properties(
                         "hts.cluster.enabled=true",
@@ -72,6 +75,22 @@ class DashboardClusterBrowserTests extends ChromiumTests {
             assertThat(browser.driver().findElement(By.id("cluster-engine")).getText())
                     .contains("hazelcast 5.7.0", cluster);
             browser.screenshot("cluster");
+
+            // a run of the distributed graph: its slices sent to the other member show as such
+            Scheduler scheduler = app.getBean(Scheduler.class);
+            GraphRun run = scheduler.execute(scheduler.registeredGraphs().get("squares"));
+            DashboardPages.eventually(
+                    () -> assertThat(scheduler.profiler().run(run.runId())).isPresent());
+            browser.open("http://127.0.0.1:" + LocalHttp.port(app) + "/actuator/htsdashboard#/runs/" + run.runId());
+            DashboardPages.eventually(() -> assertThat(
+                            browser.driver().findElement(By.id("tasks")).getText())
+                    .contains("cpu on another member"));
+            DashboardPages.eventually(() -> assertThat(browser.script("return echarts.getInstanceByDom("
+                            + "document.getElementById('timeline')).getOption().yAxis[0].data"))
+                    .asString()
+                    .contains("other members", "cpu worker"));
+            browser.screenshot("cluster-run");
+            browser.open("http://127.0.0.1:" + LocalHttp.port(app) + "/actuator/htsdashboard#/");
 
             otherScheduler.close();
             other.shutdown();

@@ -15,6 +15,8 @@ final class ChromeTraceExporter {
 
     private static final int CPU_PID = 1;
     private static final int GPU_PID = 2;
+    /** The attempts that ran on other members of the cluster (their lanes are those members'). */
+    private static final int REMOTE_PID = 3;
 
     private ChromeTraceExporter() {}
 
@@ -51,6 +53,7 @@ final class ChromeTraceExporter {
         private final boolean[] first = {true};
         private final boolean[] gpuLanes = new boolean[64];
         private boolean gpuNamed;
+        private boolean remoteNamed;
         private int next = -1;
         private boolean done;
 
@@ -98,7 +101,12 @@ final class ChromeTraceExporter {
         }
 
         private void task(Appendable sb, TaskTiming t) throws IOException {
-            int pid = t.device() == Device.GPU ? GPU_PID : CPU_PID;
+            int pid = t.remote() ? REMOTE_PID : t.device() == Device.GPU ? GPU_PID : CPU_PID;
+            if (pid == REMOTE_PID && !remoteNamed) {
+                remoteNamed = true;
+                metadata(sb, first, REMOTE_PID, -1, "process_name", "Other members (" + profile.graphName() + ")");
+                metadata(sb, first, REMOTE_PID, 0, "thread_name", "slices sent away");
+            }
             if (pid == GPU_PID && !gpuNamed) {
                 gpuNamed = true;
                 metadata(sb, first, GPU_PID, -1, "process_name", "GPU (" + profile.graphName() + ")");

@@ -12,7 +12,9 @@ import org.jspecify.annotations.Nullable;
  * @param statisticsName the name its statistics aggregate under
  * @param state its final (or current) state
  * @param device where its last attempt ran, {@code null} when it never started
- * @param lane the CPU worker or GPU stream of its last attempt, -1 when it never started
+ * @param lane the CPU worker or GPU stream of its last attempt, -1 when it never started,
+ *     {@link #REMOTE_LANE} when it ran on another member of the cluster (a distributed group's slice;
+ *     that member's own profile has its lane)
  * @param attempts how many attempts started
  * @param readyNanos when its dependencies were done (the latest end among them; 0 for roots)
  * @param startNanos when its last attempt started, -1 when it never started
@@ -32,6 +34,14 @@ public record TaskTiming(
         long startNanos,
         long endNanos,
         @Nullable String cause) {
+
+    /** The {@code lane} of an attempt that ran on another member of the cluster. */
+    public static final int REMOTE_LANE = -3;
+
+    /** Whether its last attempt ran on another member of the cluster ({@link #REMOTE_LANE}). */
+    public boolean remote() {
+        return lane == REMOTE_LANE;
+    }
 
     /** Whether the task ran (at least its last attempt started and ended). */
     public boolean ran() {

@@ -13,6 +13,7 @@ import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskContext;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskGroup;
+import io.hts.engine.observe.TaskTiming;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
@@ -63,7 +64,7 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
     private static final int COUNTS_DEPENDENCY = -2;
 
     /** {@code lane} of an attempt running on another member of the cluster (a distributed group's slice). */
-    static final int REMOTE_LANE = -3;
+    static final int REMOTE_LANE = TaskTiming.REMOTE_LANE;
 
     final GraphRun run;
     final int index;

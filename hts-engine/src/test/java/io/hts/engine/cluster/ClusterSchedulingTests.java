@@ -8,12 +8,16 @@ import io.hts.engine.graph.GraphValidationException;
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskState;
+import io.hts.engine.observe.RunProfile;
+import io.hts.engine.observe.TaskTiming;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -336,6 +340,42 @@ class ClusterSchedulingTests {
                     .isEqualTo(Sweeps.expected(8, 10_000).get(k));
         }
         assertThat(run.state(sweep.sum)).isEqualTo(TaskState.CANCELLED);
+    }
+
+    @Test
+    void theProfileShowsWhichMembersRanOnAnotherMemberAndTheTraceGivesThemTheirOwnRow() {
+        Scheduler coordinator = threeMembers();
+        var b = members.get(1);
+        var c = members.get(2);
+        Sweeps sweep = Sweeps.of(24, 4);
+
+        GraphRun run = coordinator.execute(sweep.graph);
+
+        Set<Integer> sentAway = new HashSet<>();
+        for (SliceWork w : concat(b.received(), c.received())) {
+            if (w.group().equals("shard")) {
+                for (int k = w.from(); k < w.to(); k++) {
+                    sentAway.add(k);
+                }
+            }
+        }
+        assertThat(sentAway).isNotEmpty().hasSizeLessThan(24); // some here, some there
+        RunProfile profile = coordinator.profiler().run(run.runId()).orElseThrow();
+        for (int k = 0; k < 24; k++) {
+            TaskTiming t = profile.timing(sweep.shards.get(k).index());
+            assertThat(t.remote()).as("shard " + k).isEqualTo(sentAway.contains(k));
+            assertThat(t.lane()).isEqualTo(sentAway.contains(k) ? TaskTiming.REMOTE_LANE : t.lane());
+            assertThat(t.ran()).isTrue();
+        }
+        assertThat(profile.toChromeTrace()).contains("Other members (sweep)", "slices sent away");
+        assertThat(profile.workers().stream().mapToLong(w -> w.tasks()).sum())
+                .isLessThan(profile.tasks().size());
+    }
+
+    private static List<SliceWork> concat(List<SliceWork> x, List<SliceWork> y) {
+        List<SliceWork> out = new ArrayList<>(x);
+        out.addAll(y);
+        return out;
     }
 
     @Test
