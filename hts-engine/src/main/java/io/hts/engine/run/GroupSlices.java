@@ -181,7 +181,9 @@ final class GroupSlices {
         }
         List<TaskExecution> started = new ArrayList<>(ready.size());
         for (TaskExecution e : ready) {
-            e.device = needs.gpuOnly() ? Device.GPU : Device.CPU; // where it runs there is the member's choice
+            // where it runs there is the member's choice; its retry and time limit are those of a body it has
+            // (a CPU-only member of a group with GPU-only ones keeps its CPU retry and time limit)
+            e.device = run.graph.task(e.index).cpuBody() == null ? Device.GPU : Device.CPU;
             if (e.start(TaskExecution.REMOTE_LANE)) {
                 started.add(e);
             }

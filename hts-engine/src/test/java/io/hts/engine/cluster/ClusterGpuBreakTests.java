@@ -1,0 +1,237 @@
+package io.hts.engine.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.hts.engine.exec.DeviceBackend;
+import io.hts.engine.exec.DeviceTask;
+import io.hts.engine.graph.Device;
+import io.hts.engine.graph.RunStatus;
+import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskBuilder;
+import io.hts.engine.graph.TaskGraph;
+import io.hts.engine.graph.TaskGroup;
+import io.hts.engine.graph.TaskState;
+import io.hts.engine.policy.DeviceHealth;
+import io.hts.engine.policy.DeviceStatus;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.GraphRunException;
+import io.hts.engine.run.Scheduler;
+import io.hts.engine.run.SchedulerBuilder;
+import io.hts.engine.support.FakeGpuBackend;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A demanding user's tests of GPU work across members, members' retries sent alone, resources
+ * taken where a slice runs, fail-fast and cancels, over the in-memory {@link LoopbackCluster} with
+ * simulated GPUs. Every test checks the core promises: the run ends, every task ends in one final
+ * state, every shard counts once, nothing stays in the store.
+ */
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class ClusterGpuBreakTests {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private final LoopbackCluster cluster = new LoopbackCluster();
+    private final List<Scheduler> schedulers = new ArrayList<>();
+    private final List<DeviceBackend> gpus = new ArrayList<>();
+    private final Map<LoopbackCluster.Member, Gpus> gpuByMember = new ConcurrentHashMap<>();
+    private final CountDownLatch release = new CountDownLatch(1);
+    /** Body runs per member id and group index: "b/3". */
+    private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+
+    @AfterEach
+    void close() {
+        release.countDown();
+        schedulers.forEach(Scheduler::shutdownNow);
+        schedulers.forEach(Scheduler::close);
+        gpus.forEach(DeviceBackend::close);
+        cluster.close();
+    }
+
+    // ================================================================== set-up
+
+    /** A GPU backend of {@code count} simulated GPUs, refusing tasks pinned to an ordinal it lacks (as MultiGpuBackend). */
+    private static final class Gpus implements DeviceBackend {
+
+        final FakeGpuBackend fake = new FakeGpuBackend(2);
+        final int count;
+        volatile boolean fallBack;
+
+        Gpus(int count) {
+            this.count = count;
+        }
+
+        @Override
+        public Device device() {
+            return Device.GPU;
+        }
+
+        @Override
+        public String name() {
+            return count + " fake GPUs";
+        }
+
+        @Override
+        public DeviceStatus status() {
+            return fake.status();
+        }
+
+        @Override
+        public List<DeviceStatus> deviceStatuses() {
+            return Collections.nCopies(count, fake.status());
+        }
+
+        @Override
+        public void dispatch(DeviceTask task) {
+            String reason = null;
+            if (task.gpuOrdinal() >= count) {
+                reason = "task '" + task.taskName() + "' is pinned to cuda:" + task.gpuOrdinal() + ", but HTS runs "
+                        + name();
+            } else if (fallBack) {
+                reason = "the GPU is busy";
+            }
+            if (reason != null) {
+                if (!task.fallBackToCpu(reason)) {
+                    task.fail(new IllegalStateException(reason));
+                }
+                return;
+            }
+            fake.dispatch(task);
+        }
+
+        void health(DeviceHealth health) {
+            fake.setHealth(health, "set by the test: " + health);
+        }
+
+        @Override
+        public void close() {
+            fake.close();
+        }
+    }
+
+    private Scheduler member(
+            LoopbackCluster.Member engine, int gpuCount, Consumer<SchedulerBuilder> more, TaskGraph graph) {
+        SchedulerBuilder b = Scheduler.builder().threads(2).cluster(engine);
+        if (gpuCount > 0) {
+            Gpus g = new Gpus(gpuCount);
+            gpus.add(g);
+            gpuByMember.put(engine, g);
+            b.gpuBackend(g);
+        }
+        more.accept(b);
+        Scheduler s = b.build();
+        schedulers.add(s);
+        s.register(graph);
+        return s;
+    }
+
+    private Gpus gpuOf(LoopbackCluster.Member engine) {
+        return gpuByMember.get(engine);
+    }
+
+    /** A graph: a seed (1000) and a distributed group "k" of {@code n} members made by {@code member}. */
+    private static final class Graph {
+
+        final TaskGraph graph = TaskGraph.named("g");
+        final Task<Integer> seed = graph.task("seed").cpu(ctx -> 1_000);
+        final TaskGroup<Integer> group;
+
+        Graph(int n, int slice, BiFunction<Integer, TaskBuilder, Task<Integer>> member) {
+            group = graph.group("k", n, (i, t) -> member.apply(i, t.after(seed)))
+                    .distributed(slice);
+        }
+    }
+
+    private void ran(String member, int index) {
+        runs.computeIfAbsent(member + "/" + index, k -> new AtomicInteger()).incrementAndGet();
+    }
+
+    private static List<Integer> expected(int n) {
+        return IntStream.range(0, n).map(i -> 1_000 + i).boxed().toList();
+    }
+
+    private static GraphRun ended(GraphRun run) throws InterruptedException {
+        try {
+            run.await(WAIT);
+        } catch (GraphRunException ex) {
+            // a failed run ended too
+        } catch (TimeoutException ex) {
+            String states = run.states().toString();
+            run.cancel();
+            throw new AssertionError("the run never ended: " + states, ex);
+        }
+        assertThat(run.states().values()).allMatch(TaskState::isTerminal);
+        return run;
+    }
+
+    private void storeEmpties() {
+        await().atMost(WAIT).until(() -> cluster.stored().isEmpty());
+    }
+
+    // ================================================================== GPU work across members
+
+    /**
+     * A group mixing GPU-only members with CPU-only ones goes to members with a GPU; the CPU-only
+     * members' own retries must still apply there.
+     */
+    @Test
+    void cpuOnlyMembersOfAMixedGroupKeepTheirRetries() throws Exception {
+        Set<Integer> failedOnce = ConcurrentHashMap.newKeySet();
+        BiFunction<Integer, TaskBuilder, Task<Integer>> body = (i, t) -> {
+            if (i % 2 == 0) {
+                return t.gpu(ctx -> 1_000 + ctx.groupIndex());
+            }
+            return t.retries(1).cpu(ctx -> {
+                if (failedOnce.add(ctx.groupIndex())) {
+                    throw new IllegalStateException("transient fault of " + ctx.groupIndex());
+                }
+                return 1_000 + ctx.groupIndex();
+            });
+        };
+        Scheduler a = member(cluster.member("a"), 0, b -> {}, new Graph(4, 2, body).graph);
+        member(cluster.member("b"), 1, b -> {}, new Graph(4, 2, body).graph);
+        Graph g = new Graph(4, 2, body);
+
+        GraphRun run = ended(a.submit(g.graph));
+
+        assertThat(run.status()).as("%s", run.failures()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(run.results(g.group)).isEqualTo(expected(4));
+        storeEmpties();
+    }
+
+    /** The same for a CPU-only member's time limit: its attempt on the GPU member must time out. */
+    @Test
+    void cpuOnlyMembersOfAMixedGroupKeepTheirTimeLimit() throws Exception {
+        BiFunction<Integer, TaskBuilder, Task<Integer>> body = (i, t) -> i == 1
+                ? t.timeout(Duration.ofMillis(300)).cpu(ctx -> {
+                    release.await(30, TimeUnit.SECONDS);
+                    return 1_000 + ctx.groupIndex();
+                })
+                : t.gpu(ctx -> 1_000 + ctx.groupIndex());
+        Scheduler a = member(cluster.member("a"), 0, b -> {}, new Graph(2, 2, body).graph);
+        member(cluster.member("b"), 1, b -> {}, new Graph(2, 2, body).graph);
+        Graph g = new Graph(2, 2, body);
+
+        GraphRun run = ended(a.submit(g.graph));
+
+        assertThat(run.state(g.group.get(1))).isEqualTo(TaskState.FAILED);
+        assertThat(run.error(g.group.get(1))).get().isInstanceOf(TimeoutException.class);
+    }
+}
