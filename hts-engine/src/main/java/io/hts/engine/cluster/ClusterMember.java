@@ -10,7 +10,7 @@ import java.util.Objects;
  * @param address where it is reached, for people (e.g. {@code 127.0.0.1:5701})
  * @param local whether it is this JVM
  * @param cpuSlots the CPU workers of its scheduler
- * @param gpus the GPUs of its scheduler, 0 without a GPU backend
+ * @param gpus the GPUs of its scheduler that are not DOWN, 0 without a GPU backend
  * @param freeDeviceMemory free GPU memory in bytes, summed over its GPUs; 0 without
  * @param health whether it takes work: {@code UP}; {@code DEGRADED} takes work last; {@code DOWN}
  *     none

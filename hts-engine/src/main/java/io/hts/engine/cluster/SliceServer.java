@@ -21,7 +21,7 @@ public interface SliceServer {
     /** The slices running here per CPU slot, 0 when idle; published as {@link ClusterMember#load()}. */
     double load();
 
-    /** This member's CPU workers, GPUs and free GPU memory, published with its membership. */
+    /** This member's CPU workers, its GPUs that are not DOWN and their free memory, published with its membership. */
     Capacity capacity();
 
     /**

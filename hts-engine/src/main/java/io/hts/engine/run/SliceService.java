@@ -16,6 +16,7 @@ import io.hts.engine.graph.TaskBuilder;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskGroup;
 import io.hts.engine.graph.TaskState;
+import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -91,11 +92,14 @@ final class SliceService implements SliceServer {
             return new Capacity(scheduler.parallelism(), 0, 0);
         }
         long free = 0;
-        List<DeviceStatus> statuses = gpu.deviceStatuses();
-        for (DeviceStatus s : statuses) {
-            free += Math.max(0, s.freeMemoryBytes());
+        int gpus = 0;
+        for (DeviceStatus s : gpu.deviceStatuses()) {
+            if (s.health() != DeviceHealth.DOWN) { // a GPU that is DOWN runs nothing: GPU-only slices go elsewhere
+                gpus++;
+                free += Math.max(0, s.freeMemoryBytes());
+            }
         }
-        return new Capacity(scheduler.parallelism(), statuses.size(), free);
+        return new Capacity(scheduler.parallelism(), gpus, free);
     }
 
     private String self() {

@@ -34,6 +34,7 @@ import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -233,5 +234,207 @@ class ClusterGpuBreakTests {
 
         assertThat(run.state(g.group.get(1))).isEqualTo(TaskState.FAILED);
         assertThat(run.error(g.group.get(1))).get().isInstanceOf(TimeoutException.class);
+    }
+
+    private BiFunction<Integer, TaskBuilder, Task<Integer>> gpuOnly(String member) {
+        return (i, t) -> t.gpu(ctx -> {
+            ran(member, ctx.groupIndex());
+            return 1_000 + ctx.groupIndex();
+        });
+    }
+
+    /** The only GPU member is lost while it holds the slices: the members fail naming the loss, the run ends. */
+    @Test
+    void theOnlyGpuMemberLostMidRunFailsItsMembersAndTheRunEnds() throws Exception {
+        Scheduler a = member(cluster.member("a"), 0, b -> {}, new Graph(6, 2, gpuOnly("a")).graph);
+        LoopbackCluster.Member b = cluster.member("b");
+        member(b, 1, x -> {}, new Graph(6, 2, gpuOnly("b")).graph);
+        member(cluster.member("c"), 0, x -> {}, new Graph(6, 2, gpuOnly("c")).graph);
+        b.hold(w -> true);
+        Graph g = new Graph(6, 2, gpuOnly("a"));
+
+        GraphRun run = a.submit(g.graph);
+        await().atMost(WAIT).until(() -> b.holding() == 3);
+        b.lose();
+        ended(run);
+
+        assertThat(run.status()).isEqualTo(RunStatus.FAILED);
+        assertThat(run.error(g.group.get(0)))
+                .get()
+                .isInstanceOf(MemberLostException.class)
+                .extracting(Throwable::getMessage)
+                .asString()
+                .contains("group 'k'", "b");
+        assertThat(runs).isEmpty();
+        storeEmpties();
+    }
+
+    /** Two GPU members, one lost while it holds its slices: the other runs them, every shard once. */
+    @Test
+    void aLostGpuMembersSlicesGoToTheOtherGpuMemberOnly() throws Exception {
+        Scheduler a = member(cluster.member("a"), 0, x -> {}, new Graph(12, 2, gpuOnly("a")).graph);
+        LoopbackCluster.Member b = cluster.member("b");
+        member(b, 1, x -> {}, new Graph(12, 2, gpuOnly("b")).graph);
+        member(cluster.member("c"), 1, x -> {}, new Graph(12, 2, gpuOnly("c")).graph);
+        member(cluster.member("d"), 0, x -> {}, new Graph(12, 2, gpuOnly("d")).graph);
+        b.hold(w -> true);
+        Graph g = new Graph(12, 2, gpuOnly("a"));
+
+        GraphRun run = a.submit(g.graph);
+        await().atMost(WAIT).until(() -> b.holding() == 3);
+        b.lose();
+        ended(run);
+
+        assertThat(run.status()).as("%s", run.failures()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(run.results(g.group)).isEqualTo(expected(12));
+        assertThat(runs.keySet()).allMatch(k -> k.startsWith("c/")).hasSize(12);
+        assertThat(runs.values()).allMatch(n -> n.get() == 1);
+        storeEmpties();
+    }
+
+    /** A member whose only GPU is DOWN must get no GPU-only slices while another member's GPU is UP. */
+    @Test
+    void aMemberWhoseGpuIsDownGetsNoGpuOnlySlices() throws Exception {
+        Scheduler a = member(cluster.member("a"), 0, x -> {}, new Graph(8, 2, gpuOnly("a")).graph);
+        LoopbackCluster.Member b = cluster.member("b");
+        member(b, 1, x -> {}, new Graph(8, 2, gpuOnly("b")).graph);
+        member(cluster.member("c"), 1, x -> {}, new Graph(8, 2, gpuOnly("c")).graph);
+        gpuOf(b).health(DeviceHealth.DOWN);
+        Graph g = new Graph(8, 2, gpuOnly("a"));
+
+        GraphRun run = ended(a.submit(g.graph));
+
+        assertThat(run.status()).as("%s", run.failures()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(run.results(g.group)).isEqualTo(expected(8));
+        assertThat(b.received()).isEmpty();
+    }
+
+    /** A DEGRADED GPU still runs: its member gets GPU-only slices, and they succeed. */
+    @Test
+    void aMemberWhoseGpuIsDegradedStillRunsGpuOnlySlices() throws Exception {
+        Scheduler a = member(cluster.member("a"), 0, x -> {}, new Graph(4, 2, gpuOnly("a")).graph);
+        LoopbackCluster.Member b = cluster.member("b");
+        member(b, 1, x -> {}, new Graph(4, 2, gpuOnly("b")).graph);
+        gpuOf(b).health(DeviceHealth.DEGRADED);
+        Graph g = new Graph(4, 2, gpuOnly("a"));
+
+        GraphRun run = ended(a.submit(g.graph));
+
+        assertThat(run.status()).as("%s", run.failures()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(run.results(g.group)).isEqualTo(expected(4));
+    }
+
+    /** GPU-only members pinned to cuda:1 go to the member that has a second GPU, not to one with one GPU. */
+    @Disabled("pinned members go to any member with a GPU; fixed in the next commit")
+    @Test
+    void membersPinnedToAGpuOrdinalGoToAMemberThatHasIt() throws Exception {
+        BiFunction<String, Integer, BiFunction<Integer, TaskBuilder, Task<Integer>>> pinned =
+                (m, unused) -> (i, t) -> gpuOnly(m).apply(i, t.onGpu(1));
+        Scheduler a = member(cluster.member("a"), 0, x -> {}, new Graph(8, 2, pinned.apply("a", 0)).graph);
+        member(cluster.member("b"), 1, x -> {}, new Graph(8, 2, pinned.apply("b", 0)).graph);
+        member(cluster.member("c"), 2, x -> {}, new Graph(8, 2, pinned.apply("c", 0)).graph);
+        Graph g = new Graph(8, 2, pinned.apply("a", 0));
+
+        GraphRun run = ended(a.submit(g.graph));
+
+        assertThat(run.status()).as("%s", run.failures()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(run.results(g.group)).isEqualTo(expected(8));
+    }
+
+    /** A GPU-only member's time limit ends its remote attempt; the run ends, the late answer leaves nothing stored. */
+    @Test
+    void aGpuTimeLimitEndsARemoteGpuAttempt() throws Exception {
+        // only k[1] is limited: k[0], in the same slice, waits for the slice's answer, so a limit of its own
+        // would pass too (a member's time limit runs on the coordinator, for its whole slice)
+        BiFunction<Integer, TaskBuilder, Task<Integer>> body =
+                (i, t) -> (i == 1 ? t.timeout(Duration.ofMillis(200)) : t).gpu(ctx -> {
+                    if (ctx.groupIndex() == 1) {
+                        release.await(30, TimeUnit.SECONDS);
+                    }
+                    return 1_000 + ctx.groupIndex();
+                });
+        Scheduler a = member(cluster.member("a"), 0, x -> {}, new Graph(4, 2, body).graph);
+        LoopbackCluster.Member b = cluster.member("b");
+        member(b, 1, x -> {}, new Graph(4, 2, body).graph);
+        Graph g = new Graph(4, 2, body);
+
+        GraphRun run = ended(a.submit(g.graph));
+
+        assertThat(run.status()).isEqualTo(RunStatus.FAILED);
+        assertThat(run.state(g.group.get(1))).isEqualTo(TaskState.FAILED);
+        assertThat(run.error(g.group.get(1)))
+                .get()
+                .isInstanceOf(TimeoutException.class)
+                .extracting(Throwable::getMessage)
+                .asString()
+                .contains("k[1]");
+        release.countDown();
+        storeEmpties();
+    }
+
+    /** A worker's GPU hands members with both bodies to its CPU: they succeed there; GPU-only ones fail naming why. */
+    @Test
+    void gpuBodiesFallingBackToTheWorkersCpu() throws Exception {
+        BiFunction<Integer, TaskBuilder, Task<Integer>> body = (i, t) -> i % 2 == 0
+                ? t.bodies(ctx -> 1_000 + ctx.groupIndex(), ctx -> 1_000 + ctx.groupIndex())
+                : t.gpu(ctx -> 1_000 + ctx.groupIndex());
+        Scheduler a = member(cluster.member("a"), 0, x -> {}, new Graph(4, 4, body).graph);
+        LoopbackCluster.Member b = cluster.member("b");
+        member(b, 1, x -> {}, new Graph(4, 4, body).graph);
+        gpuOf(b).fallBack = true;
+        Graph g = new Graph(4, 4, body);
+
+        GraphRun run = ended(
+                a.submit(g.graph, io.hts.engine.run.RunOptions.failureMode(io.hts.engine.run.FailureMode.CONTINUE)));
+
+        assertThat(run.result(g.group.get(0))).isEqualTo(1_000);
+        assertThat(run.result(g.group.get(2))).isEqualTo(1_002);
+        assertThat(run.state(g.group.get(1))).isEqualTo(TaskState.FAILED);
+        assertThat(run.error(g.group.get(1)))
+                .get()
+                .isInstanceOf(RemoteTaskException.class)
+                .extracting(Throwable::getMessage)
+                .asString()
+                .contains("k[1]", "loopback/b", "the GPU is busy");
+        storeEmpties();
+    }
+
+    /**
+     * The resource of a GPU-only group is taken where its slices run: a coordinator without a GPU
+     * never runs them, so it need not declare the resource.
+     */
+    @Disabled("the coordinator's validation asks for the resource; fixed in a later commit")
+    @Test
+    void aCoordinatorWithoutAGpuNeedNotDeclareTheResourcesOfGpuOnlyMembers() throws Exception {
+        BiFunction<Integer, TaskBuilder, Task<Integer>> body =
+                (i, t) -> t.resource("licence", 1).gpu(ctx -> 1_000 + ctx.groupIndex());
+        Scheduler a = member(cluster.member("a"), 0, x -> {}, new Graph(4, 2, body).graph);
+        member(cluster.member("b"), 1, x -> x.resource("licence", 1), new Graph(4, 2, body).graph);
+        Graph g = new Graph(4, 2, body);
+
+        GraphRun run = ended(a.submit(g.graph));
+
+        assertThat(run.status()).as("%s", run.failures()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(run.results(g.group)).isEqualTo(expected(4));
+    }
+
+    /** A GPU member that lacks the members' resource fails them naming the resource and the member. */
+    @Test
+    void aGpuMemberWithoutTheResourceFailsTheMembersNamingIt() throws Exception {
+        BiFunction<Integer, TaskBuilder, Task<Integer>> body =
+                (i, t) -> t.resource("licence", 1).gpu(ctx -> 1_000 + ctx.groupIndex());
+        Scheduler a = member(cluster.member("a"), 0, x -> x.resource("licence", 1), new Graph(2, 2, body).graph);
+        member(cluster.member("b"), 1, x -> {}, new Graph(2, 2, body).graph);
+        Graph g = new Graph(2, 2, body);
+
+        GraphRun run = ended(a.submit(g.graph));
+
+        assertThat(run.status()).isEqualTo(RunStatus.FAILED);
+        assertThat(run.error(g.group.get(0)))
+                .get()
+                .extracting(Throwable::getMessage)
+                .asString()
+                .contains("licence", "k");
+        storeEmpties();
     }
 }
