@@ -97,7 +97,7 @@ final class ClusterLink {
      */
     private static double capacity(ClusterMember m, Needs needs, double gpuWeight) {
         if (needs.gpuOnly) {
-            return m.gpus();
+            return m.gpus() >= needs.gpus ? m.gpus() : 0; // (a member pinned to cuda:n needs n + 1 GPUs)
         }
         return needs.gpu ? m.cpuSlots() + m.gpus() * gpuWeight : m.cpuSlots();
     }
@@ -254,18 +254,24 @@ final class ClusterLink {
     /**
      * What a distributed group's members need of a member: {@code gpu} when one has a GPU body
      * (members with GPUs may run it there, their policy deciding), {@code gpuOnly} when one has no
-     * CPU body (its slices go only to members with GPUs).
+     * CPU body (its slices go only to members with GPUs), and then {@code gpus}, the GPUs such a
+     * member needs: one more than the highest ordinal a member without a CPU body is pinned to
+     * ({@code onGpu}), else 1.
      */
-    record Needs(boolean gpu, boolean gpuOnly) {
+    record Needs(boolean gpu, boolean gpuOnly, int gpus) {
 
         static Needs of(TaskGroup<?> group) {
             boolean gpu = false;
             boolean gpuOnly = false;
+            int gpus = 1;
             for (Task<?> t : group.members()) {
                 gpu |= t.gpuBody() != null;
-                gpuOnly |= t.cpuBody() == null;
+                if (t.cpuBody() == null) {
+                    gpuOnly = true;
+                    gpus = Math.max(gpus, t.gpuOrdinal() + 1);
+                }
             }
-            return new Needs(gpu, gpuOnly);
+            return new Needs(gpu, gpuOnly, gpus);
         }
     }
 }

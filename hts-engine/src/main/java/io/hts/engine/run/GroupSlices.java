@@ -167,7 +167,9 @@ final class GroupSlices {
         }
         if (target == null && needs.gpuOnly()) {
             NoDeviceException none = new NoDeviceException(group + " of graph '" + run.graph.name() + "' has members"
-                    + " with only a GPU body, and no member of the cluster has a GPU: " + link.engine.members());
+                    + " with only a GPU body, and no member of the cluster has a GPU"
+                    + (needs.gpus() > 1 ? " cuda:" + (needs.gpus() - 1) + " (members are pinned to it)" : "") + ": "
+                    + link.engine.members());
             for (TaskExecution e : ready) {
                 run.propagation.failUnstarted(e.index, none, Device.GPU, e.attempt);
             }

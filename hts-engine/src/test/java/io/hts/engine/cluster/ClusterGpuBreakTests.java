@@ -16,6 +16,7 @@ import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
+import io.hts.engine.run.NoDeviceException;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.run.SchedulerBuilder;
 import io.hts.engine.support.FakeGpuBackend;
@@ -325,7 +326,6 @@ class ClusterGpuBreakTests {
     }
 
     /** GPU-only members pinned to cuda:1 go to the member that has a second GPU, not to one with one GPU. */
-    @Disabled("pinned members go to any member with a GPU; fixed in the next commit")
     @Test
     void membersPinnedToAGpuOrdinalGoToAMemberThatHasIt() throws Exception {
         BiFunction<String, Integer, BiFunction<Integer, TaskBuilder, Task<Integer>>> pinned =
@@ -339,6 +339,28 @@ class ClusterGpuBreakTests {
 
         assertThat(run.status()).as("%s", run.failures()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(run.results(g.group)).isEqualTo(expected(8));
+    }
+
+    /** GPU-only members pinned to cuda:2 where no member has three GPUs fail naming the group and the GPU. */
+    @Test
+    void membersPinnedToAGpuNoMemberHasFailNamingIt() throws Exception {
+        BiFunction<String, Integer, BiFunction<Integer, TaskBuilder, Task<Integer>>> pinned =
+                (m, unused) -> (i, t) -> gpuOnly(m).apply(i, t.onGpu(2));
+        Scheduler a = member(cluster.member("a"), 0, x -> {}, new Graph(2, 2, pinned.apply("a", 0)).graph);
+        LoopbackCluster.Member b = cluster.member("b");
+        member(b, 2, x -> {}, new Graph(2, 2, pinned.apply("b", 0)).graph);
+        Graph g = new Graph(2, 2, pinned.apply("a", 0));
+
+        GraphRun run = ended(a.submit(g.graph));
+
+        assertThat(run.status()).isEqualTo(RunStatus.FAILED);
+        assertThat(run.error(g.group.get(0)))
+                .get()
+                .isInstanceOf(NoDeviceException.class)
+                .extracting(Throwable::getMessage)
+                .asString()
+                .contains("group 'k'", "cuda:2", "loopback/b");
+        assertThat(b.received()).isEmpty();
     }
 
     /** A GPU-only member's time limit ends its remote attempt; the run ends, the late answer leaves nothing stored. */
