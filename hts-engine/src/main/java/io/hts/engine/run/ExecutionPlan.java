@@ -133,7 +133,9 @@ final class ExecutionPlan {
                     f |= TIMED;
                 }
             }
-            if (!task.resources().isEmpty()) {
+            // a distributed member with only a GPU body never runs on a scheduler without a GPU: its slices
+            // take its resources on the members with GPUs, and this one need not declare them
+            if (!task.resources().isEmpty() && (cpu || gpuBackend || !distributed.test(i))) {
                 if (rd == null) {
                     rd = new ResourceDemand[n];
                 }

@@ -35,7 +35,6 @@ import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -425,13 +424,16 @@ class ClusterGpuBreakTests {
      * The resource of a GPU-only group is taken where its slices run: a coordinator without a GPU
      * never runs them, so it need not declare the resource.
      */
-    @Disabled("the coordinator's validation asks for the resource; fixed in a later commit")
     @Test
     void aCoordinatorWithoutAGpuNeedNotDeclareTheResourcesOfGpuOnlyMembers() throws Exception {
-        BiFunction<Integer, TaskBuilder, Task<Integer>> body =
-                (i, t) -> t.resource("licence", 1).gpu(ctx -> 1_000 + ctx.groupIndex());
+        BiFunction<Integer, TaskBuilder, Task<Integer>> body = (i, t) ->
+                t.resource("licence", 1).resource(TaskBuilder.GPU_MEMORY, 1_000).gpu(ctx -> 1_000 + ctx.groupIndex());
         Scheduler a = member(cluster.member("a"), 0, x -> {}, new Graph(4, 2, body).graph);
-        member(cluster.member("b"), 1, x -> x.resource("licence", 1), new Graph(4, 2, body).graph);
+        member(
+                cluster.member("b"),
+                1,
+                x -> x.resource("licence", 1).resource(TaskBuilder.GPU_MEMORY, 1L << 20),
+                new Graph(4, 2, body).graph);
         Graph g = new Graph(4, 2, body);
 
         GraphRun run = ended(a.submit(g.graph));
