@@ -13,7 +13,7 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a distributed group's member sees when it runs on a worker member: its own group index, and
+ * What a distributed group's member sees when it runs on a worker member: its own name and group index, and
  * the inputs the coordinator sent instead of results of this member's run. Checks reads as the
  * engine's own context does (a direct dependency only). Immutable.
  */
@@ -35,6 +35,12 @@ class SliceContext extends ForwardingTaskContext {
     @Override
     public int groupIndex() {
         return member.groupIndex();
+    }
+
+    /** The member's own name ({@code k[3]}), not that of its place in the slice's run here ({@code k[1]}). */
+    @Override
+    public String taskName() {
+        return member.name();
     }
 
     @Override

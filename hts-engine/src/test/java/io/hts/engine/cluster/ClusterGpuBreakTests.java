@@ -3,6 +3,7 @@ package io.hts.engine.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.github.resilience4j.retry.RetryConfig;
 import io.hts.engine.exec.DeviceBackend;
 import io.hts.engine.exec.DeviceTask;
 import io.hts.engine.graph.Device;
@@ -35,6 +36,7 @@ import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -106,7 +108,7 @@ class ClusterGpuBreakTests {
                 reason = "task '" + task.taskName() + "' is pinned to cuda:" + task.gpuOrdinal() + ", but HTS runs "
                         + name();
             } else if (fallBack) {
-                reason = "the GPU is busy";
+                reason = "task '" + task.taskName() + "': the GPU is busy";
             }
             if (reason != null) {
                 if (!task.fallBackToCpu(reason)) {
@@ -459,6 +461,320 @@ class ClusterGpuBreakTests {
                 .extracting(Throwable::getMessage)
                 .asString()
                 .contains("licence", "k");
+        storeEmpties();
+    }
+
+    // ================================================================== retries
+
+    /** Every member fails once; retries with backoff are held by one GPU member that is then lost. */
+    @Test
+    void retriesWithBackoffMoveOffALostGpuMember() throws Exception {
+        Set<Integer> failedOnce = ConcurrentHashMap.newKeySet();
+        BiFunction<String, Integer, BiFunction<Integer, TaskBuilder, Task<Integer>>> body =
+                (m, unused) -> (i, t) -> t.retries(2, Duration.ofMillis(20)).gpu(ctx -> {
+                    if (failedOnce.add(ctx.groupIndex())) {
+                        throw new IllegalStateException("transient fault of " + ctx.groupIndex());
+                    }
+                    ran(m, ctx.groupIndex());
+                    return 1_000 + ctx.groupIndex();
+                });
+        Scheduler a = member(cluster.member("a"), 0, x -> {}, new Graph(8, 4, body.apply("a", 0)).graph);
+        LoopbackCluster.Member b = cluster.member("b");
+        member(b, 1, x -> {}, new Graph(8, 4, body.apply("b", 0)).graph);
+        member(cluster.member("c"), 1, x -> {}, new Graph(8, 4, body.apply("c", 0)).graph);
+        b.hold(w -> w.size() == 1); // b holds the retries it gets
+        Graph g = new Graph(8, 4, body.apply("a", 0));
+
+        GraphRun run = a.submit(g.graph);
+        await().atMost(WAIT).until(() -> b.holding() > 0 && failedOnce.size() == 8);
+        b.lose();
+        ended(run);
+
+        assertThat(run.status()).as("%s", run.failures()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(run.results(g.group)).isEqualTo(expected(8));
+        assertThat(runs.keySet()).noneMatch(k -> k.startsWith("a/") || k.startsWith("b/"));
+        storeEmpties();
+    }
+
+    /** A retry on a result (retryOnResult) of a remote GPU member runs again until the result is accepted. */
+    @Test
+    void retryOnResultOfARemoteGpuMember() throws Exception {
+        Map<Integer, AtomicInteger> tries = new ConcurrentHashMap<>();
+        RetryConfig config = RetryConfig.<Object>custom()
+                .maxAttempts(4)
+                .waitDuration(Duration.ofMillis(1))
+                .retryOnResult(r -> (Integer) r < 0)
+                .build();
+        BiFunction<Integer, TaskBuilder, Task<Integer>> body = (i, t) -> t.retry(config)
+                .gpu(ctx -> tries.computeIfAbsent(ctx.groupIndex(), k -> new AtomicInteger())
+                                        .incrementAndGet()
+                                < 3
+                        ? -1
+                        : 1_000 + ctx.groupIndex());
+        Scheduler a = member(cluster.member("a"), 0, x -> {}, new Graph(4, 2, body).graph);
+        member(cluster.member("b"), 1, x -> {}, new Graph(4, 2, body).graph);
+        Graph g = new Graph(4, 2, body);
+
+        GraphRun run = ended(a.submit(g.graph));
+
+        assertThat(run.status()).as("%s", run.failures()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(run.results(g.group)).isEqualTo(expected(4));
+        assertThat(tries.values()).allMatch(n -> n.get() == 3);
+    }
+
+    /** Retries exhausted: the member fails with the remote error naming the task and the member. */
+    @Test
+    void retriesExhaustedFailNamingTheTaskAndTheMember() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        BiFunction<Integer, TaskBuilder, Task<Integer>> body =
+                (i, t) -> t.retries(2).gpu(ctx -> {
+                    if (ctx.groupIndex() == 3) {
+                        calls.incrementAndGet();
+                        throw new IllegalStateException("kernel 3 always fails");
+                    }
+                    return 1_000 + ctx.groupIndex();
+                });
+        Scheduler a = member(cluster.member("a"), 0, x -> {}, new Graph(4, 2, body).graph);
+        member(cluster.member("b"), 1, x -> {}, new Graph(4, 2, body).graph);
+        Graph g = new Graph(4, 2, body);
+
+        GraphRun run = ended(a.submit(g.graph));
+
+        assertThat(run.status()).isEqualTo(RunStatus.FAILED);
+        assertThat(calls).hasValue(3);
+        assertThat(run.error(g.group.get(3)))
+                .get()
+                .isInstanceOf(RemoteTaskException.class)
+                .extracting(Throwable::getMessage)
+                .asString()
+                .contains("k[3]", "loopback/b", "kernel 3 always fails");
+        for (int k = 0; k < 3; k++) {
+            assertThat(run.result(g.group.get(k))).isEqualTo(1_000 + k);
+        }
+        storeEmpties();
+    }
+
+    /** A remote body's context names its own task (as on the coordinator), not its place in the slice. */
+    @Test
+    void aRemoteBodySeesItsOwnTaskName() throws Exception {
+        Map<Integer, String> names = new ConcurrentHashMap<>();
+        BiFunction<Integer, TaskBuilder, Task<Integer>> body = (i, t) -> t.bodies(
+                ctx -> {
+                    names.put(ctx.groupIndex(), ctx.taskName());
+                    return 1_000 + ctx.groupIndex();
+                },
+                ctx -> {
+                    names.put(ctx.groupIndex(), ctx.taskName());
+                    return 1_000 + ctx.groupIndex();
+                });
+        Scheduler a = member(cluster.member("a"), 0, x -> {}, new Graph(6, 2, body).graph);
+        member(cluster.member("b"), 1, x -> {}, new Graph(6, 2, body).graph);
+        Graph g = new Graph(6, 2, body);
+
+        GraphRun run = ended(a.submit(g.graph));
+
+        assertThat(run.results(g.group)).isEqualTo(expected(6));
+        for (int k = 0; k < 6; k++) {
+            assertThat(names.get(k)).isEqualTo("k[" + k + "]");
+        }
+    }
+
+    /**
+     * An error the worker's engine (or its GPU backend) raises names the member's own name, not its
+     * index in the slice. Fails: the worker runs the slice as a group of its own, whose members are
+     * named by their place in the slice ({@code k[1]} for {@code k[3]} in slice [2, 4)), and texts
+     * naming them travel as they are; fixing it needs a way to build that group with the members'
+     * own names (an API of the graph), or a rewrite of the texts.
+     */
+    @Disabled("the worker's own errors name k[1] for k[3]: its slice's group is named by place in the slice")
+    @Test
+    void aWorkersOwnErrorNamesTheTaskOfTheGroup() throws Exception {
+        Scheduler a = member(cluster.member("a"), 0, x -> {}, new Graph(4, 2, gpuOnly("a")).graph);
+        LoopbackCluster.Member b = cluster.member("b");
+        member(b, 1, x -> {}, new Graph(4, 2, gpuOnly("b")).graph);
+        gpuOf(b).fallBack = true; // GPU-only members fail there, with the worker's own refusal
+        Graph g = new Graph(4, 2, gpuOnly("a"));
+
+        GraphRun run = ended(
+                a.submit(g.graph, io.hts.engine.run.RunOptions.failureMode(io.hts.engine.run.FailureMode.CONTINUE)));
+
+        assertThat(run.error(g.group.get(3)))
+                .get()
+                .extracting(Throwable::getMessage)
+                .asString()
+                .contains("task 'k[3]'")
+                .doesNotContain("'k[1]'");
+    }
+
+    /** A cancel during a retry's backoff ends the member CANCELLED at once; the others go on. */
+    @Test
+    void aCancelDuringARetrysBackoff() throws Exception {
+        Set<Integer> failedOnce = ConcurrentHashMap.newKeySet();
+        BiFunction<Integer, TaskBuilder, Task<Integer>> body =
+                (i, t) -> t.retries(1, Duration.ofSeconds(30)).gpu(ctx -> {
+                    if (ctx.groupIndex() == 0 && failedOnce.add(0)) {
+                        throw new IllegalStateException("transient");
+                    }
+                    return 1_000 + ctx.groupIndex();
+                });
+        Scheduler a = member(cluster.member("a"), 0, x -> {}, new Graph(4, 2, body).graph);
+        LoopbackCluster.Member b = cluster.member("b");
+        member(b, 1, x -> {}, new Graph(4, 2, body).graph);
+        Graph g = new Graph(4, 2, body);
+
+        GraphRun run = a.submit(g.graph);
+        await().atMost(WAIT).until(() -> run.state(g.group.get(0)) == TaskState.RETRYING);
+        run.cancel(g.group.get(0));
+        ended(run);
+
+        assertThat(run.state(g.group.get(0))).isEqualTo(TaskState.CANCELLED);
+        for (int k = 1; k < 4; k++) {
+            assertThat(run.result(g.group.get(k))).isEqualTo(1_000 + k);
+        }
+        assertThat(b.received()).noneMatch(w -> w.size() == 1);
+        storeEmpties();
+    }
+
+    /** A cancel while a retry runs on another member ends it at once; the late answer is dropped. */
+    @Test
+    void aCancelWhileARetryRunsRemotely() throws Exception {
+        Set<Integer> failedOnce = ConcurrentHashMap.newKeySet();
+        BiFunction<Integer, TaskBuilder, Task<Integer>> body =
+                (i, t) -> t.retries(1).gpu(ctx -> {
+                    if (ctx.groupIndex() == 0 && failedOnce.add(0)) {
+                        throw new IllegalStateException("transient");
+                    }
+                    return List.of(1_000 + ctx.groupIndex()).get(0);
+                });
+        Scheduler a = member(cluster.member("a"), 0, x -> {}, new Graph(2, 2, body).graph);
+        LoopbackCluster.Member b = cluster.member("b");
+        member(b, 1, x -> {}, new Graph(2, 2, body).graph);
+        b.hold(w -> w.size() == 1);
+        Graph g = new Graph(2, 2, body);
+
+        GraphRun run = a.submit(g.graph);
+        await().atMost(WAIT).until(() -> b.holding() == 1);
+        assertThat(run.state(g.group.get(0))).isEqualTo(TaskState.RUNNING);
+        run.cancel(g.group.get(0));
+        await().atMost(WAIT).until(() -> run.state(g.group.get(0)) == TaskState.CANCELLED);
+        b.release();
+        ended(run);
+
+        assertThat(run.state(g.group.get(0))).isEqualTo(TaskState.CANCELLED);
+        assertThat(run.result(g.group.get(1))).isEqualTo(1_001);
+        storeEmpties();
+    }
+
+    /** Many members retry at once across two GPU members: every shard counts once. */
+    @Test
+    void manyRetriesAtOnce() throws Exception {
+        Set<Integer> failedOnce = ConcurrentHashMap.newKeySet();
+        AtomicInteger succeeded = new AtomicInteger();
+        BiFunction<Integer, TaskBuilder, Task<Integer>> body =
+                (i, t) -> t.retries(3).gpu(ctx -> {
+                    if (failedOnce.add(ctx.groupIndex())) {
+                        throw new IllegalStateException("transient " + ctx.groupIndex());
+                    }
+                    succeeded.incrementAndGet();
+                    return 1_000 + ctx.groupIndex();
+                });
+        Scheduler a = member(cluster.member("a"), 1, x -> {}, new Graph(300, 10, body).graph);
+        member(cluster.member("b"), 1, x -> {}, new Graph(300, 10, body).graph);
+        member(cluster.member("c"), 1, x -> {}, new Graph(300, 10, body).graph);
+        Graph g = new Graph(300, 10, body);
+
+        GraphRun run = ended(a.submit(g.graph));
+
+        assertThat(run.status()).as("%s", run.failures()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(run.results(g.group)).isEqualTo(expected(300));
+        assertThat(succeeded).hasValue(300);
+        storeEmpties();
+    }
+
+    // ================================================================== fail fast, cancels
+
+    /** A run failing fast cancels the slices held on another GPU member, and ends. */
+    @Test
+    void failFastCancelsSlicesInFlightOnOtherMembers() throws Exception {
+        BiFunction<Integer, TaskBuilder, Task<Integer>> body = (i, t) -> t.gpu(ctx -> {
+            if (ctx.groupIndex() == 0) {
+                throw new IllegalStateException("kernel 0 fails");
+            }
+            return 1_000 + ctx.groupIndex();
+        });
+        Scheduler a = member(cluster.member("a"), 0, x -> {}, new Graph(6, 2, body).graph);
+        LoopbackCluster.Member b = cluster.member("b");
+        member(b, 1, x -> {}, new Graph(6, 2, body).graph);
+        LoopbackCluster.Member c = cluster.member("c");
+        member(c, 1, x -> {}, new Graph(6, 2, body).graph);
+        c.hold(w -> w.from() != 0);
+        b.hold(w -> w.from() != 0);
+        Graph g = new Graph(6, 2, body);
+
+        GraphRun run = ended(a.submit(g.graph));
+
+        assertThat(run.status()).isEqualTo(RunStatus.FAILED);
+        assertThat(run.state(g.group.get(0))).isEqualTo(TaskState.FAILED);
+        for (int k = 2; k < 6; k++) {
+            assertThat(run.state(g.group.get(k))).isEqualTo(TaskState.CANCELLED);
+        }
+        b.release();
+        c.release();
+        storeEmpties();
+    }
+
+    /** run.cancel(group) of GPU-only members running on another member cancels the slice there. */
+    @Test
+    void cancellingTheGroupCancelsItsSliceOnTheGpuMember() throws Exception {
+        CountDownLatch started = new CountDownLatch(2);
+        AtomicInteger sawCancel = new AtomicInteger();
+        BiFunction<Integer, TaskBuilder, Task<Integer>> body = (i, t) -> t.gpu(ctx -> {
+            started.countDown();
+            // a GPU body is not interrupted: it sees the cancel through its context
+            while (!release.await(5, TimeUnit.MILLISECONDS)) {
+                if (ctx.isCancelled()) {
+                    sawCancel.incrementAndGet();
+                    throw new IllegalStateException("cancelled");
+                }
+            }
+            return 1_000 + ctx.groupIndex();
+        });
+        Scheduler a = member(cluster.member("a"), 0, x -> {}, new Graph(2, 2, body).graph);
+        member(cluster.member("b"), 1, x -> {}, new Graph(2, 2, body).graph);
+        Graph g = new Graph(2, 2, body);
+
+        GraphRun run = a.submit(g.graph);
+        assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
+        run.cancel(g.group);
+        ended(run);
+
+        assertThat(run.state(g.group.get(0))).isEqualTo(TaskState.CANCELLED);
+        assertThat(run.state(g.group.get(1))).isEqualTo(TaskState.CANCELLED);
+        await().atMost(WAIT).until(() -> sawCancel.get() == 2);
+        storeEmpties();
+    }
+
+    /** A GPU-only member cancelled before its slice leaves is skipped there, and not run. */
+    @Test
+    void aMemberCancelledBeforeItsSliceLeavesIsSkippedOnTheGpuMember() throws Exception {
+        CountDownLatch seedGate = new CountDownLatch(1);
+        BiFunction<String, Integer, BiFunction<Integer, TaskBuilder, Task<Integer>>> body = (m, unused) -> gpuOnly(m);
+        Scheduler a = member(cluster.member("a"), 0, x -> {}, new Graph(3, 3, body.apply("a", 0)).graph);
+        LoopbackCluster.Member b = cluster.member("b");
+        member(b, 1, x -> {}, new Graph(3, 3, body.apply("b", 0)).graph);
+        Graph g = new Graph(3, 3, body.apply("a", 0));
+        b.hold(w -> true);
+
+        GraphRun run = a.submit(g.graph);
+        // the slice leaves once the seed is done: all three are READY together, so cancel one as it is held
+        await().atMost(WAIT).until(() -> b.holding() == 1);
+        run.cancel(g.group.get(1));
+        b.release();
+        ended(run);
+
+        assertThat(run.state(g.group.get(1))).isEqualTo(TaskState.CANCELLED);
+        assertThat(run.result(g.group.get(0))).isEqualTo(1_000);
+        assertThat(run.result(g.group.get(2))).isEqualTo(1_002);
         storeEmpties();
     }
 }
