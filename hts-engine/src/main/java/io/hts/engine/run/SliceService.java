@@ -265,7 +265,7 @@ final class SliceService implements SliceServer {
             } else {
                 values.add(null);
                 Throwable cause = run.error(t).orElse(null);
-                failures.put(work.from() + k, failure(group.get(work.from() + k).name(), cause));
+                failures.put(work.from() + k, failure(group.get(work.from() + k).name(), t.name(), cause));
             }
         }
         String me = link.engine.localMember().id();
@@ -283,14 +283,25 @@ final class SliceService implements SliceServer {
         });
     }
 
-    private static SliceResult.RemoteFailure failure(String task, @Nullable Throwable cause) {
+    /**
+     * A member's failure as text. The slice runs here as a group of its own, whose members are named
+     * by their place in the slice ({@code k[1]} for {@code k[3]}): texts this member's engine wrote
+     * quote that name, so {@code 'k[1]'} becomes {@code 'k[3]'} in them (user texts that quote it alike
+     * are changed too).
+     */
+    private static SliceResult.RemoteFailure failure(String task, String here, @Nullable Throwable cause) {
         if (cause == null) {
             return new SliceResult.RemoteFailure(task, "unknown", "", "");
         }
         StringWriter trace = new StringWriter();
         cause.printStackTrace(new PrintWriter(trace));
         String message = cause.getMessage();
+        String quotedHere = "'" + here + "'";
+        String quoted = "'" + task + "'";
         return new SliceResult.RemoteFailure(
-                task, cause.getClass().getName(), message == null ? "" : message, trace.toString());
+                task,
+                cause.getClass().getName(),
+                message == null ? "" : message.replace(quotedHere, quoted),
+                trace.toString().replace(quotedHere, quoted));
     }
 }

@@ -36,7 +36,6 @@ import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -581,12 +580,9 @@ class ClusterGpuBreakTests {
 
     /**
      * An error the worker's engine (or its GPU backend) raises names the member's own name, not its
-     * index in the slice. Fails: the worker runs the slice as a group of its own, whose members are
-     * named by their place in the slice ({@code k[1]} for {@code k[3]} in slice [2, 4)), and texts
-     * naming them travel as they are; fixing it needs a way to build that group with the members'
-     * own names (an API of the graph), or a rewrite of the texts.
+     * index in the slice ({@code k[1]} for {@code k[3]} in slice [2, 4), as the worker's own group
+     * names it).
      */
-    @Disabled("the worker's own errors name k[1] for k[3]: its slice's group is named by place in the slice")
     @Test
     void aWorkersOwnErrorNamesTheTaskOfTheGroup() throws Exception {
         Scheduler a = member(cluster.member("a"), 0, x -> {}, new Graph(4, 2, gpuOnly("a")).graph);
