@@ -76,11 +76,11 @@ final class ClusterLink {
             int cap = Math.max(1, ceilDiv(n, 2 * Math.max(1, members.size())));
             return (int) Math.max(1, Math.min(size, cap));
         }
-        double slots = 0;
+        long slots = 0; // (a GPU weighs one slot here: whole numbers)
         for (ClusterMember m : members) {
-            slots += capacity(m, needs, 1);
+            slots += (long) capacity(m, needs, 1);
         }
-        return Math.max(1, ceilDiv(n, (int) Math.max(4, Math.min(Integer.MAX_VALUE, 4 * slots))));
+        return Math.max(1, ceilDiv(n, 4 * (int) Math.min(Integer.MAX_VALUE / 4, Math.max(1, slots))));
     }
 
     /** A group member's declared cost on a device, else the cost model's estimate; -1 when unknown. */
