@@ -22,11 +22,14 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -168,12 +171,13 @@ final class SliceService implements SliceServer {
         TaskGraph slice = TaskGraph.named(graph.name());
         LongAdder bodyNanos = new LongAdder();
         AtomicInteger onGpu = new AtomicInteger();
+        Set<Throwable> thrownByBodies = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
         TaskGroup<Object> tasks = slice.group(
                 group.name(),
                 work.size(),
                 (k, t) -> work.skipped().contains(work.from() + k)
                         ? t.cpu(ctx -> null) // cancelled on the coordinator before the slice went: not run
-                        : member(group.get(work.from() + k), t, inputs, bodyNanos, onGpu));
+                        : member(group.get(work.from() + k), t, inputs, bodyNanos, onGpu, thrownByBodies));
         GraphRun run;
         try {
             run = scheduler.submit(slice, RunOptions.failureMode(FailureMode.CONTINUE));
@@ -200,18 +204,22 @@ final class SliceService implements SliceServer {
             if (timeout != null) {
                 timeout.cancel(false);
             }
-            answer(work, group, run, tasks, bodyNanos.sum(), onGpu.get(), result);
+            answer(work, group, run, tasks, bodyNanos.sum(), onGpu.get(), thrownByBodies, result);
         });
     }
 
-    /** One member of the slice's group: the member's own bodies, reading the inputs sent. */
+    /**
+     * One member of the slice's group: the member's own bodies, reading the inputs sent; what they
+     * throw is added to {@code thrownByBodies} (their texts are the user's, never rewritten).
+     */
     @SuppressWarnings("unchecked")
     private static Task<Object> member(
             Task<?> member,
             TaskBuilder t,
             Map<String, @Nullable Object> inputs,
             LongAdder bodyNanos,
-            AtomicInteger onGpu) {
+            AtomicInteger onGpu,
+            Set<Throwable> thrownByBodies) {
         TaskGraph graph = member.graph();
         t.retries(0).noTimeout();
         for (Device d : Device.values()) {
@@ -232,6 +240,9 @@ final class SliceService implements SliceServer {
                     long t0 = System.nanoTime();
                     try {
                         return cpu.run(new SliceContext(ctx, graph, member, inputs));
+                    } catch (Throwable thrown) {
+                        thrownByBodies.add(thrown);
+                        throw thrown;
                     } finally {
                         bodyNanos.add(System.nanoTime() - t0);
                     }
@@ -240,7 +251,12 @@ final class SliceService implements SliceServer {
                 ? null
                 : ctx -> {
                     onGpu.incrementAndGet();
-                    return gpu.run(new SliceContext.OnGpu(ctx, graph, member, inputs));
+                    try {
+                        return gpu.run(new SliceContext.OnGpu(ctx, graph, member, inputs));
+                    } catch (Throwable thrown) {
+                        thrownByBodies.add(thrown);
+                        throw thrown;
+                    }
                 };
         if (cpuHere != null && gpuHere != null) {
             return t.bodies(cpuHere, gpuHere);
@@ -255,6 +271,7 @@ final class SliceService implements SliceServer {
             TaskGroup<Object> tasks,
             long bodyNanos,
             int gpuMembers,
+            Set<Throwable> thrownByBodies,
             CompletableFuture<SliceResult> result) {
         List<@Nullable Object> values = new ArrayList<>(tasks.size());
         Map<Integer, SliceResult.RemoteFailure> failures = new HashMap<>();
@@ -265,7 +282,8 @@ final class SliceService implements SliceServer {
             } else {
                 values.add(null);
                 Throwable cause = run.error(t).orElse(null);
-                failures.put(work.from() + k, failure(group.get(work.from() + k).name(), t.name(), cause));
+                failures.put(
+                        work.from() + k, failure(group.get(work.from() + k).name(), t.name(), cause, thrownByBodies));
             }
         }
         String me = link.engine.localMember().id();
@@ -286,22 +304,30 @@ final class SliceService implements SliceServer {
     /**
      * A member's failure as text. The slice runs here as a group of its own, whose members are named
      * by their place in the slice ({@code k[1]} for {@code k[3]}): texts this member's engine wrote
-     * quote that name, so {@code 'k[1]'} becomes {@code 'k[3]'} in them (user texts that quote it alike
-     * are changed too).
+     * (a cancel, a refused GPU) quote that name, so in them {@code 'k[1]'} becomes {@code 'k[3]'};
+     * a throwable a body threw keeps its text as the user wrote it.
      */
-    private static SliceResult.RemoteFailure failure(String task, String here, @Nullable Throwable cause) {
+    private static SliceResult.RemoteFailure failure(
+            String task, String here, @Nullable Throwable cause, Set<Throwable> thrownByBodies) {
         if (cause == null) {
             return new SliceResult.RemoteFailure(task, "unknown", "", "");
         }
-        StringWriter trace = new StringWriter();
-        cause.printStackTrace(new PrintWriter(trace));
-        String message = cause.getMessage();
+        StringWriter written = new StringWriter();
+        cause.printStackTrace(new PrintWriter(written));
+        String trace = written.toString();
         String quotedHere = "'" + here + "'";
         String quoted = "'" + task + "'";
-        return new SliceResult.RemoteFailure(
-                task,
-                cause.getClass().getName(),
-                message == null ? "" : message.replace(quotedHere, quoted),
-                trace.toString().replace(quotedHere, quoted));
+        String message = cause.getMessage();
+        if (message != null && !thrownByBodies.contains(cause)) {
+            message = message.replace(quotedHere, quoted);
+        }
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable t = cause; t != null && seen.add(t); t = t.getCause()) {
+            String line = t.toString();
+            if (!thrownByBodies.contains(t) && line.contains(quotedHere)) {
+                trace = trace.replace(line, line.replace(quotedHere, quoted));
+            }
+        }
+        return new SliceResult.RemoteFailure(task, cause.getClass().getName(), message == null ? "" : message, trace);
     }
 }
