@@ -19,7 +19,6 @@ import io.hts.engine.cluster.SliceResult;
 import io.hts.engine.cluster.SliceServer;
 import io.hts.engine.cluster.SliceWork;
 import io.hts.engine.cluster.SubmittedSlice;
-import io.hts.engine.policy.DeviceHealth;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -233,11 +232,21 @@ public final class HazelcastClusterEngine implements ClusterEngine, AutoCloseabl
             return;
         }
         try {
-            String status = MemberStatus.encode(s.capacity(), DeviceHealth.UP, s.load());
+            String status = MemberStatus.encode(s.capacity(), s.health(), s.load());
             statusChanged(localId, status);
             statuses.setAsync(localId, status);
         } catch (RuntimeException ex) {
             // the member is shutting down: its statuses go with it
+        }
+    }
+
+    /** Publishes this member's status now, on the publishing thread (after any publication under way there). */
+    @Override
+    public void serverChanged() {
+        try {
+            publisher.execute(this::publish);
+        } catch (RejectedExecutionException ex) {
+            // closed: the status is removed
         }
     }
 

@@ -3,7 +3,6 @@ package io.hts.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import io.hts.engine.cluster.RemoteTaskException;
 import io.hts.engine.graph.TaskGraph;
@@ -40,13 +39,7 @@ class HazelcastClusterBreakTests {
 
     @BeforeAll
     static void startTwoMembers() {
-        List<Integer> ports = LoopbackConfig.freePorts(2);
-        String cluster = "hts-break-" + ports.get(0);
-        ports.parallelStream()
-                .forEach(p -> members.add(Hazelcast.newHazelcastInstance(LoopbackConfig.member(cluster, p, ports))));
-        members.sort((x, y) -> Integer.compare(
-                x.getCluster().getLocalMember().getAddress().getPort(),
-                y.getCluster().getLocalMember().getAddress().getPort()));
+        members.addAll(LoopbackConfig.startMembers("hts-break", 2));
         for (int k = 0; k < 2; k++) {
             HazelcastClusterEngine engine = new HazelcastClusterEngine(members.get(k));
             // the coordinator (k = 0) has one worker, the other four: slices go to the other

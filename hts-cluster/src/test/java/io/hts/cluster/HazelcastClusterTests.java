@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import io.hts.engine.cluster.ClusterMember;
 import io.hts.engine.cluster.GraphRefusedException;
@@ -53,14 +52,7 @@ class HazelcastClusterTests {
 
     @BeforeAll
     static void startThreeMembers() {
-        List<Integer> ports = LoopbackConfig.freePorts(3);
-        String cluster = "hts-test-" + ports.get(0);
-        List<HazelcastInstance> instances = new CopyOnWriteArrayList<>();
-        ports.parallelStream()
-                .forEach(p -> instances.add(Hazelcast.newHazelcastInstance(LoopbackConfig.member(cluster, p, ports))));
-        instances.sort((x, y) -> Integer.compare(
-                x.getCluster().getLocalMember().getAddress().getPort(),
-                y.getCluster().getLocalMember().getAddress().getPort()));
+        List<HazelcastInstance> instances = LoopbackConfig.startMembers("hts-test", 3);
         for (int k = 0; k < 3; k++) {
             String name = NAMES[k];
             HazelcastInstance hz = instances.get(k);

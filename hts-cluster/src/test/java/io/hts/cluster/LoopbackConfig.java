@@ -3,12 +3,16 @@ package io.hts.cluster;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.NetworkConfig;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Hazelcast members for tests: TCP/IP join on 127.0.0.1 only, the ports given, multicast and
@@ -41,6 +45,21 @@ public final class LoopbackConfig {
                 }
             }
         }
+    }
+
+    /**
+     * Starts {@code n} members of a new cluster named {@code prefix} and the first port, joined to
+     * one another, in the order of their ports.
+     */
+    public static List<HazelcastInstance> startMembers(String prefix, int n) {
+        List<Integer> ports = freePorts(n);
+        String cluster = prefix + "-" + ports.get(0);
+        List<HazelcastInstance> members = new CopyOnWriteArrayList<>();
+        ports.parallelStream().forEach(p -> members.add(Hazelcast.newHazelcastInstance(member(cluster, p, ports))));
+        List<HazelcastInstance> sorted = new ArrayList<>(members);
+        sorted.sort(Comparator.comparingInt(
+                m -> m.getCluster().getLocalMember().getAddress().getPort()));
+        return sorted;
     }
 
     /**

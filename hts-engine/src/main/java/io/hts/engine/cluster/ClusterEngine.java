@@ -59,6 +59,13 @@ public interface ClusterEngine {
     /** The store for payloads too large to travel by value. */
     PayloadStore payloads();
 
+    /**
+     * The server's {@link SliceServer#health() health} or capacity changed (its scheduler is shut
+     * down, say): an engine that publishes them to the other members does so now, without blocking,
+     * rather than at its next regular publication. Does nothing by default.
+     */
+    default void serverChanged() {}
+
     /** A subscription; closing it twice does nothing. */
     interface Subscription extends AutoCloseable {
 

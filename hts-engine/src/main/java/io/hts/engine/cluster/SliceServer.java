@@ -1,5 +1,6 @@
 package io.hts.engine.cluster;
 
+import io.hts.engine.policy.DeviceHealth;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -20,6 +21,13 @@ public interface SliceServer {
 
     /** The slices running here per CPU slot, 0 when idle; published as {@link ClusterMember#load()}. */
     double load();
+
+    /**
+     * Whether this member takes slices, published as {@link ClusterMember#health()}: {@code DOWN}
+     * once its scheduler is shut down (it refuses slices then; the engine is told through
+     * {@link ClusterEngine#serverChanged()}), else {@code UP}.
+     */
+    DeviceHealth health();
 
     /** This member's CPU workers, its GPUs that are not DOWN and their free memory, published with its membership. */
     Capacity capacity();

@@ -43,6 +43,11 @@ final class ClusterLink {
         engine.serve(service);
     }
 
+    /** The scheduler shut down: the engine publishes this member DOWN now, and others stop sending it slices. */
+    void shutdown() {
+        engine.serverChanged();
+    }
+
     /** The distributed groups of a graph on this scheduler, checked and made once per graph. */
     ClusterPlan plan(CompiledGraph graph) {
         return graph.bound(this, ClusterPlan.class, ClusterPlan::new);

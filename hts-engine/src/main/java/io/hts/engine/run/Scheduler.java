@@ -215,12 +215,7 @@ public final class Scheduler implements AutoCloseable {
         return admission.active();
     }
 
-    /**
-     * An unfinished run.
-     *
-     * @param runId its id
-     * @return the run, while it is active
-     */
+    /** The unfinished run of id {@code runId}; empty once it finished, or when there is none. */
     public Optional<GraphRun> activeRun(long runId) {
         return admission.active(runId);
     }
@@ -368,9 +363,12 @@ public final class Scheduler implements AutoCloseable {
 
     // ================================================================== lifecycle
 
-    /** Stops admitting runs; running runs finish, then the worker threads end. */
+    /** Stops admitting runs, and slices from other members (published DOWN); running runs finish, then threads end. */
     public void shutdown() {
         admission.shutdown();
+        if (cluster != null) {
+            cluster.shutdown();
+        }
     }
 
     /**

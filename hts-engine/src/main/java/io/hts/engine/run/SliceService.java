@@ -89,6 +89,11 @@ final class SliceService implements SliceServer {
     }
 
     @Override
+    public DeviceHealth health() {
+        return scheduler.isShutdown() ? DeviceHealth.DOWN : DeviceHealth.UP;
+    }
+
+    @Override
     public Capacity capacity() {
         DeviceBackend gpu = scheduler.gpuBackend();
         if (gpu == null) {

@@ -10,6 +10,7 @@ import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.RunProfile;
 import io.hts.engine.observe.TaskTiming;
+import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.Scheduler;
@@ -98,6 +99,28 @@ class ClusterSchedulingTests {
                     assertThat(w.timeLimit()).isNotNull().isLessThanOrEqualTo(Duration.ofSeconds(30));
                 });
         assertThat(coordinator.cluster()).containsSame(a);
+    }
+
+    /** A member whose scheduler is shut down is listed DOWN at once, and gets no slices; the runs end right. */
+    @Test
+    void aMemberWhoseSchedulerIsShutDownIsListedDownAndGetsNoSlices() {
+        Scheduler coordinator = threeMembers();
+        var b = members.get(1);
+        var c = members.get(2);
+        Sweeps sweep = Sweeps.of(24, 4);
+
+        schedulers.get(1).shutdown();
+
+        assertThat(b.localMember().health()).isEqualTo(DeviceHealth.DOWN);
+        assertThat(members.get(0).members())
+                .filteredOn(m -> m.id().equals("b"))
+                .singleElement()
+                .extracting(ClusterMember::health)
+                .isEqualTo(DeviceHealth.DOWN);
+        GraphRun run = coordinator.submit(sweep.graph).await();
+        assertThat(run.results(sweep.shards)).isEqualTo(Sweeps.expected(24, 10_000));
+        assertThat(b.received()).isEmpty();
+        assertThat(c.received()).isNotEmpty();
     }
 
     @Test

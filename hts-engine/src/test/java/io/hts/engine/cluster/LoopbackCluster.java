@@ -148,7 +148,7 @@ public final class LoopbackCluster implements AutoCloseable {
                     c.cpuSlots(),
                     c.gpus(),
                     c.freeDeviceMemory(),
-                    DeviceHealth.UP,
+                    s == null ? DeviceHealth.UP : s.health(),
                     s == null ? 0 : s.load());
         }
 
