@@ -110,7 +110,8 @@ final class ClusterLink {
     /**
      * The member for the next slice of a group: the lowest of (slices given it in this group + 1)
      * per slot that can run the group's bodies, weighed by its load, a DEGRADED member last; never
-     * a DOWN or excluded one, nor one without a GPU for a group whose members have only GPU bodies.
+     * an excluded one, a DOWN one other than this member (whose own runs finish after a shutdown),
+     * nor one without a GPU for a group whose members have only GPU bodies.
      * A GPU counts as one slot, or, for a group with both bodies whose costs the cost model knows, as
      * many CPU slots as it is faster.
      *
@@ -130,7 +131,9 @@ final class ClusterLink {
         double bestScore = Double.MAX_VALUE;
         for (ClusterMember m : engine.members()) {
             double capacity = capacity(m, needs, gpuWeight);
-            if (m.health() == DeviceHealth.DOWN || excluded.contains(m.id()) || capacity <= 0) {
+            // this member DOWN (its scheduler shut down) still runs the slices of its own running runs
+            boolean down = m.health() == DeviceHealth.DOWN && !m.local();
+            if (down || excluded.contains(m.id()) || capacity <= 0) {
                 continue;
             }
             double score = (assigned.getOrDefault(m.id(), 0) + 1.0) / capacity * (1 + m.load());

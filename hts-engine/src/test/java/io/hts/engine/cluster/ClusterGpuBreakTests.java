@@ -635,6 +635,36 @@ class ClusterGpuBreakTests {
         storeEmpties();
     }
 
+    /**
+     * The coordinator's scheduler is shut down while a run waits to send its GPU-only slices: it is
+     * published DOWN (others send it no slices), but its own running runs still finish, their
+     * slices on its own GPU, the only one in the cluster.
+     */
+    @Test
+    void aCoordinatorShutDownStillRunsTheSlicesOfItsRunningRunsOnItsOwnGpu() throws Exception {
+        CountDownLatch seedGate = new CountDownLatch(1);
+        TaskGraph graph = TaskGraph.named("gated");
+        Task<Integer> seed = graph.task("seed").cpu(ctx -> {
+            seedGate.await();
+            return 1_000;
+        });
+        TaskGroup<Integer> group = graph.group(
+                        "k", 4, (i, t) -> t.after(seed).gpu(ctx -> ctx.input(seed) + ctx.groupIndex()))
+                .distributed(2);
+        LoopbackCluster.Member coordinator = cluster.member("a");
+        Scheduler a = member(coordinator, 1, x -> {}, graph);
+        member(cluster.member("c"), 0, x -> {}, TaskGraph.named("other"));
+
+        GraphRun run = a.submit(graph);
+        a.shutdown();
+        assertThat(coordinator.localMember().health()).isEqualTo(DeviceHealth.DOWN);
+        seedGate.countDown();
+        ended(run);
+
+        assertThat(run.status()).as("%s", run.failures()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(run.results(group)).isEqualTo(expected(4));
+    }
+
     /** A cancel during a retry's backoff ends the member CANCELLED at once; the others go on. */
     @Test
     void aCancelDuringARetrysBackoff() throws Exception {
