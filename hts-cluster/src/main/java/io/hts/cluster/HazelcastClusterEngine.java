@@ -232,7 +232,7 @@ public final class HazelcastClusterEngine implements ClusterEngine, AutoCloseabl
             return;
         }
         try {
-            String status = MemberStatus.encode(s.capacity(), s.health(), s.load());
+            String status = MemberStatus.encode(s.capacity(), s.health(), s.load(), s.loadByCoordinator());
             statusChanged(localId, status);
             statuses.setAsync(localId, status);
         } catch (RuntimeException ex) {

@@ -1,6 +1,7 @@
 package io.hts.engine.cluster;
 
 import io.hts.engine.policy.DeviceHealth;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -21,6 +22,12 @@ public interface SliceServer {
 
     /** The slices running here per CPU slot, 0 when idle; published as {@link ClusterMember#load()}. */
     double load();
+
+    /**
+     * {@link #load()} by the id of the member that sent the slices (none when idle); published as
+     * {@link ClusterMember#loadByCoordinator()}.
+     */
+    Map<String, Double> loadByCoordinator();
 
     /**
      * Whether this member takes slices, published as {@link ClusterMember#health()}: {@code DOWN}

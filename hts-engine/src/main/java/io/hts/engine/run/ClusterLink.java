@@ -109,7 +109,8 @@ final class ClusterLink {
 
     /**
      * The member for the next slice of a group: the lowest of (slices given it in this group + 1)
-     * per slot that can run the group's bodies, weighed by its load, a DEGRADED member last; never
+     * per slot that can run the group's bodies, weighed by the load other coordinators put on it
+     * ({@link ClusterMember#loadFromOthers}), a DEGRADED member last; never
      * an excluded one, a DOWN one other than this member (whose own runs finish after a shutdown),
      * nor one without a GPU for a group whose members have only GPU bodies.
      * A GPU counts as one slot, or, for a group with both bodies whose costs the cost model knows, as
@@ -127,6 +128,7 @@ final class ClusterLink {
                 gpuWeight = Math.max(1, (double) cpu / gpu);
             }
         }
+        String me = engine.localMember().id();
         ClusterMember best = null;
         double bestScore = Double.MAX_VALUE;
         for (ClusterMember m : engine.members()) {
@@ -136,7 +138,8 @@ final class ClusterLink {
             if (down || excluded.contains(m.id()) || capacity <= 0) {
                 continue;
             }
-            double score = (assigned.getOrDefault(m.id(), 0) + 1.0) / capacity * (1 + m.load());
+            double load = m.loadFromOthers(me); // (this member's slices count through assigned)
+            double score = (assigned.getOrDefault(m.id(), 0) + 1.0) / capacity * (1 + load);
             if (m.health() == DeviceHealth.DEGRADED) {
                 score *= 4;
             }

@@ -47,7 +47,10 @@ import org.jspecify.annotations.Nullable;
  * decides) as a run of its own on this scheduler, without waiting on any thread; answers with every
  * member's result or failure.
  *
- * <p>Thread-safe: {@code running} is an atomic count; {@code fingerprints} caches one fingerprint
+ * <p>Thread-safe: {@code running} is an atomic count, {@code runningBy} the same count by
+ * coordinator, changed only by its map's atomic {@code merge} and {@code computeIfPresent} (an entry
+ * goes when its count reaches 0; a reader may see the total and the map a slice apart);
+ * {@code fingerprints} caches one fingerprint
  * per registered graph object (a graph registered again under the name is fingerprinted again).
  */
 final class SliceService implements SliceServer {
@@ -56,6 +59,7 @@ final class SliceService implements SliceServer {
     private final ClusterLink link;
     private final PayloadTransfer transfer;
     private final AtomicInteger running = new AtomicInteger();
+    private final ConcurrentHashMap<String, Integer> runningBy = new ConcurrentHashMap<>();
     private final Map<TaskGraph, String> fingerprints = new ConcurrentHashMap<>();
 
     SliceService(Scheduler scheduler, ClusterLink link) {
@@ -86,6 +90,13 @@ final class SliceService implements SliceServer {
     @Override
     public double load() {
         return running.get() / (double) scheduler.parallelism();
+    }
+
+    @Override
+    public Map<String, Double> loadByCoordinator() {
+        Map<String, Double> load = new HashMap<>();
+        runningBy.forEach((coordinator, n) -> load.put(coordinator, n / (double) scheduler.parallelism()));
+        return load;
     }
 
     @Override
@@ -194,6 +205,7 @@ final class SliceService implements SliceServer {
             return;
         }
         running.incrementAndGet();
+        runningBy.merge(work.coordinator(), 1, Integer::sum);
         Future<?> timeout = work.timeLimit() == null
                 ? null
                 : scheduler
@@ -206,6 +218,7 @@ final class SliceService implements SliceServer {
         });
         run.future().whenComplete((r, ex) -> {
             running.decrementAndGet();
+            runningBy.computeIfPresent(work.coordinator(), (c, n) -> n == 1 ? null : n - 1);
             if (timeout != null) {
                 timeout.cancel(false);
             }

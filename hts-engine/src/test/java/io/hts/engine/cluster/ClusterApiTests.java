@@ -93,6 +93,13 @@ class ClusterApiTests {
                 .hasMessageContaining("member m (h:1): cpuSlots must be 1 or more, was 0");
         assertThatThrownBy(() -> new ClusterMember("m", "h:1", false, 1, -1, 0, DeviceHealth.UP, 0))
                 .hasMessageContaining("must be 0 or more");
+        assertThatThrownBy(() -> new ClusterMember("m", "h:1", false, 1, 0, 0, DeviceHealth.UP, 1, Map.of("c", -0.5)))
+                .hasMessageContaining("member m (h:1): the load of coordinator c must be 0 or more, was -0.5");
+        ClusterMember busy = new ClusterMember("m", "h:1", false, 4, 0, 0, DeviceHealth.UP, 1.5, Map.of("a", 1.0));
+        assertThat(busy.loadFromOthers("a")).isEqualTo(0.5);
+        assertThat(busy.loadFromOthers("b")).isEqualTo(1.5);
+        assertThat(new ClusterMember("m", "h:1", false, 4, 0, 0, DeviceHealth.UP, 0.25).loadByCoordinator())
+                .isEmpty();
         assertThatThrownBy(() -> ClusterSettings.defaults().withInlineBytes(-1)).hasMessageContaining("inlineBytes");
         assertThatThrownBy(() -> ClusterSettings.defaults().withSliceAttempts(0))
                 .hasMessageContaining("sliceAttempts");

@@ -101,6 +101,62 @@ class ClusterSchedulingTests {
         assertThat(coordinator.cluster()).containsSame(a);
     }
 
+    /**
+     * A coordinator's own slices running on another member do not count against that member when
+     * the coordinator places its next run: a and b each run two of its held slices (so b's load is
+     * a's alone), and its next run of eight slices goes half to b, not mostly to a.
+     */
+    @Test
+    void aCoordinatorsOwnSlicesElsewhereDoNotPushItsNextRunOntoItself() throws Exception {
+        CountDownLatch entered = new CountDownLatch(4);
+        CountDownLatch release = new CountDownLatch(1);
+        Supplier<TaskGraph> held = () -> {
+            TaskGraph g = TaskGraph.named("held");
+            g.group(
+                            "part",
+                            4,
+                            (i, t) -> t.cpu(ctx -> {
+                                entered.countDown();
+                                return release.await(30, TimeUnit.SECONDS) ? i : -1;
+                            }))
+                    .distributed(1);
+            return g;
+        };
+        Supplier<TaskGraph> quick = () -> {
+            TaskGraph g = TaskGraph.named("quick");
+            g.group("part", 8, (i, t) -> t.cpu(ctx -> i)).distributed(1);
+            return g;
+        };
+        LoopbackCluster.Member a = cluster.member("a");
+        LoopbackCluster.Member b = cluster.member("b");
+        Scheduler coordinator = null;
+        for (LoopbackCluster.Member m : List.of(a, b)) {
+            Scheduler s = Scheduler.builder().threads(4).cluster(m).build(); // every held slice runs, however split
+            schedulers.add(s);
+            s.register(held.get());
+            s.register(quick.get());
+            coordinator = coordinator == null ? s : coordinator;
+        }
+        TaskGraph first = held.get();
+        GraphRun busy = coordinator.submit(first);
+        assertThat(entered.await(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(b.localMember().loadByCoordinator()).containsOnlyKeys("a");
+        assertThat(b.localMember().load()).isPositive();
+
+        TaskGraph next = quick.get();
+        GraphRun run = coordinator.submit(next);
+        await().atMost(WAIT)
+                .until(() -> b.received().stream()
+                                .filter(w -> w.graph().equals("quick"))
+                                .count()
+                        >= 4);
+        release.countDown();
+
+        assertThat(busy.await().status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(run.await().status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(b.received()).filteredOn(w -> w.graph().equals("quick")).hasSize(4);
+    }
+
     /** A member whose scheduler is shut down is listed DOWN at once, and gets no slices; the runs end right. */
     @Test
     void aMemberWhoseSchedulerIsShutDownIsListedDownAndGetsNoSlices() {

@@ -149,7 +149,8 @@ public final class LoopbackCluster implements AutoCloseable {
                     c.gpus(),
                     c.freeDeviceMemory(),
                     s == null ? DeviceHealth.UP : s.health(),
-                    s == null ? 0 : s.load());
+                    s == null ? 0 : s.load(),
+                    s == null ? Map.of() : s.loadByCoordinator());
         }
 
         @Override
