@@ -18,7 +18,8 @@ import java.util.function.LongFunction;
  *
  * <p>States: RUNNING (every run is admitted), SHUTDOWN (new runs are refused, except a run a task
  * of a still active run starts on the scheduler's own worker: a nested run belongs to work already
- * admitted), DRAINED (nothing is admitted; the scheduler's threads and backends are being shut
+ * admitted, and a slice of an active run that this member coordinates sent back to it), DRAINED
+ * (nothing is admitted; the scheduler's threads and backends are being shut
  * down). Admitting a run and moving to DRAINED happen under one lock, and DRAINED follows only when
  * no run is active, so no admitted run is ever cut off; the thread that removes the last active run
  * after the shutdown, or the shutdown itself when none is active, drains.
@@ -55,11 +56,14 @@ final class RunAdmission {
     /**
      * Admits a run: gives it the next id and registers it as active.
      *
+     * @param owedTo the id of the active run it belongs to (a slice of that run sent back to this
+     *     member), admitted after a shutdown while that run is active; -1 for none
      * @throws RejectedExecutionException when the scheduler no longer admits it
      */
-    GraphRun admit(TaskGraph graph, LongFunction<GraphRun> create) {
+    GraphRun admit(TaskGraph graph, long owedTo, LongFunction<GraphRun> create) {
         synchronized (lock) {
-            if (!admits()) {
+            boolean owed = state == SHUTDOWN && owedTo >= 0 && active.containsKey(owedTo);
+            if (!owed && !admits()) {
                 throw new RejectedExecutionException(
                         "the scheduler is shut down; a run of graph '" + graph.name() + "' was not accepted");
             }

@@ -142,7 +142,12 @@ public final class Scheduler implements AutoCloseable {
      *     still finishing may still start nested runs: they belong to work already admitted)
      */
     public GraphRun submit(TaskGraph graph, RunOptions options) {
-        return start(graph, options, false);
+        return start(graph, options, false, -1);
+    }
+
+    /** A run owed to active run {@code owedTo} (a slice of it sent back here): admitted after a shutdown too. */
+    GraphRun submitOwed(TaskGraph graph, RunOptions options, long owedTo) {
+        return start(graph, options, false, owedTo);
     }
 
     /**
@@ -167,17 +172,17 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /** Starts a run; {@code callerWaits}: the caller awaits it right after, without a deadline. */
-    private GraphRun start(TaskGraph graph, RunOptions options, boolean callerWaits) {
+    private GraphRun start(TaskGraph graph, RunOptions options, boolean callerWaits, long owedTo) {
         Objects.requireNonNull(graph, "graph");
         Objects.requireNonNull(options, "options");
-        if (!admission.admits()) {
+        if (owedTo < 0 && !admission.admits()) {
             throw new RejectedExecutionException(
                     "the scheduler is shut down; a run of graph '" + graph.name() + "' was not accepted");
         }
         CompiledGraph compiled = CompiledGraph.of(graph);
         ExecutionPlan plan = plan(compiled);
         FailureMode mode = options.failureMode() != null ? options.failureMode() : defaultFailureMode;
-        GraphRun run = admission.admit(graph, id -> new GraphRun(this, plan, id, mode, profiling));
+        GraphRun run = admission.admit(graph, owedTo, id -> new GraphRun(this, plan, id, mode, profiling));
         if (events.wants(EventType.RUN_SUBMITTED)) {
             String detail = Elapsed.count(compiled.size(), "task") + ", " + Elapsed.count(compiled.edgeCount(), "edge")
                     + ", " + mode;
@@ -207,7 +212,7 @@ public final class Scheduler implements AutoCloseable {
      * @throws GraphRunException when a task failed or the run was cancelled
      */
     public GraphRun execute(TaskGraph graph, RunOptions options) {
-        return start(graph, options, true).await();
+        return start(graph, options, true, -1).await();
     }
 
     /** Runs not yet finished. */
@@ -220,11 +225,7 @@ public final class Scheduler implements AutoCloseable {
         return admission.active(runId);
     }
 
-    /**
-     * Registers a graph by name, for discovery (the Actuator endpoint lists registered graphs).
-     *
-     * @param graph the graph
-     */
+    /** Registers a graph by name, for discovery (the Actuator endpoint lists registered graphs). */
     public void register(TaskGraph graph) {
         registered.put(graph.name(), graph);
     }

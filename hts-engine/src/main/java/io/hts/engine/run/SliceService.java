@@ -18,18 +18,14 @@ import io.hts.engine.graph.TaskGroup;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -187,21 +183,32 @@ final class SliceService implements SliceServer {
         TaskGraph slice = TaskGraph.named(graph.name());
         LongAdder bodyNanos = new LongAdder();
         AtomicInteger onGpu = new AtomicInteger();
-        Set<Throwable> thrownByBodies = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
+        SliceFailures failures = new SliceFailures(group.name(), work.from(), work.size());
         TaskGroup<Object> tasks = slice.group(
                 group.name(),
                 work.size(),
                 (k, t) -> work.skipped().contains(work.from() + k)
                         ? t.cpu(ctx -> null) // cancelled on the coordinator before the slice went: not run
-                        : member(group.get(work.from() + k), t, inputs, bodyNanos, onGpu, thrownByBodies));
+                        : member(group.get(work.from() + k), t, inputs, bodyNanos, onGpu, failures));
         GraphRun run;
         try {
-            run = scheduler.submit(slice, RunOptions.failureMode(FailureMode.CONTINUE));
+            RunOptions options = RunOptions.failureMode(FailureMode.CONTINUE);
+            // a slice of this member's own run, sent back to it (its other members lost): owed, even after a shutdown
+            run = work.coordinator().equals(link.engine.localMember().id())
+                    ? scheduler.submitOwed(slice, options, work.runId())
+                    : scheduler.submit(slice, options);
         } catch (RejectedExecutionException ex) {
             result.completeExceptionally(new MemberLostException(self() + " is shutting down and takes no slices", ex));
             return;
         } catch (RuntimeException ex) { // the slice cannot run here (a resource this scheduler does not declare)
-            result.completeExceptionally(ex);
+            List<@Nullable Object> values = new ArrayList<>(Collections.nCopies(work.size(), null));
+            Map<Integer, SliceResult.RemoteFailure> refused = new HashMap<>();
+            for (int k = work.from(); k < work.to(); k++) {
+                if (!work.skipped().contains(k)) {
+                    refused.put(k, failures.of(group.get(k).name(), ex));
+                }
+            }
+            reply(work, values, refused, 0, 0, result);
             return;
         }
         running.incrementAndGet();
@@ -222,13 +229,13 @@ final class SliceService implements SliceServer {
             if (timeout != null) {
                 timeout.cancel(false);
             }
-            answer(work, group, run, tasks, bodyNanos.sum(), onGpu.get(), thrownByBodies, result);
+            answer(work, group, run, tasks, bodyNanos.sum(), onGpu.get(), failures, result);
         });
     }
 
     /**
      * One member of the slice's group: the member's own bodies, reading the inputs sent; what they
-     * throw is added to {@code thrownByBodies} (their texts are the user's, never rewritten).
+     * throw is recorded in {@code failures} (their texts are the user's, never rewritten).
      */
     @SuppressWarnings("unchecked")
     private static Task<Object> member(
@@ -237,7 +244,7 @@ final class SliceService implements SliceServer {
             Map<String, @Nullable Object> inputs,
             LongAdder bodyNanos,
             AtomicInteger onGpu,
-            Set<Throwable> thrownByBodies) {
+            SliceFailures failures) {
         TaskGraph graph = member.graph();
         t.retries(0).noTimeout();
         for (Device d : Device.values()) {
@@ -259,7 +266,7 @@ final class SliceService implements SliceServer {
                     try {
                         return cpu.run(new SliceContext(ctx, graph, member, inputs));
                     } catch (Throwable thrown) {
-                        thrownByBodies.add(thrown);
+                        failures.thrownByBody(thrown);
                         throw thrown;
                     } finally {
                         bodyNanos.add(System.nanoTime() - t0);
@@ -272,7 +279,7 @@ final class SliceService implements SliceServer {
                     try {
                         return gpu.run(new SliceContext.OnGpu(ctx, graph, member, inputs));
                     } catch (Throwable thrown) {
-                        thrownByBodies.add(thrown);
+                        failures.thrownByBody(thrown);
                         throw thrown;
                     }
                 };
@@ -282,6 +289,11 @@ final class SliceService implements SliceServer {
         return cpuHere != null ? t.cpu(cpuHere) : t.gpu(Objects.requireNonNull(gpuHere));
     }
 
+    /**
+     * Answers with the members' results and failures once the slice's run ended; when this member's
+     * scheduler was shut down meanwhile and cancelled members of it ({@code shutdownNow}), the slice
+     * fails as on a member lost, so that its coordinator sends it to another member.
+     */
     private void answer(
             SliceWork work,
             TaskGroup<?> group,
@@ -289,21 +301,42 @@ final class SliceService implements SliceServer {
             TaskGroup<Object> tasks,
             long bodyNanos,
             int gpuMembers,
-            Set<Throwable> thrownByBodies,
+            SliceFailures failures,
             CompletableFuture<SliceResult> result) {
         List<@Nullable Object> values = new ArrayList<>(tasks.size());
-        Map<Integer, SliceResult.RemoteFailure> failures = new HashMap<>();
+        Map<Integer, SliceResult.RemoteFailure> failed = new HashMap<>();
+        Throwable cancelled = null;
         for (int k = 0; k < tasks.size(); k++) {
             Task<?> t = tasks.get(k);
-            if (run.state(t) == TaskState.SUCCEEDED) {
+            TaskState state = run.state(t);
+            if (state == TaskState.SUCCEEDED) {
                 values.add(run.result(t));
             } else {
+                Throwable error = run.error(t).orElse(null);
+                if (state == TaskState.CANCELLED && cancelled == null) {
+                    cancelled = error;
+                }
                 values.add(null);
-                Throwable cause = run.error(t).orElse(null);
-                failures.put(
-                        work.from() + k, failure(group.get(work.from() + k).name(), t.name(), cause, thrownByBodies));
+                failed.put(
+                        work.from() + k, failures.of(group.get(work.from() + k).name(), error));
             }
         }
+        if (cancelled != null && scheduler.isShutdown() && !result.isDone()) {
+            result.completeExceptionally(new MemberLostException(
+                    self() + " was shut down while it ran " + work + ": sent to another member", cancelled));
+            return;
+        }
+        reply(work, values, failed, bodyNanos, gpuMembers, result);
+    }
+
+    /** Stores the results (by value or reference) and completes {@code result}, unless its coordinator cancelled it. */
+    private void reply(
+            SliceWork work,
+            List<@Nullable Object> values,
+            Map<Integer, SliceResult.RemoteFailure> failures,
+            long bodyNanos,
+            int gpuMembers,
+            CompletableFuture<SliceResult> result) {
         String me = link.engine.localMember().id();
         String key = me + "/" + work.coordinator() + "/" + work.runId() + "/" + work.graph() + "/" + work.group() + "/"
                 + work.from() + "/" + work.attempt();
@@ -317,35 +350,5 @@ final class SliceService implements SliceServer {
                 transfer.delete(payload); // cancelled while they were stored
             }
         });
-    }
-
-    /**
-     * A member's failure as text. The slice runs here as a group of its own, whose members are named
-     * by their place in the slice ({@code k[1]} for {@code k[3]}): texts this member's engine wrote
-     * (a cancel, a refused GPU) quote that name, so in them {@code 'k[1]'} becomes {@code 'k[3]'};
-     * a throwable a body threw keeps its text as the user wrote it.
-     */
-    private static SliceResult.RemoteFailure failure(
-            String task, String here, @Nullable Throwable cause, Set<Throwable> thrownByBodies) {
-        if (cause == null) {
-            return new SliceResult.RemoteFailure(task, "unknown", "", "");
-        }
-        StringWriter written = new StringWriter();
-        cause.printStackTrace(new PrintWriter(written));
-        String trace = written.toString();
-        String quotedHere = "'" + here + "'";
-        String quoted = "'" + task + "'";
-        String message = cause.getMessage();
-        if (message != null && !thrownByBodies.contains(cause)) {
-            message = message.replace(quotedHere, quoted);
-        }
-        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (Throwable t = cause; t != null && seen.add(t); t = t.getCause()) {
-            String line = t.toString();
-            if (!thrownByBodies.contains(t) && line.contains(quotedHere)) {
-                trace = trace.replace(line, line.replace(quotedHere, quoted));
-            }
-        }
-        return new SliceResult.RemoteFailure(task, cause.getClass().getName(), message == null ? "" : message, trace);
     }
 }

@@ -18,7 +18,6 @@ import io.hts.engine.graph.TaskState;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
 import io.hts.engine.run.GraphRun;
-import io.hts.engine.run.GraphRunException;
 import io.hts.engine.run.NoDeviceException;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.run.SchedulerBuilder;
@@ -36,7 +35,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -168,21 +166,11 @@ class ClusterGpuBreakTests {
     }
 
     private static List<Integer> expected(int n) {
-        return IntStream.range(0, n).map(i -> 1_000 + i).boxed().toList();
+        return ClusterRuns.expected(n);
     }
 
     private static GraphRun ended(GraphRun run) throws InterruptedException {
-        try {
-            run.await(WAIT);
-        } catch (GraphRunException ex) {
-            // a failed run ended too
-        } catch (TimeoutException ex) {
-            String states = run.states().toString();
-            run.cancel();
-            throw new AssertionError("the run never ended: " + states, ex);
-        }
-        assertThat(run.states().values()).allMatch(TaskState::isTerminal);
-        return run;
+        return ClusterRuns.ended(run, WAIT);
     }
 
     private void storeEmpties() {
