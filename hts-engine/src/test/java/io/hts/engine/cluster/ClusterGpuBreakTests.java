@@ -21,6 +21,7 @@ import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.NoDeviceException;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.run.SchedulerBuilder;
+import io.hts.engine.support.ClusterRuns;
 import io.hts.engine.support.FakeGpuBackend;
 import java.time.Duration;
 import java.util.ArrayList;

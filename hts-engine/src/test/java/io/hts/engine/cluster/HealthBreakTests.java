@@ -17,6 +17,7 @@ import io.hts.engine.run.NoDeviceException;
 import io.hts.engine.run.RunOptions;
 import io.hts.engine.run.Scheduler;
 import io.hts.engine.run.SchedulerBuilder;
+import io.hts.engine.support.ClusterRuns;
 import io.hts.engine.support.FakeGpuBackend;
 import java.io.IOException;
 import java.time.Duration;

@@ -1,13 +1,11 @@
-package io.hts.engine.cluster;
+package io.hts.engine.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.run.GraphRun;
-import io.hts.engine.run.GraphRunException;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
 
 /** What the cluster's break tests check of every run: that it ends, every task in one final state. */
@@ -21,16 +19,8 @@ public final class ClusterRuns {
     }
 
     /** Waits up to {@code wait} for the run to end (a failed run ends too); every task is then in a final state. */
-    public static GraphRun ended(GraphRun run, Duration wait) throws InterruptedException {
-        try {
-            run.await(wait);
-        } catch (GraphRunException ex) {
-            // a failed run ended too
-        } catch (TimeoutException ex) {
-            String states = run.states().toString();
-            run.cancel();
-            throw new AssertionError("the run never ended: " + states, ex);
-        }
+    public static GraphRun ended(GraphRun run, Duration wait) {
+        Ended.failure(run, wait);
         assertThat(run.states().values()).allMatch(TaskState::isTerminal);
         return run;
     }
