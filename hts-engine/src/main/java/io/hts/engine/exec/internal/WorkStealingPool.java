@@ -44,7 +44,8 @@ public final class WorkStealingPool implements AutoCloseable {
      * running it the worker takes queued urgent work first. Priority guarantee: whenever a
      * worker picks its next task, a task queued in the priority lane is taken before any normal task;
      * so once urgent tasks are queued, at most one normal task per other worker (picked in the same
-     * instant) starts before the last of them.
+     * instant) is picked before the last of them. (Picked, not started: the worker that picked the
+     * last urgent task may be descheduled before running it while the others go on.)
      *
      * Idling follows {@link IdleWorkers}: spin for a bounded number of rescans, then queue
      * on the idle stack, rescan once, and park; producers publish, fence and signal. No wake-up is
@@ -233,18 +234,10 @@ public final class WorkStealingPool implements AutoCloseable {
      */
     public void forEachRunning(Consumer<PoolTask> action) {
         for (Worker w : workers) {
-            visitRunning(w, action);
+            w.forEachRunning(action);
         }
         for (Worker w : loop.spares) {
-            visitRunning(w, action);
-        }
-    }
-
-    private static void visitRunning(Worker w, Consumer<PoolTask> action) {
-        w.forEachSuspended(action);
-        PoolTask t = w.current();
-        if (t != null) {
-            action.accept(t);
+            w.forEachRunning(action);
         }
     }
 

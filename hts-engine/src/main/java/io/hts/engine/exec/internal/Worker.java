@@ -2,6 +2,7 @@ package io.hts.engine.exec.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,6 +14,18 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Fields written on every task ({@code current}, the hand-off time, the batch) are written only
  * by this worker; others read {@code current} and the suspended tasks with acquire.
+ *
+ * <p><b>Running frames.</b> A body that waits inside {@link WorkStealingPool#helpUntil} moves from
+ * {@code current} into {@code suspended[d]} ({@link #enterHelp}) and back ({@link #exitHelp}) while
+ * this worker runs nested tasks in {@code current}. Invariant: at every moment outside such a move,
+ * each body running on this worker is {@code current} or one of {@code suspended[0..helpDepth)}.
+ * A visitor ({@link #forEachRunning}, the only way a cancel reaches a waiting body) must see each
+ * body at least once, so the moves are bracketed by {@code frameVersion}, a sequence lock written
+ * only by this worker: odd during a move, even outside. A visitor reads the version, the frames
+ * (acquire) and the version again, and retries until both readings are the same even number: its
+ * snapshot then holds no half-made move. A nested task's {@code setCurrent} needs no bracket: it
+ * follows the move that suspended its outer body, and a visitor that reads it (acquire) also reads
+ * the version written after that move. Moves happen once per nested wait, never per task.
  */
 public final class Worker extends Thread {
 
@@ -49,6 +62,8 @@ public final class Worker extends Thread {
     private final PoolTask[] suspended = new PoolTask[MAX_HELP_DEPTH];
     /** How many entries of {@code suspended} are in use; written by this worker only. */
     private volatile int helpDepth;
+    /** Odd while a body moves between {@code current} and {@code suspended}; written by this worker only. */
+    private volatile int frameVersion;
     /** State of the xorshift generator choosing steal victims. */
     int victimSeed;
     /** Scans made, for the periodic look at the external queue. */
@@ -215,27 +230,66 @@ public final class Worker extends Thread {
         if (d == MAX_HELP_DEPTH) {
             return false;
         }
+        int v = frameVersion;
+        frameVersion = v + 1;
         SUSPENDED.setRelease(suspended, d, outer);
         helpDepth = d + 1;
+        frameVersion = v + 2;
         return true;
     }
 
     /** The wait of {@code outer} is over: it is the running task again. */
     void exitHelp(@Nullable PoolTask outer) {
+        int v = frameVersion;
+        frameVersion = v + 1;
         int d = helpDepth - 1;
         helpDepth = d;
         SUSPENDED.setRelease(suspended, d, null);
         setCurrent(outer);
+        frameVersion = v + 2;
         pausedBetweenTasks();
     }
 
-    /** Calls {@code action} for the tasks whose bodies wait on this worker, outermost first. */
-    void forEachSuspended(java.util.function.Consumer<PoolTask> action) {
-        for (int d = 0, n = helpDepth; d < n; d++) {
-            PoolTask t = (PoolTask) SUSPENDED.getAcquire(suspended, d);
-            if (t != null) {
-                action.accept(t);
+    /**
+     * Calls {@code action} for each task whose body runs on this worker: the ones waiting in
+     * {@link WorkStealingPool#helpUntil}, outermost first, then the one it runs; each at least
+     * once, from one consistent snapshot (see the class comment), and none twice.
+     */
+    void forEachRunning(Consumer<PoolTask> action) {
+        PoolTask[] frames = new PoolTask[MAX_HELP_DEPTH + 1];
+        int n;
+        for (int tries = 0; ; tries++) {
+            int v = frameVersion;
+            if ((v & 1) != 0) {
+                waitOutMove(tries);
+                continue;
             }
+            n = 0;
+            for (int d = 0, depth = helpDepth; d < depth; d++) {
+                PoolTask t = (PoolTask) SUSPENDED.getAcquire(suspended, d);
+                if (t != null) {
+                    frames[n++] = t;
+                }
+            }
+            PoolTask t = current();
+            if (t != null && (n == 0 || frames[n - 1] != t)) {
+                frames[n++] = t;
+            }
+            if (frameVersion == v) {
+                break;
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            action.accept(frames[i]);
+        }
+    }
+
+    /** A move is a few stores; this worker's thread may have been descheduled in the middle of one. */
+    private static void waitOutMove(int tries) {
+        if (tries < 64) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield();
         }
     }
 
