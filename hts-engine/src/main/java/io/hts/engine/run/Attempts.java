@@ -427,14 +427,11 @@ final class Attempts {
                     + "; only a CPU body may run a graph and wait for it (a device's thread must not wait)");
         }
         GraphRun nested = run.scheduler.submit(graph);
-        e.nested(nested);
         try {
-            if (e.isCancelled()) {
-                nested.cancel(); // cancelled before it could see the nested run
-            }
+            e.waitFor(nested); // cancelled before a canceller could see the nested run: cancelled here
             return nested.await();
         } finally {
-            e.nested(null);
+            e.waitOver();
         }
     }
 

@@ -172,13 +172,37 @@ final class TaskExecution extends InterruptibleBody implements TaskContext, Devi
         }
     }
 
+    /**
+     * Whether the time limit passed first. A volatile read: the body's side of the Dekker pair
+     * with the timer (see {@link #waitFor}).
+     */
     boolean timedOut() {
-        return (int) OUTCOME.getAcquire(this) == TIMED_OUT;
+        return (int) OUTCOME.getVolatile(this) == TIMED_OUT;
     }
 
-    /** The run its body runs and waits for ({@code ctx.execute}), cancelled with this attempt. */
-    void nested(@Nullable GraphRun run) {
-        extras().nested = run;
+    /**
+     * The body starts waiting for {@code nested} ({@code ctx.execute}): publishes it for
+     * cancellers, then cancels it if this attempt was already cancelled or timed out. A Dekker pair
+     * with every canceller, each side sequentially consistent: the body writes {@code nested}
+     * (volatile) then reads the outcome and the cancel requests (volatile); a canceller writes
+     * those (a compare-and-set, a volatile store) then reads {@code nested} (volatile), in
+     * {@link #cancelNested}. So at least one of them sees the other and the nested run is
+     * cancelled; both may, and a second cancel is a no-op.
+     *
+     * @return whether this attempt was cancelled (the nested run is cancelled then)
+     */
+    boolean waitFor(GraphRun nested) {
+        extras().nested = nested;
+        if (isCancelled()) {
+            nested.cancel();
+            return true;
+        }
+        return false;
+    }
+
+    /** The body's wait for its nested run is over: cancelling this attempt no longer reaches it. */
+    void waitOver() {
+        extras().nested = null;
     }
 
     @Override

@@ -4,7 +4,6 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 import io.hts.engine.graph.TaskCancelledException;
-import io.hts.engine.graph.TaskGraph;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
@@ -28,17 +27,7 @@ import org.openjdk.jcstress.infra.results.II_Result;
 @State
 public class InterruptAgainstBeginStress {
 
-    private static final Scheduler SCHEDULER =
-            Scheduler.builder().threads(1).threadNamePrefix("jcstress-hts-").build();
-    private static final ExecutionPlan PLAN;
-
-    static {
-        TaskGraph g = TaskGraph.named("one");
-        g.task("t").cpu(ctx -> 1);
-        PLAN = StressTopologies.plan(SCHEDULER, g);
-    }
-
-    private final GraphRun run = new GraphRun(SCHEDULER, PLAN, 1, FailureMode.FAIL_FAST, false);
+    private final GraphRun run = StressTopologies.Idle.run(StressTopologies.Idle.ONE_TASK, 1);
     private final TaskExecution attempt = new TaskExecution(run, 0, 1);
     private final TaskCancelledException cause = new TaskCancelledException("cancelled");
     private final Thread body = new Thread(() -> {}, "never started");

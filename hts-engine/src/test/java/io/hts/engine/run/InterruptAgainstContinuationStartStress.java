@@ -4,7 +4,6 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 import io.hts.engine.graph.TaskCancelledException;
-import io.hts.engine.graph.TaskGraph;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
@@ -26,18 +25,7 @@ import org.openjdk.jcstress.infra.results.II_Result;
 @State
 public class InterruptAgainstContinuationStartStress {
 
-    private static final Scheduler SCHEDULER =
-            Scheduler.builder().threads(1).threadNamePrefix("jcstress-hts-").build();
-    private static final ExecutionPlan PLAN;
-
-    static {
-        TaskGraph g = TaskGraph.named("pair");
-        var a = g.task("a").cpu(ctx -> 1);
-        g.task("b").after(a).cpu(ctx -> 2);
-        PLAN = StressTopologies.plan(SCHEDULER, g);
-    }
-
-    private final GraphRun run = new GraphRun(SCHEDULER, PLAN, 1, FailureMode.FAIL_FAST, false);
+    private final GraphRun run = StressTopologies.Idle.run(StressTopologies.Idle.PAIR, 1);
     private final TaskExecution attempt = TaskExecution.countingDependency(run, 1);
     private final TaskCancelledException cause = new TaskCancelledException("cancelled");
     private final Thread body = new Thread(() -> {}, "never started");

@@ -33,6 +33,39 @@ final class StressTopologies {
 
     private StressTopologies() {}
 
+    /**
+     * A scheduler for the tests that make runs and attempts of their own and drive them from the
+     * actors: its one worker never runs their tasks. Made on first use, once per JVM.
+     */
+    static final class Idle {
+
+        static final Scheduler SCHEDULER =
+                Scheduler.builder().threads(1).threadNamePrefix("jcstress-hts-").build();
+
+        /** The plan of a one-task graph on {@link #SCHEDULER}. */
+        static final ExecutionPlan ONE_TASK;
+
+        /** The plan of {@code a -> b} on {@link #SCHEDULER}. */
+        static final ExecutionPlan PAIR;
+
+        static {
+            TaskGraph one = TaskGraph.named("one");
+            one.task("t").cpu(ctx -> 1);
+            ONE_TASK = plan(SCHEDULER, one);
+            TaskGraph pair = TaskGraph.named("pair");
+            var a = pair.task("a").cpu(ctx -> 1);
+            pair.task("b").after(a).cpu(ctx -> 2);
+            PAIR = plan(SCHEDULER, pair);
+        }
+
+        private Idle() {}
+
+        /** A new run of {@code plan} on {@link #SCHEDULER}. */
+        static GraphRun run(ExecutionPlan plan, long id) {
+            return new GraphRun(SCHEDULER, plan, id, FailureMode.FAIL_FAST, false);
+        }
+    }
+
     /** The execution plan of {@code graph} on {@code scheduler} (compiled and bound as a run would be). */
     static ExecutionPlan plan(Scheduler scheduler, TaskGraph graph) {
         return scheduler.plan(CompiledGraph.of(graph));

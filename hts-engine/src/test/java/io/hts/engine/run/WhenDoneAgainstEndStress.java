@@ -25,11 +25,9 @@ public class WhenDoneAgainstEndStress {
 
     private final DependencyManager deps = StressTopologies.readySingle();
     private final TaskResults results = new TaskResults(StressTopologies.SINGLE, deps);
-    /** Whose callbacks the watchers' completions are (its workers stay idle). */
-    private static final Scheduler SCHEDULER =
-            Scheduler.builder().threads(1).threadNamePrefix("jcstress-hts-").build();
+    /** Whose callbacks the watchers' completions are (its worker stays idle). */
+    private final TaskWatchers watchers = new TaskWatchers(results, StressTopologies.Idle.SCHEDULER);
 
-    private final TaskWatchers watchers = new TaskWatchers(results, SCHEDULER);
     private volatile CompletableFuture<Object> future;
 
     public WhenDoneAgainstEndStress() {
