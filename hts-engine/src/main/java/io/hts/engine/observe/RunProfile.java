@@ -36,7 +36,9 @@ public final class RunProfile {
     final long submitNanos;
     final long finishNanos;
     final int parallelism;
-    final long @Nullable [] start;
+    /** As recorded; read through {@link #startOf(int)}. */
+    private final long @Nullable [] start;
+
     final long @Nullable [] end;
     final byte @Nullable [] devices;
     final int @Nullable [] lanes;
@@ -264,7 +266,7 @@ public final class RunProfile {
      * @return its timing
      */
     public TaskTiming timing(int index) {
-        long s = start != null && start[index] != 0 ? start[index] - submitNanos : -1;
+        long s = start != null && start[index] != 0 ? startOf(index) - submitNanos : -1;
         long e = end != null && end[index] != 0 ? end[index] - submitNanos : -1;
         Device d = devices != null && devices[index] != 0 ? Device.values()[devices[index] - 1] : null;
         int lane = lanes != null && d != null ? lanes[index] : -1;
@@ -368,7 +370,7 @@ public final class RunProfile {
                 last = histogramOf.apply(name);
                 lastName = name;
             }
-            last.recordValue(Math.max(0, end[i] - start[i]));
+            last.recordValue(duration(i));
         }
     }
 
@@ -386,7 +388,7 @@ public final class RunProfile {
                 int k = (devices == null ? 0 : devices[i]) * kinds
                         + states.apply(i).ordinal();
                 count[k]++;
-                nanos[k] += end[i] - start[i];
+                nanos[k] += duration(i);
             }
         }
         for (int k = 0; k < count.length; k++) {
@@ -410,7 +412,26 @@ public final class RunProfile {
         if (start == null || end == null || start[i] == 0 || end[i] == 0) {
             return 0;
         }
-        return Math.max(0, end[i] - start[i]);
+        return Math.max(0, end[i] - startOf(i));
+    }
+
+    /** Whether task {@code i}'s last attempt started (timings recorded). */
+    boolean started(int i) {
+        return start != null && start[i] != 0;
+    }
+
+    /**
+     * When task {@code i}'s last attempt started ({@link System#nanoTime()}), never before its
+     * ready time: a worker that goes straight on from a task it ran takes that task's end as the
+     * next one's start (one clock read per task), and when the next task has other dependencies,
+     * one of them may have read its end a little later on another worker yet counted itself
+     * first. The task cannot have started before the last of those ends, so its start is raised to
+     * it. Must be called only when {@link #started(int)}.
+     */
+    long startOf(int i) {
+        long s = start[i];
+        long ready = readyNanos(i);
+        return ready > 0 ? Math.max(s, submitNanos + ready) : s;
     }
 
     long readyNanos(int i) {

@@ -56,9 +56,9 @@ record RunSummary(
                 bestPath = path[i];
                 bestEnd = i;
             }
-            if (p.start != null && p.end != null && p.start[i] != 0 && p.end[i] != 0) {
+            if (p.started(i) && p.end != null && p.end[i] != 0) {
                 total += d;
-                waitSum += Math.max(0, p.start[i] - p.submitNanos - p.readyNanos(i));
+                waitSum += Math.max(0, p.startOf(i) - p.submitNanos - p.readyNanos(i));
                 waitCount++;
                 if (p.devices != null && p.lanes != null && p.devices[i] == Device.CPU.ordinal() + 1) {
                     int w = p.lanes[i];
@@ -92,14 +92,14 @@ record RunSummary(
     static WorkerTime workerTime(RunProfile p) {
         long makespan = p.makespan().toNanos();
         int n = p.graph.size();
-        long[] ready = new long[p.start == null ? 0 : n];
+        long[] ready = new long[p.hasTimings() ? n : 0];
         long[] begin = new long[ready.length];
         long[] finish = new long[ready.length];
         int k = 0;
         for (int i = 0; i < ready.length; i++) {
-            if (p.start[i] != 0 && p.end[i] != 0 && p.devices != null && p.devices[i] == Device.CPU.ordinal() + 1) {
+            if (p.started(i) && p.end[i] != 0 && p.devices != null && p.devices[i] == Device.CPU.ordinal() + 1) {
                 ready[k] = p.readyNanos(i);
-                begin[k] = p.start[i] - p.submitNanos;
+                begin[k] = p.startOf(i) - p.submitNanos;
                 finish[k] = p.end[i] - p.submitNanos;
                 k++;
             }

@@ -234,6 +234,7 @@ final class Placement {
      * {@code here}, else (or when the backend declines) dispatched.
      */
     private void dispatchTo(DeviceBackend gpu, TaskExecution e, boolean here) {
+        RunRecorder.userCodeRuns(); // a backend's code (dispatchHere may run the body on this thread)
         try {
             if (!here || !gpu.dispatchHere(e)) {
                 gpu.dispatch(e);

@@ -13,6 +13,8 @@ import org.slf4j.LoggerFactory;
  * limiter. Whatever they throw cannot break the run's bookkeeping: a retry that cannot decide does
  * not retry (the task fails with its body's error, the throw attached to it as suppressed, and a
  * warning is logged naming the task); a throwing consumer on success or on a time-out is logged.
+ * Each call into Resilience4j first tells the worker that code not the kernel's runs
+ * ({@link RunRecorder#userCodeRuns}), so that the next task's recorded start does not absorb it.
  * Stateless; called by the owner of the attempt's outcome.
  */
 final class ResilienceOutcomes {
@@ -26,6 +28,7 @@ final class ResilienceOutcomes {
      * not retry (Resilience4j's answer, or its failure to answer).
      */
     static long retryDelay(Supplier<Retry.AsyncContext<Object>> context, Throwable error, String task) {
+        RunRecorder.userCodeRuns();
         try {
             long delay = context.get().onError(error);
             if (delay < -1) { // -1 is Resilience4j's "no retry"; less is a backoff's negative answer
@@ -48,6 +51,7 @@ final class ResilienceOutcomes {
      */
     static long retryDelayForResult(
             Supplier<Retry.AsyncContext<Object>> context, @Nullable Object result, String task) {
+        RunRecorder.userCodeRuns();
         try {
             return context.get().onResult(result);
         } catch (Throwable ex) {
@@ -60,6 +64,7 @@ final class ResilienceOutcomes {
     }
 
     static void retrySucceeded(Retry.AsyncContext<Object> ctx, String task) {
+        RunRecorder.userCodeRuns();
         try {
             ctx.onComplete();
         } catch (Throwable ex) {
@@ -68,6 +73,7 @@ final class ResilienceOutcomes {
     }
 
     static void limiterSucceeded(TimeLimiter limiter, String task) {
+        RunRecorder.userCodeRuns();
         try {
             limiter.onSuccess();
         } catch (Throwable ex) {
@@ -76,6 +82,7 @@ final class ResilienceOutcomes {
     }
 
     static void limiterFailed(TimeLimiter limiter, Throwable error, String task) {
+        RunRecorder.userCodeRuns();
         try {
             limiter.onError(error);
         } catch (Throwable ex) {

@@ -111,6 +111,7 @@ final class Retries {
         if (retry == null || !contexts.containsKey(i) || !retry.getRetryConfig().isFailAfterMaxAttempts()) {
             return null;
         }
+        RunRecorder.userCodeRuns(); // the user's predicate
         try {
             java.util.function.Predicate<@Nullable Object> rejects =
                     retry.getRetryConfig().getResultPredicate();

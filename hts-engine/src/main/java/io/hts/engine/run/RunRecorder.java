@@ -31,10 +31,13 @@ import org.jspecify.annotations.Nullable;
  * <p><b>One clock read per task on a busy worker.</b> A task's end is read when its body returns.
  * Its start is read afresh, except when the worker goes straight on from the previous task of the
  * same run, which it ran itself (a continuation, or a task it pushed on its own deque), and no
- * user code (a listener, a policy) ran in between: the start is then that task's end, and the
- * few tens of nanoseconds of hand-off count in the new task. So a start is never before the run's
- * submission nor before a dependency's end, and never absorbs a listener's time; see
- * {@link Worker#handOffNanos(long)}.
+ * code but the kernel's ran in between: the start is then that task's end, and the few tens of
+ * nanoseconds of hand-off count in the new task. Every way out of the kernel on a worker clears
+ * the hand-off first: {@link UserCode#enter} (listeners, {@code whenDone} stages, releases,
+ * policies), {@link ResilienceOutcomes} (a retry's result predicate, interval function and event
+ * consumers, a time limiter's consumers) and a device backend's dispatch. So a start is never
+ * before the run's submission nor before a dependency's end, and never absorbs the time of code
+ * that ran between two tasks; see {@link Worker#handOffNanos(long)}.
  *
  * <p><b>Events</b> go through the scheduler's {@link EventBus}, which isolates listeners: nothing a
  * listener throws (not even an {@code Error}) reaches the run's bookkeeping.
@@ -127,7 +130,6 @@ final class RunRecorder {
     /** Hands the run's final profile to the listeners ({@code TaskListener.onRunFinished}); never throws. */
     void runFinished(RunProfile profile) {
         if (bus.hasListeners()) {
-            userCodeRuns();
             UserCode.enter(run.scheduler);
             try {
                 bus.runFinished(profile);
@@ -150,9 +152,8 @@ final class RunRecorder {
         if (!bus.wants(type)) {
             return;
         }
-        boolean listened = bus.hasListeners(); // listeners are user code (see userCodeRuns)
+        boolean listened = bus.hasListeners(); // listeners are user code
         if (listened) {
-            userCodeRuns();
             UserCode.enter(run.scheduler);
         }
         try {
@@ -176,8 +177,10 @@ final class RunRecorder {
     }
 
     /**
-     * User code (a listener, a policy) is about to run on this thread: a worker's next task must not
-     * take the previous task's end as its start.
+     * Code that is not the kernel's is about to run on this thread (a retry's predicate or event
+     * consumers, a time limiter's, a device backend): a worker's next task must not take the
+     * previous task's end as its start. The user's callbacks that {@link UserCode} guards (listeners,
+     * {@code whenDone} stages, releases, policies) do the same on entering.
      */
     static void userCodeRuns() {
         if (Thread.currentThread() instanceof Worker w) {

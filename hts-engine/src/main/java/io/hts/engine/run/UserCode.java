@@ -109,12 +109,8 @@ final class UserCode {
         }
     }
 
-    /**
-     * Runs a callback of {@code scheduler} that answers (a policy's choice) under this guard; a
-     * worker's next task does not take the time it runs as hand-off.
-     */
+    /** Runs a callback of {@code scheduler} that answers (a policy's choice) under this guard. */
     static <T> T call(Scheduler scheduler, java.util.function.Supplier<T> callback) {
-        RunRecorder.userCodeRuns();
         enter(scheduler);
         try {
             return callback.get();
@@ -143,9 +139,16 @@ final class UserCode {
         }
     }
 
-    /** A callback of {@code scheduler} begins on this thread; pair with {@link #exit()} in a finally. */
+    /**
+     * A callback of {@code scheduler} begins on this thread; pair with {@link #exit()} in a finally.
+     * On a worker, the next task's start is read afresh: it must not take the previous task's end
+     * as its start and so count the callback's time as its own ({@link RunRecorder#userCodeRuns}).
+     */
     static void enter(Scheduler scheduler) {
         Thread thread = Thread.currentThread();
+        if (thread instanceof Worker w) {
+            w.pausedBetweenTasks();
+        }
         TaskExecution body = runningBody(thread);
         Frames f = FRAMES.get();
         if (f.depth == f.of.length) {
