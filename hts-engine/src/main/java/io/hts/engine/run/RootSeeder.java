@@ -52,6 +52,9 @@ final class RootSeeder extends PoolTask {
 
     @Override
     protected @Nullable PoolTask execute(Worker worker) {
+        // another run's count this worker batched reaches that run before user code (a listener of
+        // TASK_READY, a policy) runs here: that code may wait for the other run
+        worker.flushCountsUnless(run.state);
         int lo = from;
         int hi = to;
         while (hi - lo > LEAF) {

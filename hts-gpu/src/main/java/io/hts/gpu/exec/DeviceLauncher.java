@@ -204,9 +204,10 @@ final class DeviceLauncher {
      * A caller waiting for a run drives the device for one step when nobody else does: it sees
      * completions and reports them (so its run's end needs no wake-up of the launcher nor of the
      * caller). Bodies, users' completion actions and large copies stay on the launcher thread
-     * ({@link DeviceCompletions}), so a waiter's interrupt or deadline never reaches user code; the
-     * engine's own short actions (releases, small copies) may run on the waiter, its interrupt kept
-     * from them.
+     * ({@link DeviceCompletions}); the engine's own short actions (releases, small copies) may run
+     * on the waiter, its interrupt kept from them. The reports it makes end the tasks on this
+     * thread: the engine then runs their listeners and {@code whenDone} stages here (guarding the
+     * waiter's interrupt), while the token is held, as on the launcher.
      * It takes the token only while work is in flight and none is queued, so it never keeps the
      * launcher from launching; the launcher counts a task as running until it has been reported,
      * so the waiter keeps assisting until its run has ended and needs no wake-up.

@@ -202,7 +202,10 @@ public final class GpuBackend implements DeviceBackend {
     /**
      * A caller waiting for a run polls this device's completions while it is busy, when the
      * launcher does not: it sees its run's end without a wake-up (the device's context is made
-     * current on its thread). Bodies always run on the launcher.
+     * current on its thread). It reports the completed tasks to the engine, which ends them on
+     * this thread (successors, listeners, {@code whenDone} stages), as the launcher would. Bodies
+     * run on the launcher, or on a caller of {@code execute} that launches one itself
+     * ({@link #dispatchHere}); completion actions that are user code stay on the launcher.
      */
     @Override
     public boolean assist() {
