@@ -272,7 +272,8 @@ const HTS = (function () {
     source.onopen = () => {
       if (opened) {
         shared.stream.reconnects++;
-        setStreamState('resumed after #' + shared.stream.lastId);
+        // no event had come yet: the browser resumed without an id (the server's first id line gives it one)
+        setStreamState(shared.stream.lastId ? 'resumed after #' + shared.stream.lastId : 'resumed');
       } else {
         setStreamState('live');
       }

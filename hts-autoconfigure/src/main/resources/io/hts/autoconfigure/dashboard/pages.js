@@ -197,10 +197,11 @@
         last = [...byId.values()].sort((a, b) => b.runId - a.runId);
         const graphs = new Set(Object.keys((shared.hts && shared.hts.graphs) || {}));
         last.forEach(r => graphs.add(r.graph));
-        const chosen = graphSelect.value || wanted;
+        const chosen = graphSelect.value || wanted; // what the user chose, else the link's ?graph=
         wanted = '';
+        if (chosen) graphs.add(chosen); // a graph with no run kept still filters (to nothing)
         graphSelect.replaceChildren(el('option', { value: '' }, 'every graph'),
-          [...graphs].sort().map(g => el('option', { value: g, selected: g === chosen }, g)));
+          ...[...graphs].sort().map(g => el('option', { value: g, selected: g === chosen }, g)));
         draw();
       };
     },
