@@ -10,6 +10,8 @@ import io.hts.engine.policy.DeviceStatus;
 import io.hts.engine.policy.PolicyType;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.Scheduler;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,7 +34,7 @@ import org.springframework.core.env.Environment;
  * queues, executed, steals), every device kind with its health and load, each GPU (of several,
  * too) with its health, streams, load and free pool memory, the members of its cluster (with a
  * cluster engine: {@code cluster}), the registered graphs, the active runs
- * with their progress, and whether the endpoint takes writes ({@code access}). Exposed, like every
+ * with their progress and time so far, and whether the endpoint takes writes ({@code access}). Exposed, like every
  * Actuator endpoint, only when the application says so
  * ({@code management.endpoints.web.exposure.include=hts}); read-only unless
  * {@code management.endpoint.hts.access=unrestricted}, which allows switching the policy,
@@ -217,6 +219,10 @@ public class HtsEndpoint implements EnvironmentAware {
             m.put("graph", r.graph().name());
             m.put("status", r.status().name());
             m.put("submitted", r.submitted().toString());
+            // since its submission, by this server's clock (a browser's may be off)
+            m.put(
+                    "elapsedMillis",
+                    Math.max(0, Duration.between(r.submitted(), Instant.now()).toNanos()) / 1e6);
             m.put("tasks", r.graph().size());
             m.put("pendingTasks", r.pendingTasks());
             if (r.graph().size() <= MAX_COUNTED_TASKS) {

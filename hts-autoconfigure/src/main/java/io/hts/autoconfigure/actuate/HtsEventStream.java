@@ -1,5 +1,6 @@
 package io.hts.autoconfigure.actuate;
 
+import io.hts.engine.observe.EventLog;
 import io.hts.engine.observe.TaskEvent;
 import io.hts.engine.observe.TaskListener;
 import io.hts.engine.run.Scheduler;
@@ -33,7 +34,10 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
  * <p><b>Resuming.</b> A client that reconnects with {@code Last-Event-ID} (browsers' EventSource
  * do so by themselves; event ids are the events' sequence numbers) first gets the events after that
  * one that the recent-events buffer still holds and that its filter selects, then the live ones,
- * without duplicates.
+ * without duplicates. A first connection (no {@code Last-Event-ID}) is told at once, with its
+ * {@code subscribed} comment, the id of the newest event the buffer holds (0 when none): a client
+ * that loses the connection before any event reaches it still resumes from there, and gets what
+ * happened while it was away.
  *
  * <p><b>Shutdown.</b> A lifecycle that stops before the web server's graceful shutdown: every open
  * stream is completed, so a SIGTERM is not held up by open connections for the whole grace period.
@@ -97,7 +101,12 @@ public final class HtsEventStream implements SmartLifecycle {
         emitter.onError(ex -> s.close());
         open.add(s);
         scheduler.addListener(s); // live events queue from now on
-        emitter.send(SseEmitter.event().comment("subscribed"));
+        SseEmitter.SseEventBuilder subscribed = SseEmitter.event().comment("subscribed");
+        if (lastEventId == null) {
+            // an id without data: the client's last event id from now on, and no event
+            scheduler.eventLog().ifPresent(log -> subscribed.id(Long.toString(newestSequence(log))));
+        }
+        emitter.send(subscribed);
         if (lastEventId != null) {
             s.replayAfter(lastEventId);
         }
@@ -105,6 +114,12 @@ public final class HtsEventStream implements SmartLifecycle {
             s.end(); // the application is stopping
         }
         return emitter;
+    }
+
+    /** The newest event's sequence in the log, 0 when it holds none (sequences start at 1). */
+    private static long newestSequence(EventLog log) {
+        List<TaskEvent> newest = log.recent(1);
+        return newest.isEmpty() ? 0 : newest.get(0).sequence();
     }
 
     /** Connections open now. */

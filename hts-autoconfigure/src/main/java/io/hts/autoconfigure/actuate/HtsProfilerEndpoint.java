@@ -77,7 +77,9 @@ public class HtsProfilerEndpoint {
             Map<String, Object> perName = new LinkedHashMap<>();
             for (TaskStatistics s : byName.values()) {
                 Map<String, Object> m = new LinkedHashMap<>();
-                m.put("count", s.count());
+                m.put("count", s.count()); // every task that ran to its end, however it ended
+                m.put("failed", s.failed());
+                m.put("cancelled", s.cancelled()); // while it ran
                 m.put("meanMillis", millis(s.mean()));
                 m.put("p50Millis", millis(s.p50()));
                 m.put("p90Millis", millis(s.p90()));

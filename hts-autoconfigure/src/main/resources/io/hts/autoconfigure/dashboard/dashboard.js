@@ -39,12 +39,26 @@ const HTS = (function () {
     return new URL(config[id] + (rest || ''), base).href;
   }
 
+  const STATUS_NAMES = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+    409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests', 500: 'Internal Server Error',
+    502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' };
+
   class HttpError extends Error {
     constructor(endpoint, status, detail) {
       super(detail || ('HTTP ' + status));
       this.endpoint = endpoint;
       this.status = status;
+      this.reason = detail || null;
     }
+  }
+
+  /** What an error answer's body says of why: an HTS problem's detail, Spring Boot's message or error, or short plain text. */
+  function reasonOf(text, json) {
+    if (json && typeof json === 'object') {
+      return json.detail || json.message || json.error || null;
+    }
+    const plain = (text || '').trim();
+    return plain && plain.length <= 300 && !plain.startsWith('<') ? plain : null;
   }
 
   async function getJson(id, rest) {
@@ -70,7 +84,7 @@ const HTS = (function () {
     let json = null;
     try { json = JSON.parse(text); } catch (e) { json = null; }
     if (!response.ok) {
-      throw new Error((json && json.detail) || ('the server answered ' + response.status));
+      throw new HttpError('hts', response.status, reasonOf(text, json));
     }
     return json || {};
   }
@@ -114,10 +128,19 @@ const HTS = (function () {
     }
   }
 
+  /** A table; a header given as text is right-aligned over a column of numbers (cells of class num). */
   function table(headers, rows, attrs) {
+    const body = el('tbody', null, rows);
+    const first = body.rows.length > 0 ? body.rows[0].cells : [];
     return el('table', attrs,
-      el('thead', null, el('tr', null, headers.map(h => typeof h === 'string' ? el('th', null, h) : h))),
-      el('tbody', null, rows));
+      el('thead', null, el('tr', null, headers.map((h, i) => typeof h !== 'string' ? h
+        : el('th', { class: first[i] && first[i].classList.contains('num') ? 'num' : null }, h)))),
+      body);
+  }
+
+  /** "1 task", "2 tasks". */
+  function count(n, noun) {
+    return n + ' ' + noun + (n === 1 ? '' : 's');
   }
 
   function badge(state) {
@@ -154,6 +177,26 @@ const HTS = (function () {
     setTimeout(() => line.remove(), kind === 'error' ? 12000 : 5000);
   }
 
+  /**
+   * An action the server refused, or that could not reach it: the server's status and reason, in a
+   * notice that stays until it is closed (the same one is not shown twice).
+   */
+  function refused(label, error) {
+    let text;
+    if (error instanceof HttpError) {
+      const name = STATUS_NAMES[error.status] || '';
+      text = label + ' refused: HTTP ' + error.status + (name ? ' ' + name : '')
+        + (error.reason && error.reason !== name ? ': ' + error.reason : '');
+    } else {
+      text = label + ' failed: ' + error.message; // no answer: the server is down, say
+    }
+    const box = document.getElementById('notice');
+    if ([...box.querySelectorAll('.refused .text')].some(t => t.textContent === text)) return;
+    const line = el('div', { class: 'error refused', role: 'alert' }, el('span', { class: 'text' }, text), ' ',
+      el('button', { class: 'close', title: 'close', 'aria-label': 'close', onclick: () => line.remove() }, '\u00d7'));
+    box.append(line);
+  }
+
   /** A button that POSTs an action and says what came of it. */
   function action(label, body, attrs, done) {
     const button = el('button', Object.assign({}, attrs, {
@@ -165,7 +208,8 @@ const HTS = (function () {
           if (done) done(answer);
           refreshSoon();
         } catch (e) {
-          notice(label + ': ' + e.message, 'error');
+          const subject = body.run != null ? 'graph ' + body.run : body.cancelRun != null ? 'run ' + body.cancelRun : null;
+          refused(label + (subject ? ' (' + subject + ')' : ''), e);
         } finally {
           button.disabled = false;
         }
@@ -272,7 +316,8 @@ const HTS = (function () {
     source.onopen = () => {
       if (opened) {
         shared.stream.reconnects++;
-        setStreamState('resumed after #' + shared.stream.lastId);
+        // no event had come yet: the browser resumed without an id (the server's first id line gives it one)
+        setStreamState(shared.stream.lastId ? 'resumed after #' + shared.stream.lastId : 'resumed');
       } else {
         setStreamState('live');
       }
@@ -347,7 +392,7 @@ const HTS = (function () {
   }
 
   return {
-    start, page, url, getJson, post, writable, shared, el, svg, table, badge, ms, bytes, time, notice,
-    action, explain, showProblem, STATES, EVENT_TYPES, RUN_TYPES,
+    start, page, url, getJson, post, writable, shared, el, svg, table, count, badge, ms, bytes, time, notice,
+    refused, action, explain, showProblem, STATES, EVENT_TYPES, RUN_TYPES,
   };
 })();

@@ -1,23 +1,30 @@
 'use strict';
 /* The overview, runs, statistics and events pages (the run detail is in run.js). */
 (function () {
-  const { el, table, badge, ms, bytes, time, shared } = HTS;
+  const { el, table, count, badge, ms, bytes, time, shared } = HTS;
 
-  /** A small line chart of the samples, updated in place; null without ECharts. */
-  function lineChart(container, series, unit) {
+  /**
+   * A small line chart of the samples in its box, updated in place; null without ECharts. While
+   * every point is 0 (nothing ran), {@code idle} says over the flat line what will appear there.
+   */
+  function lineChart(box, series, unit, idle) {
     if (typeof echarts === 'undefined') {
-      container.append(el('p', { class: 'muted' }, 'charts need ECharts, which this server does not serve'));
+      box.append(el('p', { class: 'muted' }, 'charts need ECharts, which this server does not serve'));
       return null;
     }
-    const chart = echarts.init(container);
+    const plot = el('div', { class: 'plot' });
+    const hint = el('p', { class: 'chart-idle muted' }, idle || '');
+    box.append(plot, hint);
+    const chart = echarts.init(plot);
     const update = () => {
+      hint.hidden = !idle || series.some(s => s.points().some(p => p[1] > 0));
       chart.resize(); // the grid may have laid the box out anew
       chart.setOption({
         animation: false,
         grid: { left: 48, right: 12, top: 28, bottom: 24 },
         legend: { top: 2, textStyle: { fontSize: 11 } },
         tooltip: { trigger: 'axis' },
-        xAxis: { type: 'time', axisLabel: { fontSize: 10 } },
+        xAxis: Object.assign({ type: 'time', splitNumber: 4, axisLabel: { fontSize: 10, hideOverlap: true } }, sampled()),
         yAxis: { type: 'value', minInterval: 1, axisLabel: { fontSize: 10, formatter: unit || '{value}' } },
         series: series.map(s => ({
           name: s.name, type: 'line', showSymbol: false, areaStyle: s.area ? { opacity: 0.15 } : undefined,
@@ -27,6 +34,13 @@
     };
     update();
     return { update, chart };
+  }
+
+  /** The time the samples span, a minute at least (a few samples would spread the axis over days or milliseconds). */
+  function sampled() {
+    const t = shared.samples;
+    const max = t.length > 0 ? t[t.length - 1].time : Date.now();
+    return { min: Math.min(t.length > 0 ? t[0].time : max, max - 60000), max };
   }
 
   function rates(samples) {
@@ -53,15 +67,17 @@
       main.append(el('h1', null, 'Overview'), policy, cards, el('h2', null, 'Over the last minutes'), charts,
         el('h2', null, 'Devices'), devices, cluster, el('h2', null, 'Registered graphs'), graphs);
       const s = () => shared.samples;
-      const chartBox = () => { const c = el('div', { class: 'chart' }); charts.append(c); return c; };
-      const boxes = [chartBox(), chartBox(), chartBox()]; // laid out before the charts measure them
+      const chartBox = id => { const c = el('div', { class: 'chart', id }); charts.append(c); return c; };
+      const boxes = [chartBox('chart-busy'), chartBox('chart-executed'), chartBox('chart-runs')]; // laid out before the charts measure them
       const made = [
         lineChart(boxes[0], [
           { name: 'busy (running tasks)', points: () => s().map(x => [x.time, x.busy]), area: true },
           { name: 'queued', points: () => s().map(x => [x.time, x.queued]) },
-        ]),
-        lineChart(boxes[1], [{ name: 'tasks executed / s', points: () => rates(s()), area: true }]),
-        lineChart(boxes[2], [{ name: 'active runs', points: () => s().map(x => [x.time, x.activeRuns]) }]),
+        ], null, 'Idle over this period: running and queued tasks will show here while runs go on.'),
+        lineChart(boxes[1], [{ name: 'tasks executed / s', points: () => rates(s()), area: true }], null,
+          'No task finished over this period: the tasks executed per second will show here.'),
+        lineChart(boxes[2], [{ name: 'active runs', points: () => s().map(x => [x.time, x.activeRuns]) }], null,
+          'No run in progress over this period: the runs in progress will show here.'),
       ];
       let gpuChart = null;
       let policyShown = null;
@@ -87,7 +103,7 @@
         made.forEach(c => c && c.update());
         const gpuIds = Object.keys((shared.samples[shared.samples.length - 1] || {}).gpus || {});
         if (gpuIds.length > 0 && !gpuChart) {
-          gpuChart = lineChart(chartBox(), gpuIds.map(id => ({
+          gpuChart = lineChart(chartBox('chart-gpu-memory'), gpuIds.map(id => ({
             name: id + ' free memory', points: () => s().filter(x => x.gpus[id] != null).map(x => [x.time, x.gpus[id] / 1048576]),
           })), '{value} MiB');
         } else if (gpuChart) {
@@ -130,7 +146,7 @@
       const answer = await HTS.post({ policy });
       HTS.notice('policy switched to ' + answer.policy, 'ok');
     } catch (e) {
-      HTS.notice('switching the policy: ' + e.message, 'error');
+      HTS.refused('Switching the policy', e);
     }
   }
 
@@ -150,7 +166,7 @@
     const p = progress(run);
     const share = p.tasks > 0 ? Math.round(100 * p.done / p.tasks) : 100;
     const finished = run.status !== 'RUNNING';
-    return el('span', { class: 'progress', title: p.done + ' of ' + p.tasks + ' tasks done' + (p.running ? ', ' + p.running + ' running' : '') },
+    return el('span', { class: 'progress', title: p.done + ' of ' + count(p.tasks, 'task') + ' done' + (p.running ? ', ' + p.running + ' running' : '') },
       el('span', { class: 'bar ' + (finished ? 'done ' + run.status : ''), dataset: { done: p.done, tasks: p.tasks } },
         el('span', { style: 'width:' + share + '%' })),
       ' ', p.done + ' / ' + p.tasks);
@@ -181,7 +197,7 @@
           rows.map(r => el('tr', { dataset: { run: r.runId, status: r.status }, class: 'run-row' },
             el('td', null, el('a', { href: '#/runs/' + r.runId }, '#' + r.runId)),
             el('td', null, r.graph), el('td', null, badge(r.status)), el('td', null, progressBar(r)),
-            el('td', null, time(r.submitted)), el('td', { class: 'num' }, r.makespanMillis == null ? '' : ms(r.makespanMillis)),
+            el('td', null, time(r.submitted)), el('td', { class: 'num makespan' }, runTime(r)),
             el('td', null, r.policy || ''),
             el('td', null, r.active && HTS.writable() ? HTS.action('Cancel', { cancelRun: r.runId }, { class: 'danger action-cancel', dataset: { run: r.runId } }) : null))),
           { id: 'runs' }));
@@ -197,14 +213,21 @@
         last = [...byId.values()].sort((a, b) => b.runId - a.runId);
         const graphs = new Set(Object.keys((shared.hts && shared.hts.graphs) || {}));
         last.forEach(r => graphs.add(r.graph));
-        const chosen = graphSelect.value || wanted;
+        const chosen = graphSelect.value || wanted; // what the user chose, else the link's ?graph=
         wanted = '';
+        if (chosen) graphs.add(chosen); // a graph with no run kept still filters (to nothing)
         graphSelect.replaceChildren(el('option', { value: '' }, 'every graph'),
-          [...graphs].sort().map(g => el('option', { value: g, selected: g === chosen }, g)));
+          ...[...graphs].sort().map(g => el('option', { value: g, selected: g === chosen }, g)));
         draw();
       };
     },
   });
+
+  /** A finished run's makespan; a run in progress, its time so far (from the server's clock, at the last poll). */
+  function runTime(r) {
+    if (r.makespanMillis != null) return ms(r.makespanMillis);
+    return r.elapsedMillis != null ? ms(r.elapsedMillis) + ' so far' : '';
+  }
 
   // ---------------------------------------------------------------- statistics
 
@@ -214,7 +237,8 @@
     render(main) {
       const body = el('div');
       main.append(el('h1', null, 'Statistics'), el('p', { class: 'muted' },
-        'Durations per graph and task (or group) over the runs the profiler keeps: p50, p90 and p99 from HdrHistogram.'), body);
+        'Durations per graph and task (or group) over the runs the profiler keeps: p50, p90 and p99 from HdrHistogram. '
+        + 'Every task that ran counts, however it ended; failed and cancelled say how many of them failed or were cancelled while they ran.'), body);
       return async (live) => {
         const profiler = await HTS.getJson('htsprofiler');
         if (!live()) return;
@@ -223,9 +247,10 @@
           const entries = Object.entries(byTask).sort((a, b) => b[1].p99Millis - a[1].p99Millis);
           const max = Math.max(...entries.map(e => e[1].maxMillis), 0.000001);
           sections.push(el('h2', null, graph), table(
-            ['task or group', el('th', { class: 'num' }, 'count'), el('th', { class: 'num' }, 'mean'), el('th', { class: 'num' }, 'p50'),
-              el('th', { class: 'num' }, 'p90'), el('th', { class: 'num' }, 'p99'), el('th', { class: 'num' }, 'max'), 'p50 … p99 of the max'],
-            entries.map(([name, s]) => el('tr', null, el('td', null, name), el('td', { class: 'num' }, s.count),
+            ['task or group', 'count', 'failed', 'cancelled', 'mean', 'p50', 'p90', 'p99', 'max', 'p50 … p99 of the max'],
+            entries.map(([name, s]) => el('tr', { dataset: { name } }, el('td', null, name), el('td', { class: 'num count' }, s.count),
+              el('td', { class: 'num failed' + (s.failed ? ' nonzero' : '') }, s.failed || 0),
+              el('td', { class: 'num cancelled' }, s.cancelled || 0),
               el('td', { class: 'num' }, ms(s.meanMillis)), el('td', { class: 'num' }, ms(s.p50Millis)), el('td', { class: 'num' }, ms(s.p90Millis)),
               el('td', { class: 'num' }, ms(s.p99Millis)), el('td', { class: 'num' }, ms(s.maxMillis)),
               el('td', null, el('span', { class: 'bar' }, el('span', {
@@ -233,7 +258,7 @@
               }))))), { class: 'statistics', dataset: { graph } }));
         }
         const slowest = profiler.slowestTasks || [];
-        sections.push(el('h2', null, 'Slowest tasks'), table(['task', 'graph', 'run', el('th', { class: 'num' }, 'duration')],
+        sections.push(el('h2', null, 'Slowest tasks'), table(['task', 'graph', 'run', 'duration'],
           slowest.map(t => el('tr', null, el('td', null, t.task), el('td', null, t.graph),
             el('td', null, el('a', { href: '#/runs/' + t.runId }, '#' + t.runId)), el('td', { class: 'num' }, ms(t.millis))))));
         body.replaceChildren(...(sections.length > 2 ? sections : [el('p', { class: 'muted' }, 'No run has finished yet.'), ...sections]));
@@ -260,10 +285,10 @@
       const run = el('input', { id: 'filter-run', type: 'search', placeholder: 'run id', size: 8, value: params.get('runId') || '' });
       const text = el('input', { id: 'filter-text', type: 'search', placeholder: 'graph, task, detail…', size: 24 });
       const paused = el('input', { type: 'checkbox', id: 'pause' });
-      const count = el('span', { class: 'muted' });
+      const shownCount = el('span', { class: 'muted' });
       const body = el('div');
       main.append(el('h1', null, 'Live events'),
-        el('div', { class: 'filters' }, type, run, text, el('label', null, paused, ' pause'), count), body,
+        el('div', { class: 'filters' }, type, run, text, el('label', null, paused, ' pause'), shownCount), eventLegend(), body,
         el('p', { class: 'muted' }, 'From /actuator/htsevents/stream (routine per-task events are not streamed); after a lost connection the browser resumes with Last-Event-ID and the server replays what its buffer still holds.'));
       let dirty = true;
       const draw = () => {
@@ -274,12 +299,13 @@
         const match = e => (group ? group(e) : e.type === type.value) && (!runId || String(e.runId) === runId)
           && (!words || [e.graph, e.task, e.detail, e.error, e.type].some(v => v && String(v).toLowerCase().includes(words)));
         const shown = shared.events.filter(match).slice(-500).reverse();
-        count.textContent = shown.length + ' shown of ' + shared.events.length + ' received';
+        shownCount.textContent = shown.length + ' shown of ' + shared.events.length + ' received';
         body.replaceChildren(table(['time', 'type', 'run', 'task', 'where', 'detail'], shown.map(e => el('tr', { class: 'event', dataset: { type: e.type, run: e.runId } },
           el('td', null, time(e.time)), el('td', null, el('span', { class: 'badge ' + typeState(e.type) }, e.type)),
           el('td', null, el('a', { href: '#/runs/' + e.runId }, e.graph + ' #' + e.runId)),
           el('td', null, e.task || ''), el('td', null, e.device ? e.device + (e.worker != null ? ' ' + e.worker : '') : ''),
-          el('td', { class: 'detail' }, e.attempt > 1 ? 'attempt ' + e.attempt + ' ' : '', e.detail || '', e.error ? el('span', { class: 'cause' }, ' ' + e.error) : null))),
+          el('td', { class: 'detail' }, e.attempt > 1 ? 'attempt ' + e.attempt + ' ' : '', e.detail || '',
+            e.error ? el('span', { class: 'cause ' + typeState(e.type) }, ' ' + e.error) : null))),
         { class: 'events', id: 'events' }));
       };
       [type, run, text].forEach(x => x.addEventListener('input', draw));
@@ -294,6 +320,14 @@
       return null;
     },
   });
+
+  /** What the badges' colours mean, and the errors': a failure's in red, a cancel's in grey. */
+  function eventLegend() {
+    const swatch = (state, label) => el('span', null, el('i', { class: 'swatch ' + state }), label);
+    return el('div', { class: 'legend', id: 'events-legend' }, swatch('RUNNING', 'submitted, started'), swatch('SUCCEEDED', 'succeeded'),
+      swatch('RETRYING', 'retrying, waiting'), swatch('FAILED', 'failed, timed out, stalled (error in red)'),
+      swatch('CANCELLED', 'cancelled (cause in grey)'), swatch('READY', 'ready, placed'));
+  }
 
   function typeState(type) {
     if (/SUCCEEDED/.test(type)) return 'SUCCEEDED';

@@ -1,7 +1,7 @@
 'use strict';
 /* A run's detail: summary and actions, the DAG coloured by state, the Gantt timeline with the critical path, the slowest tasks and every task. */
 (function () {
-  const { el, svg, table, badge, ms, time } = HTS;
+  const { el, svg, table, count, badge, ms, time } = HTS;
   const COLORS = { CREATED: '#a7b0ba', READY: '#7f9cc4', RUNNING: '#2d7ff9', RETRYING: '#f0a020', SUCCEEDED: '#2e9e5b', FAILED: '#d0343a', CANCELLED: '#8a8f96' };
   const MAX_DAG = 2000; // tasks drawn at most; larger graphs: the DOT download
   const PERFETTO = 'https://ui.perfetto.dev';
@@ -18,9 +18,11 @@
       const slowest = el('div');
       const tasks = el('div');
       const stateFilter = el('select', { id: 'filter-task-state' }, ['', ...HTS.STATES].map(s => el('option', { value: s }, s || 'every state')));
-      main.append(head, el('h2', null, 'Graph'), legend(), dag, el('h2', null, 'Timeline'), timeline, caption,
-        el('div', { class: 'split' }, el('div', null, el('h2', null, 'Slowest tasks'), slowest),
-          el('div', null, el('h2', null, 'Where the workers\u2019 time went'), el('div', { id: 'worker-time' }))),
+      const slowestTitle = el('h2', null, 'Slowest tasks');
+      const workerTitle = el('h2', null, 'Where the workers\u2019 time went');
+      main.append(head, el('h2', null, 'Graph'), legend('dag-legend'), dag, el('h2', null, 'Timeline'), legend('timeline-legend'), timeline, caption,
+        el('div', { class: 'split' }, el('div', null, slowestTitle, slowest),
+          el('div', null, workerTitle, el('div', { id: 'worker-time' }))),
         el('h2', null, 'Tasks ', stateFilter), tasks);
       let layout = null;
       let chart = null;
@@ -41,11 +43,14 @@
         if (!live()) return;
         profile = p;
         finished = p.status !== 'RUNNING';
+        const soFar = finished ? '' : ' so far'; // a snapshot of a run still going: its figures are partial
+        slowestTitle.textContent = finished ? 'Slowest tasks' : 'Slowest tasks that ended so far';
+        workerTitle.textContent = 'Where the workers\u2019 time went' + soFar;
         head.replaceChildren(...summary(p));
         const list = p.taskList.tasks;
         const critical = new Set(p.criticalPath || []);
         if (list.length > MAX_DAG || p.taskList.total > list.length) {
-          dag.replaceChildren(el('p', { class: 'muted' }, p.taskList.total + ' tasks: too many to draw here; download the graph as ',
+          dag.replaceChildren(el('p', { class: 'muted' }, count(p.taskList.total, 'task') + ': too many to draw here; download the graph as ',
             el('a', { href: HTS.url('htsprofiler', '/' + runId + '?format=dot'), download: 'run-' + runId + '.dot' }, 'DOT'), '.'));
         } else if (list.length === 0) {
           dag.replaceChildren(el('p', { class: 'muted', id: 'dag-empty' }, 'This graph has no task.'));
@@ -54,7 +59,7 @@
           dag.replaceChildren(drawDag(layout, list, critical));
         }
         chart = drawTimeline(timeline, caption, chart, p, critical);
-        slowest.replaceChildren(table(['task', 'where', el('th', { class: 'num' }, 'duration')], (p.slowestTasks || []).map(t => el('tr', null,
+        slowest.replaceChildren(table(['task', 'where', 'duration'], (p.slowestTasks || []).map(t => el('tr', null,
           el('td', null, taskLink(t.task)), el('td', null, where(t)), el('td', { class: 'num' }, ms(t.millis))))));
         document.getElementById('worker-time').replaceChildren(workerTime(p));
         drawTasks();
@@ -62,8 +67,9 @@
     },
   });
 
-  function legend() {
-    return el('div', { class: 'legend' }, HTS.STATES.map(s => el('span', null, el('i', { style: 'background:' + COLORS[s] }), s)),
+  /** What the colours of the graph's boxes and the timeline's bars mean. */
+  function legend(id) {
+    return el('div', { class: 'legend', id }, HTS.STATES.map(s => el('span', { dataset: { state: s } }, el('i', { style: 'background:' + COLORS[s] }), s)),
       el('span', null, el('i', { style: 'background:#fff;border:2px solid #111' }), 'critical path'));
   }
 
@@ -84,10 +90,12 @@
       el('h1', null, 'Run #' + p.runId + ' of ', el('a', { href: '#/runs?graph=' + encodeURIComponent(p.graph) }, p.graph), ' ',
         el('span', { id: 'run-status', dataset: { status: p.status } }, badge(p.status))),
       el('div', { class: 'cards' },
-        card('submitted', time(p.submitted)), card(active ? 'makespan so far' : 'makespan', ms(p.makespanMillis)),
+        card('submitted', time(p.submitted)), card(active ? 'makespan so far' : 'makespan', ms(p.makespanMillis), 'card-makespan'),
         card('tasks', done + ' / ' + p.tasks + ' done'), card('policy', p.policy),
-        p.criticalPathMillis != null ? card('critical path', ms(p.criticalPathMillis) + ' (' + (p.criticalPath || []).length + ' tasks)') : null,
-        p.totalWorkMillis != null ? card('total work', ms(p.totalWorkMillis)) : null),
+        // while the run goes on, a running task counts with its time so far
+        p.criticalPathMillis != null ? card(active ? 'critical path so far' : 'critical path',
+          ms(p.criticalPathMillis) + ' (' + count((p.criticalPath || []).length, 'task') + ')', 'card-critical-path') : null,
+        p.totalWorkMillis != null ? card(active ? 'total work so far' : 'total work', ms(p.totalWorkMillis), 'card-total-work') : null),
       el('div', { class: 'filters' }, HTS.progressBar({ status: p.status, tasks: p.tasks, taskStates: s }), actions,
         el('a', { href: trace, download: 'hts-run-' + p.runId + '.trace.json', id: 'trace-download' }, 'Download the trace'),
         el('button', { id: 'open-perfetto', onclick: () => openInPerfetto(p.runId, trace) }, 'Open in Perfetto'),
@@ -95,8 +103,8 @@
     ];
   }
 
-  function card(label, value) {
-    return el('div', { class: 'card' }, el('div', { class: 'label' }, label), el('div', { class: 'value' }, value));
+  function card(label, value, id) {
+    return el('div', { class: 'card', id }, el('div', { class: 'label' }, label), el('div', { class: 'value' }, value));
   }
 
   function taskLink(name) {
@@ -220,8 +228,9 @@
     const lanes = [...new Set(started.map(lane))].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
     const end = t => (t.durationMillis != null ? t.startMillis + t.durationMillis : Math.max(t.startMillis, p.makespanMillis));
     const onPath = started.filter(t => critical.has(t.task)).length;
-    caption.textContent = started.length + ' tasks on ' + lanes.length + (lanes.length === 1 ? ' lane' : ' lanes')
-      + (critical.size ? '; critical path: ' + critical.size + ' tasks, ' + ms(p.criticalPathMillis) + ' (outlined)' : '')
+    const soFar = p.status === 'RUNNING' ? ' so far' : '';
+    caption.textContent = count(started.length, 'task') + ' on ' + count(lanes.length, 'lane') + soFar
+      + (critical.size ? '; critical path' + soFar + ': ' + count(critical.size, 'task') + ', ' + ms(p.criticalPathMillis) + ' (outlined)' : '')
       + '; drag the slider or scroll to zoom.';
     caption.dataset.bars = started.length;
     caption.dataset.critical = onPath;
@@ -267,10 +276,12 @@
     const w = p.workerTime;
     if (!w) return el('p', { class: 'muted' }, 'No timings (profiling off, or the run has not started).');
     const share = v => (w.capacityMillis > 0 ? (100 * v / w.capacityMillis).toFixed(1) + ' %' : '');
-    return table(['part', el('th', { class: 'num' }, 'time'), el('th', { class: 'num' }, 'share')], [
+    const going = p.status === 'RUNNING';
+    return el('div', null, table(['part', 'time', 'share'], [
       ['work (the tasks)', w.workMillis], ['scheduler delay (ready tasks waited)', w.schedulerDelayMillis],
-      ['shape idle (nothing ready)', w.shapeIdleMillis], ['capacity (workers x makespan)', w.capacityMillis],
-    ].map(([label, v]) => el('tr', null, el('td', null, label), el('td', { class: 'num' }, ms(v)), el('td', { class: 'num' }, share(v)))));
+      ['shape idle (nothing ready)', w.shapeIdleMillis], ['capacity (workers x makespan' + (going ? ' so far' : '') + ')', w.capacityMillis],
+    ].map(([label, v]) => el('tr', null, el('td', null, label), el('td', { class: 'num' }, ms(v)), el('td', { class: 'num' }, share(v))))),
+    going ? el('p', { class: 'muted', id: 'worker-time-so-far' }, 'So far: the run is still going; a task running now counts as work up to now.') : null);
   }
 
   // ---------------------------------------------------------------- the task table
@@ -282,14 +293,20 @@
       rows.push(el('tr', { class: 'task', dataset: { task: t.task, state: t.state } },
         el('td', null, t.task), el('td', null, badge(t.state)), el('td', { class: 'num' }, t.attempts),
         el('td', null, where(t)), el('td', { class: 'num' }, t.startMillis == null ? '' : ms(t.startMillis)),
-        el('td', { class: 'num' }, t.durationMillis == null ? '' : ms(t.durationMillis)),
+        el('td', { class: 'num' }, duration(p, t)),
         el('td', { class: 'muted' }, (t.after || []).join(', ')),
-        el('td', null, t.cause ? el('div', { class: 'cause' }, t.cause) : null,
+        el('td', null, t.cause ? el('div', { class: 'cause ' + t.state }, t.cause) : null,
           t.stackTrace ? el('details', { open: t.state === 'FAILED' }, el('summary', null, 'stack trace'), el('pre', { class: 'stack' }, t.stackTrace)) : null)));
     }
     const more = p.taskList.total > p.taskList.tasks.length
       ? el('p', { class: 'muted' }, 'The first ' + p.taskList.tasks.length + ' of ' + p.taskList.total + ' tasks.') : null;
     return el('div', null, table(['task', 'state', el('th', { class: 'num' }, 'attempts'), 'where', el('th', { class: 'num' }, 'start'),
       el('th', { class: 'num' }, 'duration'), 'after', 'error'], rows, { id: 'tasks' }), more);
+  }
+
+  /** A task's duration; a task running when the profile was taken, its time so far then. */
+  function duration(p, t) {
+    if (t.durationMillis != null) return ms(t.durationMillis);
+    return t.state === 'RUNNING' && t.startMillis != null ? ms(Math.max(0, p.makespanMillis - t.startMillis)) + ' so far' : '';
   }
 })();

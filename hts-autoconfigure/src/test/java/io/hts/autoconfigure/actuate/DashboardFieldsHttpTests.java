@@ -93,6 +93,16 @@ class DashboardFieldsHttpTests {
                 assertThat(profile.get("status").asText()).isEqualTo("RUNNING");
                 assertThat(profile.has("finished")).isFalse();
                 assertThat(task(profile, "hold").get("state").asText()).isEqualTo("RUNNING");
+                // issue 33 item 8: the running task counts with its time so far; it has no duration yet
+                assertThat(task(profile, "hold").has("startMillis")).isTrue();
+                assertThat(task(profile, "hold").has("durationMillis")).isFalse();
+                assertThat(texts(profile.get("criticalPath"))).endsWith("hold");
+                assertThat(profile.get("criticalPathMillis").asDouble())
+                        .isGreaterThanOrEqualTo(profile.get("makespanMillis").asDouble()
+                                - task(profile, "hold").get("startMillis").asDouble()
+                                - 0.001); // the doubles' rounding
+                assertThat(activeRun(run.runId()).get("elapsedMillis").asDouble())
+                        .isPositive();
                 assertThat(texts(task(profile, "hold").get("after")))
                         .containsExactly("shard[0]", "shard[1]", "shard[2]", "shard[3]");
                 assertThat(texts(task(profile, "shard[2]").get("after"))).containsExactly("load");
@@ -139,6 +149,23 @@ class DashboardFieldsHttpTests {
             assertThat(child.has("stackTrace")).isFalse();
             assertThat(texts(child.get("after"))).containsExactly("boom");
             assertThat(task(profile, "prepare").has("stackTrace")).isFalse();
+        }
+
+        /** Issue 33 item 9: the failed task is in the statistics, counted as failed; its descendant never ran. */
+        @Test
+        void theStatisticsCountAFailedTaskAsFailed() throws Exception {
+            GraphRun run = scheduler.submit(scheduler.registeredGraphs().get("failing"));
+            await().atMost(WAIT)
+                    .until(() -> scheduler.profiler().run(run.runId()).isPresent());
+            JsonNode failing = LocalHttp.json(LocalHttp.get(port, "/actuator/htsprofiler"))
+                    .get("statistics")
+                    .get("failing");
+            assertThat(failing.has("child")).as("cancelled before it started").isFalse();
+            JsonNode boom = failing.get("boom");
+            assertThat(boom.get("count").asLong()).isPositive();
+            assertThat(boom.get("failed").asLong()).isEqualTo(boom.get("count").asLong());
+            assertThat(boom.get("cancelled").asLong()).isZero();
+            assertThat(failing.get("prepare").get("failed").asLong()).isZero();
         }
     }
 

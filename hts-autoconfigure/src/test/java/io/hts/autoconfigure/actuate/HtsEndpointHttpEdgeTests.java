@@ -118,6 +118,41 @@ class HtsEndpointHttpEdgeTests {
         }
     }
 
+    /**
+     * Issue 33 item 7: a first connection is given the newest event's id with its first comment, so
+     * that a client whose connection ends before any event reached it (an EventSource resumes with
+     * the last id it was given) still gets, on resuming, the events of a run that ran in between.
+     */
+    @Test
+    void aFirstConnectionIsGivenTheNewestEventsIdAndResumesFromIt() throws Exception {
+        try (ConfigurableApplicationContext context = start()) {
+            Scheduler scheduler = context.getBean(Scheduler.class);
+            int port = LocalHttp.port(context);
+            scheduler.execute(scheduler.registeredGraphs().get("features"));
+            long newest = scheduler.eventLog().orElseThrow().recent(1).get(0).sequence();
+            List<String> first;
+            try (EventStream stream = EventStream.open(port, "/actuator/htsevents/stream")) {
+                first = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> stream.readThrough(String::isEmpty));
+            }
+            assertThat(first).containsExactly(EventStream.SUBSCRIBED, "id:" + newest, "");
+            GraphRun away = scheduler.execute(scheduler.registeredGraphs().get("features")); // while disconnected
+            try (EventStream resumed =
+                    EventStream.open(port, "/actuator/htsevents/stream", "Last-Event-ID", Long.toString(newest))) {
+                List<String> read = assertTimeoutPreemptively(
+                        Duration.ofSeconds(30),
+                        () -> resumed.readThrough(l -> l.startsWith("data:")
+                                && l.contains("\"type\":\"RUN_SUCCEEDED\"")
+                                && l.contains("\"runId\":" + away.runId() + ",")));
+                assertThat(read)
+                        .as("a resumed connection is given no id of its own")
+                        .doesNotContain("id:" + newest)
+                        .anyMatch(l -> l.startsWith("data:")
+                                && l.contains("\"type\":\"RUN_SUBMITTED\"")
+                                && l.contains("\"runId\":" + away.runId() + ","));
+            }
+        }
+    }
+
     // ================================================================== ?format=dot
 
     @Test

@@ -31,4 +31,13 @@ abstract class BrowserTestBase extends ChromiumTests {
     String dashboard(String route) {
         return "http://127.0.0.1:" + port + "/actuator/htsdashboard#" + route;
     }
+
+    /**
+     * Opens the dashboard at a route as a new page, whose samples, events and event stream start
+     * anew (opening a route of the page already open only changes its hash: the page keeps them).
+     */
+    void openAfresh(String route) {
+        browser.open("about:blank");
+        browser.open(dashboard(route));
+    }
 }

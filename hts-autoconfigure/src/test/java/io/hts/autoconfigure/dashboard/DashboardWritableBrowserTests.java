@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hts.autoconfigure.support.DashboardApp;
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.run.GraphRun;
+import java.util.List;
 import java.util.Objects;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.Select;
 import org.springframework.boot.test.context.SpringBootTest;
 
@@ -165,6 +167,69 @@ class DashboardWritableBrowserTests extends BrowserTestBase {
                 .as("no event twice")
                 .isEqualTo(true);
         browser.screenshot("events-resumed");
+    }
+
+    /**
+     * Issue 33 item 7: the stream ends before any event reached the page (nothing ran): the header
+     * says the stream resumed (not "resumed after #null"), and a run that ran while the page was
+     * disconnected is shown once it has.
+     */
+    @Test
+    void aReconnectBeforeAnyEventSaysResumedAndShowsWhatRanMeanwhile() throws Exception {
+        DashboardPages.eventually(() -> assertThat(scheduler.activeRuns()).isEmpty()); // no event comes by itself
+        openAfresh("/events");
+        DashboardPages.eventually(
+                () -> assertThat(browser.script("return document.getElementById('stream-status').dataset.state"))
+                        .isEqualTo("reconnecting"));
+        assertThat(browser.script("return HTS.shared.stream.lastId"))
+                .as("no event reached the page")
+                .isNull();
+        GraphRun run = scheduler.execute(scheduler.registeredGraphs().get("quick")); // while disconnected
+        String rows = "#events tr.event[data-run='" + run.runId() + "']";
+        DashboardPages.eventually(() -> {
+            assertThat(browser.driver().findElement(By.id("stream-status")).getText())
+                    .isEqualTo("events: resumed");
+            assertThat(browser.all(rows + "[data-type=RUN_SUCCEEDED]")).hasSize(1);
+        });
+        browser.screenshot("events-resumed-before-any-event");
+    }
+
+    /**
+     * Issue 33 item 6: the runs page opened from a graph's link ({@code #/runs?graph=quick}) shows
+     * that graph's runs only, its select names every graph (one option each) with that one chosen,
+     * and choosing another shows the other's runs.
+     */
+    @Test
+    void theRunsPageFiltersByTheGraphOfItsLink() throws Exception {
+        GraphRun quick = scheduler.execute(scheduler.registeredGraphs().get("quick"));
+        GraphRun failing = scheduler.submit(scheduler.registeredGraphs().get("failing"));
+        DashboardPages.eventually(
+                () -> assertThat(scheduler.profiler().run(failing.runId())).isPresent());
+        browser.open(dashboard("/runs?graph=quick"));
+        String graphs = "return [...document.querySelectorAll('tr.run-row')].map(r => r.cells[1].textContent)";
+        DashboardPages.eventually(() -> {
+            assertThat(browser.all("tr.run-row[data-run='" + quick.runId() + "']"))
+                    .hasSize(1);
+            assertThat(browser.script("return document.getElementById('filter-graph').value"))
+                    .isEqualTo("quick");
+        });
+        assertThat(browser.all("tr.run-row[data-run='" + failing.runId() + "']"))
+                .isEmpty();
+        assertThat((List<?>) browser.script(graphs)).isNotEmpty().allMatch("quick"::equals);
+        Select select = new Select(browser.driver().findElement(By.id("filter-graph")));
+        assertThat(select.getOptions())
+                .extracting(WebElement::getText)
+                .contains("every graph", "failing", "gated", "quick")
+                .doesNotHaveDuplicates();
+        assertThat(browser.driver().findElement(By.id("filter-graph")).getText())
+                .doesNotContain("[object");
+        browser.screenshot("runs-of-one-graph");
+        select.selectByValue("failing");
+        DashboardPages.eventually(() -> {
+            assertThat(browser.all("tr.run-row[data-run='" + failing.runId() + "']"))
+                    .hasSize(1);
+            assertThat((List<?>) browser.script(graphs)).allMatch("failing"::equals);
+        });
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.hts.engine.observe;
 
 import io.hts.engine.graph.GraphTopology;
+import io.hts.engine.graph.TaskState;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -16,7 +17,8 @@ import org.HdrHistogram.Histogram;
 /**
  * Keeps the profiles of the most recent runs, bounded by their number and by the memory they hold,
  * and computes from them, per graph and statistics name (a task name, or a group's name), duration
- * percentiles with HdrHistogram (3 significant digits).
+ * percentiles with HdrHistogram (3 significant digits) of every task that ran to its end, however it
+ * ended, with how many of them failed or were cancelled.
  *
  * <p>A kept profile holds the run's timing arrays and its graph's topology (names and edges), never
  * the graph's tasks or anything their bodies captured: a graph the application dropped is
@@ -177,16 +179,16 @@ public final class Profiler {
             runs = List.copyOf(recent);
             version = recorded;
         }
-        Map<String, Map<String, Histogram>> byGraph = new HashMap<>();
+        Map<String, Map<String, Tally>> byGraph = new HashMap<>();
         int[] names = {0};
         for (RunProfile p : runs) {
-            Map<String, Histogram> histograms = byGraph.computeIfAbsent(p.graphName(), g -> new HashMap<>());
-            p.recordInto(name -> histogram(histograms, name, names));
+            Map<String, Tally> tallies = byGraph.computeIfAbsent(p.graphName(), g -> new HashMap<>());
+            p.recordInto(name -> tally(tallies, name, names));
         }
         Map<String, Map<String, TaskStatistics>> out = new TreeMap<>();
-        byGraph.forEach((graph, histograms) -> {
+        byGraph.forEach((graph, tallies) -> {
             Map<String, TaskStatistics> perName = new TreeMap<>();
-            histograms.forEach((name, h) -> perName.put(name, statistics(graph, name, h)));
+            tallies.forEach((name, t) -> perName.put(name, statistics(graph, name, t)));
             if (!perName.isEmpty()) {
                 out.put(graph, java.util.Collections.unmodifiableMap(perName));
             }
@@ -230,23 +232,42 @@ public final class Profiler {
         statistics = Map.of();
     }
 
+    /** One statistics name's durations, and how many of its tasks failed or were cancelled while they ran. */
+    static final class Tally {
+
+        final Histogram durations = new Histogram(3);
+        long failed;
+        long cancelled;
+
+        /** A task that ran for {@code nanos} and ended in {@code state}. */
+        void record(long nanos, TaskState state) {
+            durations.recordValue(nanos);
+            if (state == TaskState.FAILED) {
+                failed++;
+            } else if (state == TaskState.CANCELLED) {
+                cancelled++;
+            }
+        }
+    }
+
     /**
-     * The histogram of {@code name} in {@code histograms}, made when missing; once {@code names[0]}
-     * (histograms made so far, over every map it counts for) reaches {@value #MAX_NAMES}, a new
+     * The tally of {@code name} in {@code tallies}, made when missing; once {@code names[0]}
+     * (tallies made so far, over every map it counts for) reaches {@value #MAX_NAMES}, a new
      * name's tasks go to {@value #OTHER}'s.
      */
-    static Histogram histogram(Map<String, Histogram> histograms, String name, int[] names) {
-        Histogram h = histograms.get(name);
-        if (h != null) {
-            return h;
+    static Tally tally(Map<String, Tally> tallies, String name, int[] names) {
+        Tally t = tallies.get(name);
+        if (t != null) {
+            return t;
         }
-        return histograms.computeIfAbsent(names[0] < MAX_NAMES ? name : OTHER, k -> {
+        return tallies.computeIfAbsent(names[0] < MAX_NAMES ? name : OTHER, k -> {
             names[0]++;
-            return new Histogram(3);
+            return new Tally();
         });
     }
 
-    static TaskStatistics statistics(String graph, String name, Histogram h) {
+    static TaskStatistics statistics(String graph, String name, Tally t) {
+        Histogram h = t.durations;
         return new TaskStatistics(
                 graph,
                 name,
@@ -255,7 +276,9 @@ public final class Profiler {
                 Duration.ofNanos(h.getValueAtPercentile(50)),
                 Duration.ofNanos(h.getValueAtPercentile(90)),
                 Duration.ofNanos(h.getValueAtPercentile(99)),
-                Duration.ofNanos(h.getMaxValue()));
+                Duration.ofNanos(h.getMaxValue()),
+                t.failed,
+                t.cancelled);
     }
 
     /**

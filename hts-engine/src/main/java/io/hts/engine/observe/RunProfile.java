@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.function.IntFunction;
-import org.HdrHistogram.Histogram;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,7 +23,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Built by the scheduler over the run's own timing arrays (no per-task objects are kept);
  * summaries are computed on first use. A profile taken while the run is still going is a
- * snapshot of that moment.
+ * snapshot of the moment it was made: its makespan, total work, critical path, per-worker usage
+ * and worker time count each task that was running then with its time so far (from its last
+ * attempt's start to that moment), as a worker busy with it; its task timings still say the task
+ * has not ended.
  */
 public final class RunProfile {
 
@@ -35,6 +37,9 @@ public final class RunProfile {
     private final Instant submitted;
     final long submitNanos;
     final long finishNanos;
+    /** The run's finish, or for a snapshot of a run still going, the moment the profile was made. */
+    final long takenNanos;
+
     final int parallelism;
     /** As recorded; read through {@link #startOf(int)}. */
     private final long @Nullable [] start;
@@ -100,6 +105,7 @@ public final class RunProfile {
         this.submitted = submitted;
         this.submitNanos = submitNanos;
         this.finishNanos = finishNanos;
+        this.takenNanos = finishNanos > 0 ? finishNanos : System.nanoTime();
         this.parallelism = parallelism;
         this.start = start;
         this.end = end;
@@ -185,7 +191,7 @@ public final class RunProfile {
         return abandoned;
     }
 
-    /** From submission to the end of the last task (or to now, while running). */
+    /** From submission to the end of the last task (or, while running, to the moment the profile was made). */
     public Duration makespan() {
         return Duration.ofNanos(summary().makespan());
     }
@@ -315,11 +321,11 @@ public final class RunProfile {
 
     /** Per statistics name, this run's duration statistics. */
     public Map<String, TaskStatistics> statistics() {
-        Map<String, Histogram> histograms = new LinkedHashMap<>();
+        Map<String, Profiler.Tally> tallies = new LinkedHashMap<>();
         int[] names = {0};
-        recordInto(name -> Profiler.histogram(histograms, name, names));
+        recordInto(name -> Profiler.tally(tallies, name, names));
         Map<String, TaskStatistics> out = new LinkedHashMap<>();
-        histograms.forEach((name, h) -> out.put(name, Profiler.statistics(graph.name(), name, h)));
+        tallies.forEach((name, t) -> out.put(name, Profiler.statistics(graph.name(), name, t)));
         return out;
     }
 
@@ -354,23 +360,28 @@ public final class RunProfile {
         return DotExporter.export(graph, this);
     }
 
-    /** Records every succeeded task's duration into the histogram {@code histogramOf} gives for its statistics name. */
-    void recordInto(java.util.function.Function<String, Histogram> histogramOf) {
+    /**
+     * Records the duration of every task whose last attempt ran to its end and that has ended
+     * (succeeded, failed, or cancelled while it ran) into the tally {@code tallyOf} gives for its
+     * statistics name.
+     */
+    void recordInto(java.util.function.Function<String, Profiler.Tally> tallyOf) {
         if (start == null || end == null) {
             return;
         }
         String lastName = null;
-        Histogram last = null;
+        Profiler.Tally last = null;
         for (int i = 0; i < graph.size(); i++) {
-            if (start[i] == 0 || end[i] == 0 || states.apply(i) != TaskState.SUCCEEDED) {
+            TaskState state = states.apply(i);
+            if (start[i] == 0 || end[i] == 0 || !state.isTerminal()) {
                 continue;
             }
             String name = graph.statisticsName(i);
             if (last == null || !name.equals(lastName)) {
-                last = histogramOf.apply(name);
+                last = tallyOf.apply(name);
                 lastName = name;
             }
-            last.recordValue(duration(i));
+            last.record(duration(i), state);
         }
     }
 
@@ -408,11 +419,30 @@ public final class RunProfile {
         void accept(@Nullable Device device, TaskState state, long count, long nanos);
     }
 
+    /**
+     * Task {@code i}'s last attempt's duration; in a snapshot of a run still going, a task running
+     * then lasts until then (its time so far). 0 for a task that has not started.
+     */
     long duration(int i) {
-        if (start == null || end == null || start[i] == 0 || end[i] == 0) {
+        if (!timed(i)) {
             return 0;
         }
-        return Math.max(0, end[i] - startOf(i));
+        long e = end[i];
+        if (finishNanos <= 0 && (e < start[i] || e > takenNanos)) {
+            e = takenNanos; // running when the snapshot was made (e is 0, or a former attempt's end)
+        }
+        return Math.max(0, e - startOf(i));
+    }
+
+    /**
+     * Whether task {@code i} counts in the summary: its last attempt ran to its end, or (in a
+     * snapshot of a run still going) it had started when the snapshot was made.
+     */
+    boolean timed(int i) {
+        if (start == null || end == null || start[i] == 0) {
+            return false;
+        }
+        return finishNanos > 0 ? end[i] != 0 : start[i] <= takenNanos;
     }
 
     /** Whether task {@code i}'s last attempt started (timings recorded). */

@@ -11,8 +11,10 @@ import java.util.List;
  * sorts) where the workers' time went. Computed from the profile's arrays on first use; the profile
  * keeps the result in a volatile field, and a racing second computation gives an equal value.
  *
- * @param makespan nanoseconds from submission to the end of the last task (or to now, while running)
- * @param totalWork the sum of the tasks' durations
+ * @param makespan nanoseconds from submission to the end of the last task (or, while running, to the
+ *     moment the profile was made)
+ * @param totalWork the sum of the tasks' durations (a task running when the profile was made: its
+ *     time so far)
  * @param criticalPathNanos the critical path's length
  * @param criticalPath the critical path's task names, first to last
  * @param meanWait mean nanoseconds from ready to start
@@ -56,7 +58,7 @@ record RunSummary(
                 bestPath = path[i];
                 bestEnd = i;
             }
-            if (p.started(i) && p.end != null && p.end[i] != 0) {
+            if (p.timed(i)) {
                 total += d;
                 waitSum += Math.max(0, p.startOf(i) - p.submitNanos - p.readyNanos(i));
                 waitCount++;
@@ -69,7 +71,7 @@ record RunSummary(
                 }
             }
         }
-        long makespan = p.finishNanos > 0 ? p.finishNanos - p.submitNanos : System.nanoTime() - p.submitNanos;
+        long makespan = p.takenNanos - p.submitNanos;
         List<String> criticalPath = new ArrayList<>();
         for (int i = bestEnd; i >= 0; i = via[i]) {
             criticalPath.add(p.graph.name(i));
@@ -88,7 +90,10 @@ record RunSummary(
                 List.copyOf(workers));
     }
 
-    /** Where the CPU workers' time went: a sweep over the CPU tasks' ready, start and end times. */
+    /**
+     * Where the CPU workers' time went: a sweep over the CPU tasks' ready, start and end times (a
+     * task running when a snapshot was made: busy until then).
+     */
     static WorkerTime workerTime(RunProfile p) {
         long makespan = p.makespan().toNanos();
         int n = p.graph.size();
@@ -97,10 +102,10 @@ record RunSummary(
         long[] finish = new long[ready.length];
         int k = 0;
         for (int i = 0; i < ready.length; i++) {
-            if (p.started(i) && p.end[i] != 0 && p.devices != null && p.devices[i] == Device.CPU.ordinal() + 1) {
+            if (p.timed(i) && p.devices != null && p.devices[i] == Device.CPU.ordinal() + 1) {
                 ready[k] = p.readyNanos(i);
                 begin[k] = p.startOf(i) - p.submitNanos;
-                finish[k] = p.end[i] - p.submitNanos;
+                finish[k] = begin[k] + p.duration(i);
                 k++;
             }
         }

@@ -14,6 +14,7 @@ import io.hts.engine.run.FailureMode;
 import io.hts.engine.run.GraphRun;
 import io.hts.engine.run.RunOptions;
 import io.hts.engine.run.Scheduler;
+import io.hts.engine.support.Ended;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -163,7 +164,10 @@ class RunProfileTests {
                 .finished(500, RunStatus.FAILED)
                 .profile();
         Map<String, TaskStatistics> stats = p.statistics();
-        assertThat(stats).as("only tasks that succeeded").containsOnlyKeys("a", "shard");
+        assertThat(stats).as("every task that ran, the failed one too").containsOnlyKeys("a", "shard", "d");
+        assertThat(stats.get("d").count()).isOne();
+        assertThat(stats.get("d").failed()).isOne();
+        assertThat(stats.get("d").max()).isEqualTo(Duration.ofNanos(50));
         TaskStatistics shard = stats.get("shard");
         assertThat(shard)
                 .isEqualTo(new TaskStatistics(
@@ -174,7 +178,9 @@ class RunProfileTests {
                         Duration.ofNanos(120),
                         Duration.ofNanos(300),
                         Duration.ofNanos(300),
-                        Duration.ofNanos(300)));
+                        Duration.ofNanos(300),
+                        0,
+                        0));
         assertThat(stats.get("a").count()).isOne();
         assertThat(stats.get("a").max()).isEqualTo(Duration.ofNanos(100));
         assertThat(diamondRun().withoutTimings().statistics()).isEmpty();
@@ -345,6 +351,92 @@ class RunProfileTests {
             release.countDown();
             await().atMost(Duration.ofSeconds(10)).until(() -> run.abandoned().isEmpty());
             assertThat(p.abandoned()).as("a profile is what it was when taken").containsExactly("stuck");
+        }
+    }
+
+    /**
+     * Issue 33 item 8: a snapshot of a run still going counts the task running then with its time
+     * so far, in the critical path, the total work and the worker time (its worker is busy, not
+     * idle), while its timing still says it has not ended.
+     */
+    @Test
+    void aSnapshotCountsTheTaskRunningThenWithItsTimeSoFar() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        TaskGraph g = TaskGraph.named("held");
+        Task<Integer> first = g.task("first").cpu(ctx -> 1);
+        Task<Integer> hold = g.task("hold").after(first).cpu(ctx -> {
+            started.countDown();
+            release.await();
+            return 2;
+        });
+        g.task("last").after(hold).cpu(ctx -> 3);
+        try (Scheduler s = Scheduler.builder().threads(1).build()) {
+            GraphRun run = s.submit(g);
+            try {
+                assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                RunProfile snapshot = run.profile();
+                assertThat(snapshot.status()).isEqualTo(RunStatus.RUNNING);
+                assertThat(snapshot.criticalPath().tasks()).containsExactly("first", "hold");
+                assertThat(snapshot.totalWork())
+                        .isEqualTo(snapshot.criticalPath().length());
+                assertThat(snapshot.criticalPath().length()).isLessThanOrEqualTo(snapshot.makespan());
+                assertThat(snapshot.timing(1).ran()).as("hold has not ended").isFalse();
+                // the one worker is busy with hold: the work grows, the idle time does not
+                await().atMost(Duration.ofSeconds(10)).until(() -> {
+                    WorkerTime w = run.profile().workerTime();
+                    return w.work().compareTo(w.shapeIdle().plus(w.schedulerDelay())) > 0;
+                });
+            } finally {
+                release.countDown();
+            }
+            run.await();
+        }
+    }
+
+    /**
+     * Issue 33 item 9: a task that failed counts in its name's statistics, as one that failed, and
+     * so does one cancelled while it ran; one cancelled before it started never ran and does not.
+     */
+    @Test
+    void aFailedTaskAndOneCancelledWhileItRanCountInTheStatisticsAsSuch() throws Exception {
+        try (Scheduler s = Scheduler.builder().threads(2).retainedRuns(10).build()) {
+            TaskGraph failing = TaskGraph.named("failing");
+            Task<Integer> prepare = failing.task("prepare").cpu(ctx -> 7);
+            Task<Integer> boom = failing.task("boom").after(prepare).cpu(ctx -> {
+                throw new IllegalStateException("bad input");
+            });
+            failing.task("child").after(boom).cpu(ctx -> ctx.input(boom) + 1);
+            GraphRun failed = s.submit(failing);
+            Ended.run(failed);
+            CountDownLatch holding = new CountDownLatch(1);
+            TaskGraph held = TaskGraph.named("held");
+            Task<Integer> hold = held.task("hold").cpu(ctx -> {
+                holding.countDown();
+                new CountDownLatch(1).await(); // until the cancel interrupts it
+                return 1;
+            });
+            held.task("after").after(hold).cpu(ctx -> 2);
+            GraphRun cancelled = s.submit(held);
+            assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+            cancelled.cancel();
+            Ended.run(cancelled);
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> s.profiler().recentRuns().size() == 2);
+            Map<String, Map<String, TaskStatistics>> stats = s.profiler().taskStatistics();
+            assertThat(stats.get("failing")).containsOnlyKeys("prepare", "boom");
+            assertThat(stats.get("failing").get("boom"))
+                    .extracting(TaskStatistics::count, TaskStatistics::failed, TaskStatistics::cancelled)
+                    .containsExactly(1L, 1L, 0L);
+            assertThat(stats.get("failing").get("prepare"))
+                    .extracting(TaskStatistics::count, TaskStatistics::failed, TaskStatistics::cancelled)
+                    .containsExactly(1L, 0L, 0L);
+            assertThat(stats.get("held")).containsOnlyKeys("hold");
+            assertThat(stats.get("held").get("hold"))
+                    .extracting(TaskStatistics::count, TaskStatistics::failed, TaskStatistics::cancelled)
+                    .containsExactly(1L, 0L, 1L);
+            assertThat(failed.profile().statistics().get("boom").failed()).isOne();
         }
     }
 
