@@ -12,13 +12,9 @@ import io.hts.engine.graph.TaskContext;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -27,11 +23,28 @@ import org.slf4j.LoggerFactory;
 /**
  * A device backend behind a Resilience4j {@link CircuitBreaker} (and, optionally, a
  * {@link Bulkhead}): every task the device runs is a call of the breaker, its failure or success
- * recorded when the device reports it. While the breaker is open, a task with a CPU body runs on
- * the CPU; a GPU-only task fails at once with the breaker's {@link CallNotPermittedException}
- * ({@link WhenOpen#FAIL}, the device reported DOWN) or waits until the breaker lets calls through
- * again ({@link WhenOpen#WAIT}, the device reported DEGRADED). A bulkhead caps the tasks on the
- * device at once; tasks beyond it wait here, not on a CPU thread. Cancelled tasks count neither way.
+ * recorded when the device reports it.
+ *
+ * <p><b>Invariants.</b> (1) Every task dispatched here is, at each moment, either held here (in
+ * {@link WaitingTasks}, whose invariants say who owns it and when) or passed on: to the device
+ * (holding a breaker permission, and a bulkhead permission when there is a bulkhead), to the CPU, or
+ * failed. (2) A closed backend fails or hands back every task it holds: {@link #close} closes the
+ * waiting tasks by one compare-and-set, and only its winner fails what waits and closes the device;
+ * a task being tried at that moment is failed by the thread trying it, or has gone on to the device,
+ * which refuses it once closed. (3) The permissions of a task passed to the device go back exactly
+ * once, with its first report or its withdrawal ({@code Guarded}'s compare-and-set), and the waiting
+ * tasks are drained after.
+ *
+ * <p><b>Memory ordering.</b> The fields of this class are final; what threads share is in atomics
+ * and concurrent collections (the waiting tasks, the dispatched wrappers) or in the thread-safe
+ * breaker and bulkhead, so every access to it is a volatile one. How the waiting tasks order a close
+ * against a drain is in {@link WaitingTasks}.
+ *
+ * <p>While the breaker is open, a task with a CPU body runs on the CPU; a GPU-only task fails at
+ * once with the breaker's {@link CallNotPermittedException} ({@link WhenOpen#FAIL}, the device
+ * reported DOWN) or waits until the breaker lets calls through again ({@link WhenOpen#WAIT}, the
+ * device reported DEGRADED). A bulkhead caps the tasks on the device at once; tasks beyond it wait
+ * here, not on a CPU thread. Cancelled tasks count neither way.
  *
  * <p>Waiting tasks are tried again whenever a task completes, the breaker changes state, or (while
  * any wait) every {@code recheck} on the JDK's shared delayed executor, so an open breaker whose
@@ -49,22 +62,15 @@ public final class CircuitBreakingBackend implements DeviceBackend {
         FAIL
     }
 
-    private static final long RECHECK_MILLIS = 200;
-
     private final DeviceBackend delegate;
     private final CircuitBreaker breaker;
     private final @Nullable Bulkhead bulkhead;
     private final WhenOpen whenOpen;
     /** Every task passes through here in dispatch order; one thread at a time moves them on. */
-    private final ConcurrentLinkedDeque<DeviceTask> waiting = new ConcurrentLinkedDeque<>();
+    private final WaitingTasks waiting = new WaitingTasks(new Routing());
 
-    private final AtomicBoolean draining = new AtomicBoolean();
-    private final AtomicBoolean drainRequested = new AtomicBoolean();
     /** The wrappers of dispatched tasks, so the device finds a successor's predecessors by the objects it saw. */
     private final ConcurrentHashMap<DeviceTask, Guarded> dispatched = new ConcurrentHashMap<>();
-
-    private final AtomicBoolean recheckScheduled = new AtomicBoolean();
-    private volatile boolean closed;
 
     /**
      * Guards a backend.
@@ -80,7 +86,7 @@ public final class CircuitBreakingBackend implements DeviceBackend {
         this.breaker = breaker;
         this.bulkhead = bulkhead;
         this.whenOpen = whenOpen;
-        breaker.getEventPublisher().onStateTransition(event -> drain());
+        breaker.getEventPublisher().onStateTransition(event -> waiting.drain());
     }
 
     /** The guarded backend. */
@@ -105,7 +111,7 @@ public final class CircuitBreakingBackend implements DeviceBackend {
 
     /** Tasks waiting for the breaker or the bulkhead. */
     public int waiting() {
-        return waiting.isEmpty() ? 0 : waiting.size();
+        return waiting.size();
     }
 
     @Override
@@ -153,34 +159,46 @@ public final class CircuitBreakingBackend implements DeviceBackend {
     @Override
     public void dispatch(DeviceTask task) {
         waiting.add(task);
-        drain();
     }
 
-    /** Dispatches a task if the breaker and the bulkhead allow it, or routes it; false: it must wait. */
-    private boolean tryDispatch(DeviceTask task) {
-        if (closed || task.isCancelled()) {
-            task.fail(new TaskCancelledException(
-                    "task '" + task.taskName() + "' was cancelled before it reached " + delegate.name()));
+    /** How the drainer of the waiting tasks moves one on, and why it fails one. */
+    private final class Routing implements WaitingTasks.Router {
+
+        /** Dispatches a task if the breaker and the bulkhead allow it, or routes it; false: it must wait. */
+        @Override
+        public boolean route(DeviceTask task) {
+            if (!breaker.tryAcquirePermission()) {
+                String reason = "circuit breaker '" + breaker.getName() + "' of " + delegate.name() + " is "
+                        + breaker.getState();
+                if (task.fallBackToCpu(reason)) {
+                    return true;
+                }
+                if (whenOpen == WhenOpen.FAIL) {
+                    task.fail(CallNotPermittedException.createCallNotPermittedException(breaker));
+                    return true;
+                }
+                return false;
+            }
+            if (bulkhead != null && !bulkhead.tryAcquirePermission()) {
+                breaker.releasePermission();
+                return false;
+            }
+            send(task, false);
             return true;
         }
-        if (!breaker.tryAcquirePermission()) {
-            String reason =
-                    "circuit breaker '" + breaker.getName() + "' of " + delegate.name() + " is " + breaker.getState();
-            if (task.fallBackToCpu(reason)) {
-                return true;
-            }
-            if (whenOpen == WhenOpen.FAIL) {
-                task.fail(CallNotPermittedException.createCallNotPermittedException(breaker));
-                return true;
-            }
-            return false;
+
+        @Override
+        public Throwable closedWhileWaiting(DeviceTask task) {
+            return new TaskCancelledException("the scheduler closed while task '" + task.taskName() + "' waited for"
+                    + " circuit breaker '" + breaker.getName() + "'");
         }
-        if (bulkhead != null && !bulkhead.tryAcquirePermission()) {
-            breaker.releasePermission();
-            return false;
+
+        @Override
+        public Throwable cancelledWhileWaiting(DeviceTask task) {
+            return new TaskCancelledException("task '" + task.taskName() + "' of run " + task.runId()
+                    + " was cancelled while it waited for circuit breaker '" + breaker.getName() + "' of "
+                    + delegate.name());
         }
-        send(task, false);
-        return true;
     }
 
     /**
@@ -208,7 +226,7 @@ public final class CircuitBreakingBackend implements DeviceBackend {
      */
     @Override
     public boolean dispatchHere(DeviceTask task) {
-        if (closed || task.isCancelled() || !waiting.isEmpty() || !breaker.tryAcquirePermission()) {
+        if (waiting.isClosed() || task.isCancelled() || !waiting.isEmpty() || !breaker.tryAcquirePermission()) {
             return false;
         }
         if (bulkhead != null && !bulkhead.tryAcquirePermission()) {
@@ -217,41 +235,6 @@ public final class CircuitBreakingBackend implements DeviceBackend {
         }
         send(task, true);
         return true;
-    }
-
-    /**
-     * Moves waiting tasks on, in order, until one must wait. One thread drains at a time (a task's
-     * dispatch may complete or fail synchronously and come back here); a request arriving meanwhile
-     * makes the draining thread go round again, and the thread that drained last checks for one
-     * after letting go, so no request is lost.
-     */
-    private void drain() {
-        drainRequested.set(true);
-        while (drainRequested.get() && draining.compareAndSet(false, true)) {
-            try {
-                drainRequested.set(false);
-                for (DeviceTask next; (next = waiting.pollFirst()) != null; ) {
-                    if (!tryDispatch(next)) {
-                        waiting.offerFirst(next);
-                        scheduleRecheck();
-                        break;
-                    }
-                }
-            } finally {
-                draining.set(false);
-            }
-        }
-    }
-
-    private void scheduleRecheck() {
-        if (!closed && recheckScheduled.compareAndSet(false, true)) {
-            CompletableFuture.runAsync(
-                    () -> {
-                        recheckScheduled.set(false);
-                        drain();
-                    },
-                    CompletableFuture.delayedExecutor(RECHECK_MILLIS, TimeUnit.MILLISECONDS));
-        }
     }
 
     @Override
@@ -266,24 +249,19 @@ public final class CircuitBreakingBackend implements DeviceBackend {
 
     @Override
     public void onRunCancelled(long runId) {
-        for (Iterator<DeviceTask> it = waiting.iterator(); it.hasNext(); ) {
-            DeviceTask t = it.next();
-            if (t.runId() == runId && waiting.remove(t)) {
-                t.fail(new TaskCancelledException("run " + runId + " was cancelled while task '" + t.taskName()
-                        + "' waited for circuit breaker '" + breaker.getName() + "'"));
-            }
-        }
+        waiting.cancelRun(runId);
         delegate.onRunCancelled(runId);
     }
 
+    /**
+     * Fails every task waiting here (one being tried now is failed by the thread trying it, or goes
+     * on to the device), then closes the device. Only the first call does anything.
+     */
     @Override
     public void close() {
-        closed = true;
-        for (DeviceTask t; (t = waiting.pollFirst()) != null; ) {
-            t.fail(new TaskCancelledException("the scheduler closed while task '" + t.taskName() + "' waited for"
-                    + " circuit breaker '" + breaker.getName() + "'"));
+        if (waiting.close()) {
+            delegate.close();
         }
-        delegate.close();
     }
 
     @Override
@@ -343,7 +321,7 @@ public final class CircuitBreakingBackend implements DeviceBackend {
                 if (bulkhead != null) {
                     bulkhead.onComplete();
                 }
-                drain();
+                waiting.drain();
             } catch (Throwable ex) {
                 bookkeepingFailed("freeing a permission of", ex);
             }
@@ -402,7 +380,7 @@ public final class CircuitBreakingBackend implements DeviceBackend {
             if (bulkhead != null) {
                 bulkhead.onComplete();
             }
-            drain();
+            waiting.drain();
         }
 
         @Override
