@@ -37,6 +37,10 @@
 #   JVM_ARGS="-Xms3g -Xmx3g"   the forked JVM's flags (given to JMH's -jvmArgsAppend, which replaces
 #                         the class's @Fork ones, so the default repeats them)
 #   JMH_OPTS=""           more JMH arguments, e.g. "-prof gc"
+#   BASELINE_JAR=""       the benchmarks.jar of an earlier revision (e.g. built in a worktree of it): its
+#                         METHODS run too, in every round right after this revision's, as contenders
+#                         named <method>@baseline, and the summary gives each method's ratio to them
+#   BASELINE_NAME=""      what to call that revision in settings.txt (a commit, say)
 #   OUT=/tmp/native-peer-<UTC date and time>   where raw results, logs and the summary go
 #   MVN_ARGS="-q"         extra Maven arguments for step 2 (e.g. "-q -o" offline)
 #   SKIP_BUILD=0          1: reuse hts-benchmarks/target/benchmarks.jar as it is
@@ -62,6 +66,8 @@ JMH_OPTS=${JMH_OPTS:-}
 OUT=${OUT:-/tmp/native-peer-$(date -u +%Y%m%d-%H%M%S)}
 MVN_ARGS=${MVN_ARGS:--q}
 SKIP_BUILD=${SKIP_BUILD:-0}
+BASELINE_JAR=${BASELINE_JAR:-}
+BASELINE_NAME=${BASELINE_NAME:-}
 CXX=${CXX:-g++}
 CXXFLAGS=${CXXFLAGS:--std=c++17 -O2 -DNDEBUG -pthread}
 TBB_LIBS=${TBB_LIBS:--ltbb}
@@ -101,6 +107,7 @@ if [[ $SKIP_BUILD != 1 ]]; then
     || die "the Maven build failed"
 fi
 [[ -f $JAR ]] || die "no $JAR (run without SKIP_BUILD=1)"
+[[ -z $BASELINE_JAR || -f $BASELINE_JAR ]] || die "no BASELINE_JAR $BASELINE_JAR"
 
 # ---------------------------------------------------------------- 3. the shapes
 mkdir -p "$OUT/shapes" "$OUT/raw"
@@ -112,7 +119,7 @@ say "shapes: $(cut -f1,3,4,5 "$OUT/shapes/manifest.tsv" | tr '\t\n' ' ;')"
 {
   echo "date_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
-  for v in ROUNDS SHAPES THREADS METHODS WI W I R JVM_ARGS JMH_OPTS CXX CXXFLAGS TBB_LIBS; do echo "$v=${!v}"; done
+  for v in ROUNDS SHAPES THREADS METHODS WI W I R JVM_ARGS JMH_OPTS CXX CXXFLAGS TBB_LIBS BASELINE_JAR BASELINE_NAME; do echo "$v=${!v}"; done
 } > "$OUT/settings.txt"
 {
   date -u; echo "nproc: $(nproc)"; lscpu; free -g
@@ -124,16 +131,17 @@ say "shapes: $(cut -f1,3,4,5 "$OUT/shapes/manifest.tsv" | tr '\t\n' ' ;')"
 benchmark_class() { awk -F'\t' -v k="$1" '$1 == k {print $2}' "$OUT/shapes/manifest.tsv"; }
 METHOD_REGEX="($(echo $METHODS | tr ' ' '|'))"
 
-run_jmh() { # round shape
-  local class file
+run_jmh() { # round shape [jar suffix]: this revision's jar, or with a suffix the baseline's
+  local class file jar=${3:-$JAR}
   class=$(benchmark_class "$2")
-  file=$OUT/raw/round$1-$2-jmh
-  say "round $1/$ROUNDS $2: JMH ${class##*.}.$METHOD_REGEX"
+  file=$OUT/raw/round$1-$2-jmh${4:-}
+  say "round $1/$ROUNDS $2: JMH ${class##*.}.$METHOD_REGEX${4:+ (baseline)}"
   # shellcheck disable=SC2086
-  "$JAVA" -jar "$JAR" "^${class//./\\.}\\.$METHOD_REGEX\$" -wi "$WI" -w "${W}s" -i "$I" -r "${R}s" \
+  "$JAVA" -jar "$jar" "^${class//./\\.}\\.$METHOD_REGEX\$" -wi "$WI" -w "${W}s" -i "$I" -r "${R}s" \
       -jvmArgsAppend "$JVM_ARGS -XX:ActiveProcessorCount=$THREADS" $JMH_OPTS -rf json -rff "$file.json" \
       > "$file.txt" 2>&1 || die "JMH failed; see $file.txt"
   grep -E '^Empty' "$file.txt" | sed 's/^/    /' || true
+  if [[ -n $BASELINE_JAR && -z ${4:-} ]]; then run_jmh "$1" "$2" "$BASELINE_JAR" -baseline; fi
 }
 
 run_tbb() { # round shape
@@ -152,10 +160,12 @@ for ((round = 1; round <= ROUNDS; round++)); do
 done
 
 # ---------------------------------------------------------------- 5. the summary
-python3 - "$OUT" "$SHAPES" "$METHODS" <<'PY'
+python3 - "$OUT" "$SHAPES" "$METHODS" "$([[ -n $BASELINE_JAR ]] && echo 1 || echo 0)" <<'PY'
 import csv, glob, json, os, re, statistics, sys
 
-out, shapes, methods = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
+out, shapes, methods, baseline = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), sys.argv[4] == "1"
+if baseline:
+    methods = [x for m in methods for x in (m, m + "@baseline")]
 contenders = methods + ["tbbFlowGraph"]
 scores, per_round = {}, {}   # (shape, contender) -> all iteration scores; -> [(round, median)]
 with open(os.path.join(out, "shapes", "manifest.tsv")) as f:   # key, class, name, tasks, edges, file
@@ -166,10 +176,10 @@ def add(shape, contender, rnd, values):
     per_round.setdefault((shape, contender), []).append((rnd, statistics.median(values)))
 
 for path in sorted(glob.glob(os.path.join(out, "raw", "round*-*-*.json"))):
-    m = re.match(r"round(\d+)-(\w+)-(jmh|tbb)\.json$", os.path.basename(path))
+    m = re.match(r"round(\d+)-(\w+)-(jmh|tbb)(-baseline)?\.json$", os.path.basename(path))
     if not m:
         continue
-    rnd, shape, kind = int(m.group(1)), m.group(2), m.group(3)
+    rnd, shape, kind, suffix = int(m.group(1)), m.group(2), m.group(3), "@baseline" if m.group(4) else ""
     with open(path) as f:
         if kind == "tbb":
             result = json.loads(f.readline())
@@ -181,7 +191,7 @@ for path in sorted(glob.glob(os.path.join(out, "raw", "round*-*-*.json"))):
         for result in json.load(f):
             assert result["primaryMetric"]["scoreUnit"] == "ns/op", result["primaryMetric"]["scoreUnit"]
             values = [v for fork in result["primaryMetric"]["rawData"] for v in fork]
-            add(shape, result["benchmark"].rsplit(".", 1)[1], rnd, values)
+            add(shape, result["benchmark"].rsplit(".", 1)[1] + suffix, rnd, values)
 
 def fmt(x):
     return f"{x:.0f}" if x >= 10 else f"{x:.1f}"
@@ -209,6 +219,18 @@ for shape in shapes:
                      " ".join(f"{m:.3f}" for _, m in sorted(per_round[(shape, c)]))])
         rounds_lines.append(f"| {shape} | {c} | " + " / ".join(fmt(m) for _, m in sorted(per_round[(shape, c)])) + " |")
     lines.append(f"| {shape} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
+if baseline:
+    lines += ["", "this revision over the baseline (median / median; below 1: faster now):", "",
+              "| shape | " + " | ".join(m for m in methods if not m.endswith("@baseline")) + " |",
+              "|---" * (1 + len(methods) // 2) + "|"]
+    for shape in shapes:
+        cells = []
+        for m in methods:
+            if m.endswith("@baseline"):
+                continue
+            now, before = scores.get((shape, m)), scores.get((shape, m + "@baseline"))
+            cells.append(f"{statistics.median(now) / statistics.median(before):.2f}" if now and before else "—")
+        lines.append(f"| {shape} | " + " | ".join(cells) + " |")
 lines += ["", "each round's median (round 1 / 2 / ...):", "", "| shape | contender | per round |", "|---|---|---|"] + rounds_lines
 
 with open(os.path.join(out, "summary.md"), "w") as f:
