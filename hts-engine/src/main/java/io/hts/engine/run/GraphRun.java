@@ -355,7 +355,10 @@ public final class GraphRun implements RunResults {
     }
 
     /**
-     * The run's profile: the final one once the run has finished, a snapshot before.
+     * The run's profile: the final one once the run has finished, a snapshot before. A snapshot is
+     * a copy made at once, which does not change as the run goes on, and whose states agree with
+     * its timings: a task shown running has no end, one shown ended has its end, and a task that
+     * starts while the copy is made is shown as not started yet.
      *
      * @return the profile
      */

@@ -197,6 +197,17 @@ abstract class InterruptibleBody extends PoolTask {
         return interruptsSent;
     }
 
+    /**
+     * Waits out an interrupter that has counted its interrupt but not yet sent it (the phase is
+     * INTERRUPTING from before the count to after the interrupt): once this returns, every
+     * interrupt already counted has landed on the body's thread (see {@link UserCode#enter}).
+     */
+    void awaitCountedInterrupts() {
+        while ((int) PHASE.getVolatile(this) == INTERRUPTING) {
+            Thread.onSpinWait();
+        }
+    }
+
     /** Whether the body runs (or waits) on a thread right now. */
     boolean bodyRunning() {
         int p = (int) PHASE.getAcquire(this);

@@ -4,6 +4,7 @@ import io.hts.engine.exec.internal.Worker;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.RunStatus;
+import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.DeviceDecision;
 import io.hts.engine.observe.EventType;
 import io.hts.engine.observe.RunProfile;
@@ -188,8 +189,71 @@ final class RunRecorder {
         }
     }
 
-    /** The run's profile: final when {@code finish} is set, a snapshot while it runs. */
+    /**
+     * The run's profile: final when {@code finish} is set (every task has ended: it reads the
+     * run's own arrays), else a snapshot of the run while it runs (see {@link #snapshot}).
+     */
     RunProfile profile(RunStatus status, long finish) {
+        if (finish < 0) {
+            return snapshot(status);
+        }
+        return profile(status, finish, start, end, devices, lanes, attempts, run.deps.stateView());
+    }
+
+    /**
+     * A copy of the run as it is, which stays as it was, and whose states agree with its timings.
+     * The workers go on meanwhile, so the copy is made in the order in which a task's facts are
+     * written: a start is written after the task became RUNNING, an end before it left RUNNING.
+     * The starts are copied first, then the ends, then the states (and the profile reads the clock
+     * after all of them, so every copied time is before its end). A task's successors start only
+     * after its end was written, so a start seen in the copy is never of a successor of a task
+     * whose end the copy missed. Then: a task whose state says it ran but whose start the copy
+     * missed had not started (shown READY); one whose state says it ended but whose end the copy
+     * missed, or a former attempt's, was running (shown RUNNING); a running task has no end (its
+     * entry may hold a former attempt's end, or this one's, written just before it ended).
+     */
+    private RunProfile snapshot(RunStatus status) {
+        int n = topology.size();
+        long @Nullable [] starts = start == null ? null : start.clone();
+        long @Nullable [] ends = end == null ? null : end.clone();
+        java.util.function.IntFunction<TaskState> live = run.deps.stateView();
+        TaskState[] states = new TaskState[n];
+        for (int i = 0; i < n; i++) {
+            states[i] = live.apply(i);
+        }
+        for (int i = 0; starts != null && ends != null && i < n; i++) {
+            TaskState s = states[i];
+            if (s == TaskState.RUNNING) {
+                ends[i] = 0;
+            } else if (starts[i] == 0) {
+                if (s == TaskState.SUCCEEDED || s == TaskState.FAILED || s == TaskState.RETRYING) {
+                    states[i] = TaskState.READY; // (a CANCELLED task without a start never started)
+                }
+            } else if (s != TaskState.CREATED && s != TaskState.READY && ends[i] < starts[i]) {
+                states[i] = TaskState.RUNNING;
+                ends[i] = 0;
+            }
+        }
+        return profile(
+                status,
+                -1,
+                starts,
+                ends,
+                devices == null ? null : devices.clone(),
+                lanes == null ? null : lanes.clone(),
+                attempts == null ? null : attempts.clone(),
+                i -> states[i]);
+    }
+
+    private RunProfile profile(
+            RunStatus status,
+            long finish,
+            long @Nullable [] start,
+            long @Nullable [] end,
+            byte @Nullable [] devices,
+            int @Nullable [] lanes,
+            int @Nullable [] attempts,
+            java.util.function.IntFunction<TaskState> states) {
         return new RunProfile(
                 run.runId(),
                 topology,
@@ -204,7 +268,7 @@ final class RunRecorder {
                 devices,
                 lanes,
                 attempts,
-                run.deps.stateView(),
+                states,
                 status == RunStatus.SUCCEEDED
                         ? TaskCauses.NONE
                         : TaskCauses.collect(topology.size(), run::errorOf, TaskFailure::describe),

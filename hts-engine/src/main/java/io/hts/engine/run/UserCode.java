@@ -31,9 +31,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Ordering.</b> Thread confinement, except the count and the interrupts of other threads.
  * The count is read before the flag on the way in, and after the flag is cleared on the way out.
- * The engine raises the count before it interrupts, and an interrupt happens-before its detection,
- * so an interrupt the engine sends at any moment is either seen with its count (and set again) or
- * lands after the clearing. Off the workers, the flag is read and cleared while
+ * The engine raises the count before it interrupts, within the body's INTERRUPTING phase; on the
+ * way in, after reading the count, the callback waits that phase out before reading the flag, so
+ * an interrupt whose count it read has landed and is seen in the flag (and set again on the way
+ * out). One counted later is told by the count on the way out (and set again), whenever it lands.
+ * Without the wait, an interrupt counted just before the count was read and landing just after
+ * the flag was read was cleared on the way out and lost (Issue33ReviewBreakTests, a listener of
+ * {@code RUN_SUBMITTED} on the thread of a body cancelled as it started its nested run). Off the workers, the flag is read and cleared while
  * {@link OutsideInterrupts} still watches, and only then does it stop watching, so an interrupt
  * from another thread is either reported by it (and set again) or lands after the clearing.
  */
@@ -158,6 +162,9 @@ final class UserCode {
         f.of[k] = scheduler;
         f.body[k] = body;
         f.sent[k] = body == null ? 0 : body.interruptsSent();
+        if (body != null) {
+            body.awaitCountedInterrupts(); // a counted interrupt lands before the flag is read
+        }
         boolean before = thread.isInterrupted();
         f.before[k] = before;
         boolean watch = !before && !(thread instanceof Worker);
