@@ -395,7 +395,8 @@ class ScopeObservationAttackTests {
                 while (ids.size() < 600 && stream.hasNext()) {
                     String line = stream.next();
                     if (line.startsWith("id:")) {
-                        ids.add(Long.parseLong(line.substring(3).trim()));
+                        ids.add(Long.parseLong(
+                                line.substring(line.lastIndexOf(':') + 1).trim())); // instance:sequence
                     }
                 }
             }

@@ -32,18 +32,22 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
  * comment.
  *
  * <p><b>Resuming.</b> A client that reconnects with {@code Last-Event-ID} (browsers' EventSource
- * do so by themselves; event ids are the events' sequence numbers) first gets the events after that
+ * do so by themselves) first gets the events after that
  * one that the recent-events buffer still holds and that its filter selects, then the live ones,
  * without duplicates. A first connection (no {@code Last-Event-ID}) is told at once, with its
  * {@code subscribed} comment, the id of the newest event the buffer holds (0 when none): a client
  * that loses the connection before any event reaches it still resumes from there, and gets what
- * happened while it was away.
+ * happened while it was away. An event's id is {@code <instance>:<sequence>}: the instance is made
+ * at random when this stream is created (once per application context), so a client that resumes
+ * with an id of another instance (the application behind the address was restarted, and numbers
+ * its events from 1 again) is given everything the buffer holds, and can tell the new application
+ * by its ids. A bare sequence number is accepted too, as the instance's own.
  *
  * <p><b>Shutdown.</b> A lifecycle that stops before the web server's graceful shutdown: every open
  * stream is completed, so a SIGTERM is not held up by open connections for the whole grace period.
  * A connection whose time ran out is completed quietly.
  */
-public final class HtsEventStream implements SmartLifecycle {
+public final class HtsEventStream implements SmartLifecycle, org.springframework.beans.factory.DisposableBean {
 
     /** Events a subscriber may have waiting before it loses some. */
     static final int QUEUE = 4096;
@@ -54,6 +58,10 @@ public final class HtsEventStream implements SmartLifecycle {
 
     private final Scheduler scheduler;
     private final Duration timeout;
+    /** See the class comment: random, so that two applications behind one address tell apart. */
+    private final String instance =
+            Long.toString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+
     private final Set<Subscriber> open = ConcurrentHashMap.newKeySet();
     private final AtomicInteger senderIds = new AtomicInteger();
     private final ExecutorService senders;
@@ -77,6 +85,27 @@ public final class HtsEventStream implements SmartLifecycle {
                 });
         pool.allowCoreThreadTimeOut(true);
         this.senders = pool;
+    }
+
+    /** This stream's instance, the first part of its event ids (see the class comment). */
+    public String instance() {
+        return instance;
+    }
+
+    /**
+     * The sequence number a {@code Last-Event-ID} resumes after, as text: the id's own number when
+     * it is this instance's (or a bare number), else {@code "0"} (an id of another instance: the
+     * whole buffer); the caller checks that it is a number.
+     *
+     * @param lastEventId the id as the client sent it
+     * @return the sequence part
+     */
+    public String sequenceOf(String lastEventId) {
+        int colon = lastEventId.lastIndexOf(':');
+        if (colon < 0) {
+            return lastEventId;
+        }
+        return lastEventId.substring(0, colon).equals(instance) ? lastEventId.substring(colon + 1) : "0";
     }
 
     /**
@@ -104,7 +133,7 @@ public final class HtsEventStream implements SmartLifecycle {
         SseEmitter.SseEventBuilder subscribed = SseEmitter.event().comment("subscribed");
         if (lastEventId == null) {
             // an id without data: the client's last event id from now on, and no event
-            scheduler.eventLog().ifPresent(log -> subscribed.id(Long.toString(newestSequence(log))));
+            scheduler.eventLog().ifPresent(log -> subscribed.id(instance + ":" + newestSequence(log)));
         }
         emitter.send(subscribed);
         if (lastEventId != null) {
@@ -132,13 +161,23 @@ public final class HtsEventStream implements SmartLifecycle {
         running = true;
     }
 
-    /** Completes every open stream, before the web server waits for its requests to end. */
+    /**
+     * Completes every open stream, before the web server waits for its requests to end. The
+     * senders stay: a stopped context may start again (a paused test context, a checkpoint and
+     * restore), and its streams must then flow as before; idle senders end by themselves, and
+     * {@link #destroy()} shuts them down with the context.
+     */
     @Override
     public void stop() {
         running = false;
         for (Subscriber s : open) {
             s.end();
         }
+    }
+
+    /** The context closes: the senders end. */
+    @Override
+    public void destroy() {
         senders.shutdown();
     }
 
@@ -246,7 +285,7 @@ public final class HtsEventStream implements SmartLifecycle {
 
         private void send(TaskEvent e, long lost) throws IOException {
             SseEmitter.SseEventBuilder message = SseEmitter.event()
-                    .id(Long.toString(e.sequence()))
+                    .id(instance + ":" + e.sequence())
                     .name(e.type().name())
                     .data(HtsEventsEndpoint.describe(e), MediaType.APPLICATION_JSON);
             if (lost > 0) {

@@ -43,6 +43,10 @@ public class HtsEventStreamController {
      * @param routine also the routine events
      * @param lastEventId sent by a client that resumes (an EventSource does so by itself): the
      *     buffered events after it come first
+     * @param lastEventIdParameter the same as a query parameter ({@code ?lastEventId=}), for a
+     *     client that opens a new connection to resume (an EventSource the server closed with an
+     *     error status is not reopened by the browser, and a new one cannot set the header); the
+     *     header wins when both are given
      * @return the emitter; for an unknown type, a 400 whose JSON body names the accepted ones
      * @throws IOException when the connection fails at once
      */
@@ -55,18 +59,20 @@ public class HtsEventStreamController {
             @RequestParam(required = false) @Nullable String task,
             @RequestParam(required = false) @Nullable String type,
             @RequestParam(defaultValue = "false") boolean routine,
-            @RequestHeader(name = "Last-Event-ID", required = false) @Nullable String lastEventId)
+            @RequestHeader(name = "Last-Event-ID", required = false) @Nullable String lastEventId,
+            @RequestParam(name = "lastEventId", required = false) @Nullable String lastEventIdParameter)
             throws IOException {
+        String resume = lastEventId != null ? lastEventId : lastEventIdParameter;
         Long run;
         Long resumeAfter;
         try {
             run = EndpointProblems.number("runId", runId, Long.MIN_VALUE, Long.MAX_VALUE, "a run id (a whole number)");
             resumeAfter = EndpointProblems.number(
-                    "Last-Event-ID",
-                    lastEventId,
+                    lastEventId != null ? "Last-Event-ID" : "lastEventId",
+                    resume == null ? null : stream.sequenceOf(resume),
                     -1,
                     Long.MAX_VALUE,
-                    "the id of the last event received (a sequence number)");
+                    "the id of the last event received, as the stream sent it (instance:sequence, or a sequence number)");
         } catch (EndpointProblems.Bad bad) {
             return answer(bad.response());
         }

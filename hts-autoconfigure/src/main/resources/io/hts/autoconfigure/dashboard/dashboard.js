@@ -28,7 +28,7 @@ const HTS = (function () {
     samples: [], // {time, busy, queued, executed, activeRuns, gpus: {id: freeBytes}}
     events: [], // the latest events, oldest first
     eventListeners: new Set(),
-    stream: { state: 'connecting', reconnects: 0, lastId: null },
+    stream: { state: 'connecting', reconnects: 0, lastId: null, instance: null, restarts: 0 },
   };
   const pages = [];
   let current = null; // {page, refresh}
@@ -287,12 +287,18 @@ const HTS = (function () {
     }
   }
 
+  /** Events of one application after those of the one before (see restarted), each in sequence order. */
+  function before(a, b) {
+    return a.generation - b.generation || a.sequence - b.sequence;
+  }
+
   function addEvent(event) {
+    event.generation = shared.stream.restarts;
     const events = shared.events;
-    if (events.length > 0 && event.sequence <= events[events.length - 1].sequence) {
-      if (events.some(e => e.sequence === event.sequence)) return; // a replay after a reconnect
+    if (events.length > 0 && before(event, events[events.length - 1]) <= 0) {
+      if (events.some(e => before(e, event) === 0)) return; // a replay after a reconnect
       events.push(event);
-      events.sort((a, b) => a.sequence - b.sequence);
+      events.sort(before);
     } else {
       events.push(event);
     }
@@ -309,30 +315,84 @@ const HTS = (function () {
     status.dataset.reconnects = shared.stream.reconnects;
   }
 
-  /** The live stream, opened once the page has loaded; the browser reconnects with Last-Event-ID by itself. */
-  function connect() {
-    const source = new EventSource(url('htsevents', '/stream'), { withCredentials: true });
-    let opened = false;
-    source.onopen = () => {
+  /**
+   * The live stream, opened once the page has loaded. While the connection stands, the browser
+   * reconnects with Last-Event-ID by itself; a connection the server refused (an error status: a
+   * proxy's 503, a restarting server) the browser gives up, so the page opens a new one after a
+   * pause (1 s, doubling to 30 s), resuming with ?lastEventId=. An event id is instance:sequence;
+   * a new application behind the same address has another instance and numbers its events from 1
+   * again: its events are kept after the former one's (a generation of their own), never taken
+   * for replays of theirs.
+   */
+  let source = null;
+  let retryMs = 1000;
+  let retryTimer = null;
+
+  function connect(resumeFrom) {
+    if (source) source.close();
+    clearTimeout(retryTimer);
+    const query = resumeFrom ? '?lastEventId=' + encodeURIComponent(resumeFrom) : '';
+    const mine = new EventSource(url('htsevents', '/stream' + query), { withCredentials: true });
+    source = mine;
+    let opened = Boolean(resumeFrom);
+    mine.onopen = () => {
+      retryMs = 1000;
       if (opened) {
         shared.stream.reconnects++;
         // no event had come yet: the browser resumed without an id (the server's first id line gives it one)
-        setStreamState(shared.stream.lastId ? 'resumed after #' + shared.stream.lastId : 'resumed');
+        setStreamState(shared.stream.lastId ? 'resumed after #' + sequencePart(shared.stream.lastId) : 'resumed');
       } else {
         setStreamState('live');
       }
       opened = true;
     };
-    source.onerror = () => setStreamState(source.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting');
-    EVENT_TYPES.forEach(type => source.addEventListener(type, message => {
+    mine.onerror = () => {
+      if (mine !== source) return;
+      if (mine.readyState !== EventSource.CLOSED) {
+        setStreamState('reconnecting');
+        return;
+      }
+      // not exposed (the events endpoint answers 404): nothing to retry; else the server or a
+      // proxy refused this once: open a new connection after a pause
+      getJson('htsevents', '?limit=1').then(() => true, e => !(e instanceof HttpError && e.status === 404)).then(retry => {
+        if (mine !== source) return;
+        if (!retry) {
+          setStreamState('closed');
+          return;
+        }
+        setStreamState('closed (retrying in ' + Math.round(retryMs / 1000) + ' s)');
+        retryTimer = setTimeout(() => connect(shared.stream.lastId || '0'), retryMs);
+        retryMs = Math.min(retryMs * 2, 30000);
+      });
+    };
+    EVENT_TYPES.forEach(type => mine.addEventListener(type, message => {
+      const instance = instancePart(message.lastEventId);
+      if (shared.stream.instance && instance && instance !== shared.stream.instance) restarted();
+      if (instance) shared.stream.instance = instance;
       shared.stream.lastId = message.lastEventId;
       addEvent(JSON.parse(message.data));
     }));
-    // what happened before this page opened (merged by sequence with what the stream sends)
-    getJson('htsevents', '?limit=200&newest=true').then(answer => {
-      clearProblem('htsevents');
-      (answer.events || []).forEach(addEvent);
-    }).catch(e => showProblem('htsevents', e));
+    if (!resumeFrom) {
+      // what happened before this page opened (merged by sequence with what the stream sends)
+      getJson('htsevents', '?limit=200&newest=true').then(answer => {
+        clearProblem('htsevents');
+        (answer.events || []).forEach(addEvent);
+      }).catch(e => showProblem('htsevents', e));
+    }
+  }
+
+  /** The application behind the address changed (see connect): its events come after the former one's. */
+  function restarted() {
+    shared.stream.restarts++;
+  }
+
+  function instancePart(id) {
+    const colon = id ? id.lastIndexOf(':') : -1;
+    return colon < 0 ? null : id.substring(0, colon);
+  }
+
+  function sequencePart(id) {
+    return id.substring(id.lastIndexOf(':') + 1);
   }
 
   // ---------------------------------------------------------------- pages

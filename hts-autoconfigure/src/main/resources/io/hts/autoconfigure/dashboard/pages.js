@@ -202,7 +202,16 @@
             el('td', null, r.active && HTS.writable() ? HTS.action('Cancel', { cancelRun: r.runId }, { class: 'danger action-cancel', dataset: { run: r.runId } }) : null))),
           { id: 'runs' }));
       };
-      [graphSelect, stateSelect].forEach(x => x.addEventListener('change', draw));
+      // the address follows the filters (without a history entry each), so that back from a run,
+      // a reload or a copied link come back to the same list
+      const remember = () => {
+        const query = new URLSearchParams();
+        if (graphSelect.value) query.set('graph', graphSelect.value);
+        if (stateSelect.value) query.set('state', stateSelect.value);
+        const hash = '#/runs' + (query.toString() ? '?' + query : '');
+        if (location.hash !== hash) history.replaceState(history.state, '', hash);
+      };
+      [graphSelect, stateSelect].forEach(x => x.addEventListener('change', () => { remember(); draw(); }));
       search.addEventListener('input', draw);
       return async (live) => {
         const profiler = await HTS.getJson('htsprofiler');
@@ -216,8 +225,15 @@
         const chosen = graphSelect.value || wanted; // what the user chose, else the link's ?graph=
         wanted = '';
         if (chosen) graphs.add(chosen); // a graph with no run kept still filters (to nothing)
-        graphSelect.replaceChildren(el('option', { value: '' }, 'every graph'),
-          ...[...graphs].sort().map(g => el('option', { value: g, selected: g === chosen }, g)));
+        const names = [...graphs].sort();
+        const shown = [...graphSelect.options].slice(1).map(o => o.value);
+        if (names.length !== shown.length || names.some((g, i) => g !== shown[i])) {
+          // rebuilt only when the graphs changed: a poll must not close a select the user has open
+          graphSelect.replaceChildren(el('option', { value: '' }, 'every graph'),
+            ...names.map(g => el('option', { value: g, selected: g === chosen }, g)));
+        } else if (graphSelect.value !== chosen) {
+          graphSelect.value = chosen;
+        }
         draw();
       };
     },

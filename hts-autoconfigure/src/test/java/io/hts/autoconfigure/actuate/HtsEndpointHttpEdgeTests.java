@@ -134,10 +134,11 @@ class HtsEndpointHttpEdgeTests {
             try (EventStream stream = EventStream.open(port, "/actuator/htsevents/stream")) {
                 first = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> stream.readThrough(String::isEmpty));
             }
-            assertThat(first).containsExactly(EventStream.SUBSCRIBED, "id:" + newest, "");
+            String instance = context.getBean(HtsEventStream.class).instance();
+            assertThat(first).containsExactly(EventStream.SUBSCRIBED, "id:" + instance + ":" + newest, "");
             GraphRun away = scheduler.execute(scheduler.registeredGraphs().get("features")); // while disconnected
             try (EventStream resumed =
-                    EventStream.open(port, "/actuator/htsevents/stream", "Last-Event-ID", Long.toString(newest))) {
+                    EventStream.open(port, "/actuator/htsevents/stream", "Last-Event-ID", instance + ":" + newest)) {
                 List<String> read = assertTimeoutPreemptively(
                         Duration.ofSeconds(30),
                         () -> resumed.readThrough(l -> l.startsWith("data:")
@@ -145,10 +146,50 @@ class HtsEndpointHttpEdgeTests {
                                 && l.contains("\"runId\":" + away.runId() + ",")));
                 assertThat(read)
                         .as("a resumed connection is given no id of its own")
-                        .doesNotContain("id:" + newest)
+                        .doesNotContain("id:" + instance + ":" + newest)
                         .anyMatch(l -> l.startsWith("data:")
                                 && l.contains("\"type\":\"RUN_SUBMITTED\"")
                                 && l.contains("\"runId\":" + away.runId() + ","));
+            }
+        }
+    }
+
+    /**
+     * Issue 33 (review): an id of another instance (the application behind the address was
+     * restarted, and numbers its events from 1 again) resumes from the start of the buffer, not
+     * after that number; {@code ?lastEventId=} resumes as the header does (for a client that opens
+     * a new connection); a bare number is taken as this instance's.
+     */
+    @Test
+    void anIdOfAnotherInstanceResumesFromTheStartAndTheQueryParameterResumesAsTheHeader() throws Exception {
+        try (ConfigurableApplicationContext context = start()) {
+            Scheduler scheduler = context.getBean(Scheduler.class);
+            int port = LocalHttp.port(context);
+            String instance = context.getBean(HtsEventStream.class).instance();
+            GraphRun first = scheduler.execute(scheduler.registeredGraphs().get("features"));
+            long newest = scheduler.eventLog().orElseThrow().recent(1).get(0).sequence();
+            java.util.function.Predicate<String> firstRunSubmitted = l -> l.startsWith("data:")
+                    && l.contains("\"type\":\"RUN_SUBMITTED\"")
+                    && l.contains("\"runId\":" + first.runId() + ",");
+            // far beyond this instance's numbers, but another instance's: the whole buffer comes
+            try (EventStream other = EventStream.open(
+                    port, "/actuator/htsevents/stream", "Last-Event-ID", "another:" + (newest + 1_000))) {
+                List<String> read =
+                        assertTimeoutPreemptively(Duration.ofSeconds(30), () -> other.readThrough(firstRunSubmitted));
+                assertThat(read).anyMatch(l -> l.equals("id:" + instance + ":1"));
+            }
+            GraphRun away = scheduler.execute(scheduler.registeredGraphs().get("features"));
+            for (String resume : List.of(
+                    "/actuator/htsevents/stream?lastEventId=" + instance + ":" + newest,
+                    "/actuator/htsevents/stream?lastEventId=" + newest)) {
+                try (EventStream resumed = EventStream.open(port, resume)) {
+                    List<String> read = assertTimeoutPreemptively(
+                            Duration.ofSeconds(30),
+                            () -> resumed.readThrough(l -> l.startsWith("data:")
+                                    && l.contains("\"type\":\"RUN_SUBMITTED\"")
+                                    && l.contains("\"runId\":" + away.runId() + ",")));
+                    assertThat(read).as(resume).noneMatch(firstRunSubmitted);
+                }
             }
         }
     }

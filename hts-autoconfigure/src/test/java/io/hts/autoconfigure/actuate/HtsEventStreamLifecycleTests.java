@@ -66,4 +66,29 @@ class HtsEventStreamLifecycleTests {
         });
         assertThat(context.isActive()).isFalse();
     }
+    /**
+     * A stream stopped and started again (a context paused and resumed, as Spring's test context
+     * cache does with a context not in use, or a checkpoint and restore) streams as before: its
+     * stop ended its streams but shut down its senders, so that every later stream sent nothing
+     * (found by the dashboard's browser tests of issue 33).
+     */
+    @Test
+    void aStreamStoppedAndStartedAgainStreamsAsBefore() throws Exception {
+        try (ConfigurableApplicationContext context = start()) {
+            HtsEventStream events = context.getBean(HtsEventStream.class);
+            events.stop();
+            events.start();
+            Scheduler scheduler = context.getBean(Scheduler.class);
+            try (EventStream stream = EventStream.open(LocalHttp.port(context), "/actuator/htsevents/stream")) {
+                assertTimeoutPreemptively(Duration.ofSeconds(20), stream::awaitSubscribed);
+                GraphRun run = scheduler.execute(scheduler.registeredGraphs().get("features"));
+                List<String> seen = assertTimeoutPreemptively(
+                        Duration.ofSeconds(30),
+                        () -> stream.readThrough(l -> l.startsWith("data:")
+                                && l.contains("\"type\":\"RUN_SUCCEEDED\"")
+                                && l.contains("\"runId\":" + run.runId() + ",")));
+                assertThat(seen).contains("event:RUN_SUBMITTED");
+            }
+        }
+    }
 }
