@@ -7,12 +7,9 @@ import io.hts.engine.graph.TaskState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.AbstractList;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 
@@ -298,25 +295,7 @@ public final class RunProfile {
      * @return up to {@code n} timings, longest first
      */
     public List<TaskTiming> slowest(int n) {
-        if (start == null || n <= 0) {
-            return List.of();
-        }
-        PriorityQueue<TaskTiming> heap = new PriorityQueue<>(Comparator.comparingLong(TaskTiming::durationNanos));
-        for (int i = 0; i < graph.size(); i++) {
-            if (start[i] == 0 || end == null || end[i] == 0) {
-                continue;
-            }
-            long d = duration(i);
-            if (heap.size() < n) {
-                heap.add(timing(i));
-            } else if (heap.peek().durationNanos() < d) {
-                heap.poll();
-                heap.add(timing(i));
-            }
-        }
-        List<TaskTiming> out = new ArrayList<>(heap);
-        out.sort(Comparator.comparingLong(TaskTiming::durationNanos).reversed());
-        return out;
+        return TaskAggregates.slowest(this, n);
     }
 
     /** Per statistics name, this run's duration statistics. */
@@ -366,23 +345,7 @@ public final class RunProfile {
      * statistics name.
      */
     void recordInto(java.util.function.Function<String, Profiler.Tally> tallyOf) {
-        if (start == null || end == null) {
-            return;
-        }
-        String lastName = null;
-        Profiler.Tally last = null;
-        for (int i = 0; i < graph.size(); i++) {
-            TaskState state = states.apply(i);
-            if (start[i] == 0 || end[i] == 0 || !state.isTerminal()) {
-                continue;
-            }
-            String name = graph.statisticsName(i);
-            if (last == null || !name.equals(lastName)) {
-                last = tallyOf.apply(name);
-                lastName = name;
-            }
-            last.record(duration(i), state);
-        }
+        TaskAggregates.recordInto(this, tallyOf);
     }
 
     /**
@@ -392,25 +355,7 @@ public final class RunProfile {
      * @param each receives each device ({@code null}: not recorded) and state that has tasks
      */
     public void ranTotals(RanTotals each) {
-        int kinds = TaskState.values().length;
-        long[] count = new long[(Device.values().length + 1) * kinds], nanos = new long[count.length];
-        for (int i = 0; start != null && end != null && i < graph.size(); i++) {
-            if (start[i] != 0 && end[i] >= start[i]) {
-                int k = (devices == null ? 0 : devices[i]) * kinds
-                        + states.apply(i).ordinal();
-                count[k]++;
-                nanos[k] += duration(i);
-            }
-        }
-        for (int k = 0; k < count.length; k++) {
-            if (count[k] != 0) {
-                each.accept(
-                        k < kinds ? null : Device.values()[k / kinds - 1],
-                        TaskState.values()[k % kinds],
-                        count[k],
-                        nanos[k]);
-            }
-        }
+        TaskAggregates.ranTotals(this, each);
     }
 
     /** Receives {@link #ranTotals}: a device ({@code null}: not recorded), a final state, how many ran, their nanoseconds. */
@@ -443,6 +388,11 @@ public final class RunProfile {
             return false;
         }
         return finishNanos > 0 ? end[i] != 0 : start[i] <= takenNanos;
+    }
+
+    /** Task {@code i}'s state, as the profile saw it. */
+    TaskState state(int i) {
+        return states.apply(i);
     }
 
     /** Whether task {@code i}'s last attempt started (timings recorded). */
