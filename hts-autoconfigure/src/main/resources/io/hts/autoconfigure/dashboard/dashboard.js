@@ -287,7 +287,7 @@ const HTS = (function () {
     }
   }
 
-  /** Events of one application after those of the one before (see restarted), each in sequence order. */
+  /** Events of one application after those of the one before (see connect), each in sequence order. */
   function before(a, b) {
     return a.generation - b.generation || a.sequence - b.sequence;
   }
@@ -367,7 +367,9 @@ const HTS = (function () {
     };
     EVENT_TYPES.forEach(type => mine.addEventListener(type, message => {
       const instance = instancePart(message.lastEventId);
-      if (shared.stream.instance && instance && instance !== shared.stream.instance) restarted();
+      if (shared.stream.instance && instance && instance !== shared.stream.instance) {
+        shared.stream.restarts++; // another application behind the address: its events after the former one's
+      }
       if (instance) shared.stream.instance = instance;
       shared.stream.lastId = message.lastEventId;
       addEvent(JSON.parse(message.data));
@@ -379,11 +381,6 @@ const HTS = (function () {
         (answer.events || []).forEach(addEvent);
       }).catch(e => showProblem('htsevents', e));
     }
-  }
-
-  /** The application behind the address changed (see connect): its events come after the former one's. */
-  function restarted() {
-    shared.stream.restarts++;
   }
 
   function instancePart(id) {

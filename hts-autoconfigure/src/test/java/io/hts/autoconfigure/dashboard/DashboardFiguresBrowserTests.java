@@ -2,40 +2,20 @@ package io.hts.autoconfigure.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hts.autoconfigure.support.DashboardApp;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.GraphRun;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
-import org.springframework.boot.test.context.SpringBootTest;
 
 /**
  * The dashboard's figures in a real headless Chromium (issue 33, items 8 and 9): a run in progress
  * shows its time so far, and its partial figures say so; the statistics count a failed task; a
  * count of one is singular; a cancelled task is grey, not red like a failure, and legends say what
  * the colours mean; idle charts say what will appear on them; numbers are right-aligned under
- * right-aligned headers. The application and properties of {@link DashboardWritableBrowserTests}
- * (one application for both).
+ * right-aligned headers. The application of {@link WritableDashboardBrowserTests}.
  */
-@SpringBootTest(
-        classes = DashboardApp.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {
-            "server.address=127.0.0.1",
-            "hts.dashboard.enabled=true",
-            "management.endpoints.web.exposure.include=hts,htsevents,htsprofiler,htsdashboard",
-            "management.endpoint.hts.access=unrestricted",
-            "hts.events.stream-timeout=3s" // the event stream ends every 3 s: the page must resume it
-        })
-class DashboardFiguresBrowserTests extends BrowserTestBase {
-
-    @AfterEach
-    void noConsoleErrors() {
-        gate.open(); // whatever a test left waiting
-        assertThat(browser.consoleErrors()).as("the browser console's errors").isEmpty();
-    }
+class DashboardFiguresBrowserTests extends WritableDashboardBrowserTests {
 
     private String text(String css) {
         return browser.driver().findElement(By.cssSelector(css)).getText();

@@ -7,12 +7,10 @@ import io.hts.engine.graph.RunStatus;
 import io.hts.engine.run.GraphRun;
 import java.util.List;
 import java.util.Objects;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.Select;
-import org.springframework.boot.test.context.SpringBootTest;
 
 /**
  * The dashboard in a real headless Chromium, with write access granted
@@ -20,23 +18,7 @@ import org.springframework.boot.test.context.SpringBootTest;
  * and ends, its detail shows the DAG and the timeline, a failing task shows its error, cancel and
  * the policy switch work, the events page shows the failure. One application, one browser.
  */
-@SpringBootTest(
-        classes = DashboardApp.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {
-            "server.address=127.0.0.1",
-            "hts.dashboard.enabled=true",
-            "management.endpoints.web.exposure.include=hts,htsevents,htsprofiler,htsdashboard",
-            "management.endpoint.hts.access=unrestricted",
-            "hts.events.stream-timeout=3s" // the event stream ends every 3 s: the page must resume it
-        })
-class DashboardWritableBrowserTests extends BrowserTestBase {
-
-    @AfterEach
-    void noConsoleErrors() {
-        gate.open(); // whatever a test left waiting
-        assertThat(browser.consoleErrors()).as("the browser console's errors").isEmpty();
-    }
+class DashboardWritableBrowserTests extends WritableDashboardBrowserTests {
 
     @Test
     void everyPageLoadsWithoutAConsoleError() throws Exception {

@@ -37,9 +37,10 @@ import org.jspecify.annotations.Nullable;
  * out). One counted later is told by the count on the way out (and set again), whenever it lands.
  * Without the wait, an interrupt counted just before the count was read and landing just after
  * the flag was read was cleared on the way out and lost (Issue33ReviewBreakTests, a listener of
- * {@code RUN_SUBMITTED} on the thread of a body cancelled as it started its nested run). Off the workers, the flag is read and cleared while
- * {@link OutsideInterrupts} still watches, and only then does it stop watching, so an interrupt
- * from another thread is either reported by it (and set again) or lands after the clearing.
+ * {@code RUN_SUBMITTED} on the thread of a body cancelled as it started its nested run). Off the
+ * workers, the flag is read and cleared while {@link OutsideInterrupts} still watches, and only
+ * then does it stop watching, so an interrupt from another thread is either reported by it (and
+ * set again) or lands after the clearing.
  */
 final class UserCode {
 
@@ -145,14 +146,12 @@ final class UserCode {
 
     /**
      * A callback of {@code scheduler} begins on this thread; pair with {@link #exit()} in a finally.
-     * On a worker, the next task's start is read afresh: it must not take the previous task's end
-     * as its start and so count the callback's time as its own ({@link RunRecorder#userCodeRuns}).
+     * On a worker, the next task's start is read afresh ({@link RunRecorder#userCodeRuns}): it must
+     * not take the previous task's end as its start and so count the callback's time as its own.
      */
     static void enter(Scheduler scheduler) {
+        RunRecorder.userCodeRuns();
         Thread thread = Thread.currentThread();
-        if (thread instanceof Worker w) {
-            w.pausedBetweenTasks();
-        }
         TaskExecution body = runningBody(thread);
         Frames f = FRAMES.get();
         if (f.depth == f.of.length) {
