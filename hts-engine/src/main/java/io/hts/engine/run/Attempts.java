@@ -85,8 +85,7 @@ final class Attempts {
         }
         // cancelled as it started: an interrupter may have seen the body not yet running
         e.settleStart(run.propagation.taskCancelRequest(i) != null);
-        @SuppressWarnings("unchecked")
-        TaskBody<Object> body = (TaskBody<Object>) run.graph.task(i).cpuBody();
+        TaskBody<Object> body = plan.cpuBody(i);
         Object result = null;
         Throwable error = null;
         if (body != null) {

@@ -11,6 +11,7 @@ import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.GraphValidationException;
 import io.hts.engine.graph.Task;
+import io.hts.engine.graph.TaskBody;
 import io.hts.engine.graph.TaskBuilder;
 import io.hts.engine.graph.internal.CompiledGraph;
 import io.hts.engine.policy.CostModel;
@@ -50,6 +51,12 @@ final class ExecutionPlan {
 
     final CompiledGraph graph;
     final byte[] flags;
+    /**
+     * Each task's CPU body (null for a barrier or a GPU-only task), in one dense array: a worker
+     * starting a task reads one entry here instead of following the graph's task object to it.
+     */
+    private final TaskBody<?>[] cpuBodies;
+
     private final Retry @Nullable [] retries;
     /** The retries of GPU attempts where they differ from the CPU's (a device default). */
     private final Retry @Nullable [] gpuRetries;
@@ -86,6 +93,7 @@ final class ExecutionPlan {
         this.graph = graph;
         int n = graph.size();
         this.flags = new byte[n];
+        this.cpuBodies = new TaskBody<?>[n];
         Retry[] r = null;
         Retry[] rg = null;
         TimeLimiter[] tl = null;
@@ -100,6 +108,7 @@ final class ExecutionPlan {
             int f = 0;
             boolean cpu = task.cpuBody() != null || task.isBarrier();
             boolean gpu = task.gpuBody() != null;
+            cpuBodies[i] = task.cpuBody();
             if (cpu) {
                 f |= CPU;
             }
@@ -251,6 +260,13 @@ final class ExecutionPlan {
 
     boolean has(int i, int flag) {
         return (flags[i] & flag) != 0;
+    }
+
+    /** Task {@code i}'s CPU body, or null (a barrier, a GPU-only task). */
+    @SuppressWarnings("unchecked")
+    @Nullable
+    TaskBody<Object> cpuBody(int i) {
+        return (TaskBody<Object>) cpuBodies[i];
     }
 
     /**

@@ -43,9 +43,16 @@ final class TaskResults implements TaskWatchers.Outcomes {
         return slots[topology.slot(i)];
     }
 
-    /** Stores a result, by the owner of the task's RUNNING state, before its transition (plain store). */
+    /**
+     * Stores a result, by the owner of the task's RUNNING state, before its transition (plain store).
+     * A null result is not stored: the slot holds null until a task's one terminal transition (a
+     * cause is stored only then), so there is nothing to overwrite, and a body that returns nothing
+     * costs no write to the run's shared array.
+     */
     void store(int i, @Nullable Object result) {
-        slots[topology.slot(i)] = result;
+        if (result != null) {
+            slots[topology.slot(i)] = result;
+        }
     }
 
     /** Stores why a task failed or was cancelled, by the owner of that transition (release store). */
