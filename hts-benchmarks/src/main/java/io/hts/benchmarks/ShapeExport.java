@@ -13,9 +13,9 @@ import java.util.Locale;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 
 /**
- * Writes the shapes of the empty-task benchmarks as {@link ShapeFile}s for the native peer
+ * Writes the shapes of the empty-task benchmarks as {@link ShapeFile}s for the native peers
  * ({@code hts-benchmarks/scripts/native-peer.sh}). Each shape is what its benchmark class's own
- * {@code shape()} returns, so the C++ program runs exactly the graph JMH runs; the export refuses a
+ * {@code shape()} returns, so the C++ programs run exactly the graph JMH runs; the export refuses a
  * shape whose size differs from the class's {@code @OperationsPerInvocation} (JMH's divisor for ns
  * per task).
  *

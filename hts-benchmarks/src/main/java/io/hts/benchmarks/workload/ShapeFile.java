@@ -10,9 +10,10 @@ import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
- * A {@link Shape} as a plain text file of predecessor lists: the form in which the native peer
- * ({@code hts-benchmarks/native/tbb_flow_graph.cpp}) receives the very graph the JMH benchmarks
- * run. ASCII, every line ends with {@code '\n'} (the reader also takes {@code "\r\n"}):
+ * A {@link Shape} as a plain text file of predecessor lists: the form in which the native peers
+ * ({@code hts-benchmarks/native/}: oneTBB's and Taskflow's, whose reader is {@code peer_harness.hpp})
+ * receive the very graph the JMH benchmarks run. ASCII, every line ends with {@code '\n'} (the
+ * reader also takes {@code "\r\n"}):
  *
  * <pre>
  * line 1:     hts-shape 1 &lt;name&gt; &lt;tasks&gt; &lt;edges&gt;
