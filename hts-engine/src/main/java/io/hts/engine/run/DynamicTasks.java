@@ -180,6 +180,11 @@ final class DynamicTasks {
                         + " cannot depend on static" + " task " + s + ": the graph has tasks 0 to " + (n - 1));
             }
         }
+        if (afterStatic.length > 0 && run.lifetimes != null) {
+            throw new IllegalArgumentException("task '" + name + "' cannot depend on static tasks of graph '"
+                    + run.topology.name() + "': its results may be device buffers, released once their static"
+                    + " readers are done, and a dynamic reader is not counted among them (not supported yet)");
+        }
         long count = 1L + after.size() + afterStatic.length;
         if (count > DynamicTask.COUNT_MASK) {
             throw new IllegalArgumentException("task '" + name + "' has " + (count - 1) + " dependencies; at most "

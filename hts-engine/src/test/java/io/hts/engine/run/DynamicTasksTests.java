@@ -602,6 +602,30 @@ class DynamicTasksTests {
         }
     }
 
+    /**
+     * In a graph with GPU bodies, whose releasable results are released once their static readers
+     * are done, a dynamic task may not depend on static tasks (it is not counted as a reader yet).
+     */
+    @Test
+    void aDynamicTaskMayNotReadTheReleasableResultsOfAGpuGraph() throws Exception {
+        AtomicReference<Throwable> refused = new AtomicReference<>();
+        TaskGraph g = TaskGraph.named("gpu-graph");
+        Task<Integer> both = g.task("both").bodies(ctx -> 1, ctx -> 1);
+        g.task("root").after(both).cpu(ctx -> {
+            try {
+                DynamicTasks.spawn(ctx, "reader", x -> x.input(both), List.of(), both.index());
+            } catch (IllegalArgumentException ex) {
+                refused.set(ex);
+            }
+            return DynamicTasks.spawn(ctx, "no-static-dependency", x -> 2).name;
+        });
+        try (Scheduler s = Scheduler.builder().threads(2).build()) {
+            GraphRun run = s.submit(g).await(LONG);
+            assertThat(refused.get()).hasMessageContaining("'reader'").hasMessageContaining("not supported yet");
+            assertThat(run.dynamic.size()).isEqualTo(1);
+        }
+    }
+
     private static void spin(int nanos) {
         long until = System.nanoTime() + nanos;
         while (System.nanoTime() < until) {
