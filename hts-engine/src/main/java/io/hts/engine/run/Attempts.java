@@ -434,7 +434,7 @@ final class Attempts {
         }
     }
 
-    private static boolean isInterruption(Throwable error) {
+    static boolean isInterruption(Throwable error) {
         if (error instanceof InterruptedException
                 || error instanceof CancellationException
                 || error instanceof java.io.InterruptedIOException

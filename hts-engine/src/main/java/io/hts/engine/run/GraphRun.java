@@ -54,6 +54,7 @@ public final class GraphRun implements RunResults {
      *   RunRecorder        timings for the profile, and events
      *   TaskWatchers       whenDone futures
      *   RunCompletion      the run's end, its future, and waits that help
+     *   DynamicTasks       tasks added while the run runs (internal: the base of subflows and async tasks)
      */
 
     final CompiledGraph graph;
@@ -76,6 +77,8 @@ public final class GraphRun implements RunResults {
     final RunCompletion completion;
     /** The slices of its distributed groups; null without a cluster engine or distributed groups. */
     final @Nullable DistributedRun distributed;
+    /** Tasks added while the run runs; null until the first is (see {@link DynamicTasks}). */
+    volatile @Nullable DynamicTasks dynamic;
 
     GraphRun(Scheduler scheduler, ExecutionPlan plan, long id, FailureMode failureMode, boolean profiling) {
         this.scheduler = scheduler;
@@ -272,6 +275,10 @@ public final class GraphRun implements RunResults {
                 new TaskCancelledException("run " + id + " of graph '" + graph.name() + "' was cancelled");
         propagation.stop(cause);
         attempts.interrupt(-1);
+        DynamicTasks dynamic = this.dynamic;
+        if (dynamic != null) {
+            dynamic.interruptRunning();
+        }
         scheduler.runCancelled(id);
         if (distributed != null) {
             distributed.cancelled(cause);

@@ -120,6 +120,10 @@ final class Propagation {
         int[] events = {0};
         int count = deps.cancelAllNotStarted(s -> cancelledDuties(s, cause, events));
         summarize(events[0], cause);
+        DynamicTasks dynamic = run.dynamic; // read after the stop cause was set: see DynamicTasks
+        if (dynamic != null) {
+            count += dynamic.cancelAllNotStarted(cause);
+        }
         return count;
     }
 

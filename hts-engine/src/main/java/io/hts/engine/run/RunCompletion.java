@@ -121,6 +121,10 @@ final class RunCompletion {
                 cancelled.add(run.topology.name(i));
             }
         }
+        DynamicTasks dynamic = run.dynamic;
+        if (dynamic != null) {
+            dynamic.cancelledNames(cancelled);
+        }
         return new GraphRunException(run.runId(), run.graph.name(), outcome, run.state.failures(), cancelled);
     }
 
@@ -181,7 +185,7 @@ final class RunCompletion {
         }
         ended.whenComplete((r, ex) -> LockSupport.unpark(w));
         PoolTask current = w.current();
-        TaskExecution outer = current instanceof TaskExecution e && e.bodyRunning() ? e : null;
+        InterruptibleBody outer = current instanceof InterruptibleBody e && e.bodyRunning() ? e : null;
         // A wait inside a callback (a listener that awaits) keeps the callback's flag to itself:
         // it is not the body's, so it must not go into the body's phase.
         boolean interrupted = (outer == null || UserCode.runningAny()) && Thread.interrupted();

@@ -175,4 +175,28 @@ final class RunState implements BatchedCount {
     RunStatus status() {
         return status;
     }
+
+    // ================================================================== tasks added while the run runs
+
+    /**
+     * One more task to count: a task about to be added to the running run ({@link DynamicTasks}),
+     * counted before anyone can see it, so that the run cannot finish while it is not final; its
+     * end contributes one as any task's does. Refused once the count reached zero: the run has
+     * finished (or its finisher is on its way), and a count never rises from zero, so a run that
+     * finished stays finished. An adder holding a task of the run that is not final finds the count
+     * above zero; this compare-and-set makes the refusal safe for any other caller too.
+     *
+     * @return whether the task is counted (false: the run has finished)
+     */
+    boolean reserve() {
+        while (true) {
+            int p = (int) PENDING.getVolatile(this);
+            if (p <= 0 || p == Integer.MAX_VALUE) {
+                return false;
+            }
+            if (PENDING.compareAndSet(this, p, p + 1)) {
+                return true;
+            }
+        }
+    }
 }

@@ -40,9 +40,14 @@ final class TaskScopes {
 
     /** Runs {@code body} for task {@code i} of {@code run} inside every scope. */
     <T> T around(GraphRun run, int i, Callable<T> body) throws Exception {
+        return around(run, run.topology.name(i), body);
+    }
+
+    /** Runs {@code body} for the task named {@code task} of {@code run} (a dynamic task's) inside every scope. */
+    <T> T around(GraphRun run, String task, Callable<T> body) throws Exception {
         TaskScope.Scope[] open = new TaskScope.Scope[scopes.length];
         for (int k = 0; k < scopes.length; k++) {
-            open[k] = openOne(scopes[k], run, i);
+            open[k] = openOne(scopes[k], run, task);
         }
         try {
             return body.call();
@@ -53,9 +58,9 @@ final class TaskScopes {
         }
     }
 
-    private TaskScope.Scope openOne(TaskScope scope, GraphRun run, int i) {
+    private TaskScope.Scope openOne(TaskScope scope, GraphRun run, String task) {
         try {
-            TaskScope.Scope s = scope.open(run.runId(), run.topology.name(), run.topology.name(i));
+            TaskScope.Scope s = scope.open(run.runId(), run.topology.name(), task);
             return s != null ? s : TaskScope.Scope.NONE;
         } catch (Throwable ex) {
             failed(scope, "opening", ex);

@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * {@code any} (volatile). Volatile accesses are totally ordered, so at least one of the two sees
  * the other's write: either the watcher sees the final state and completes its own future, or the
  * ender sees the flag and completes it. Completing twice is harmless (the first value stays, and
- * both are the same). With no watcher the ender pays one volatile read.
+ * both are the same). With no watcher the ender pays one volatile read. A dynamic task that waits
+ * for a static one is told of its end through the same pair ({@link #dependents}).
  */
 final class TaskWatchers {
 
@@ -36,6 +37,11 @@ final class TaskWatchers {
     private final Scheduler scheduler;
     private final Map<Integer, CompletableFuture<@Nullable Object>> futures = new ConcurrentHashMap<>();
     private volatile boolean any;
+    /**
+     * The run's dynamic tasks once one depends on a static task: every static end is told to them.
+     * Written before {@code any} (see {@link #dependents}), read after it.
+     */
+    private @Nullable DynamicTasks dependents;
 
     TaskWatchers(Outcomes outcomes, Scheduler scheduler) {
         this.outcomes = outcomes;
@@ -57,7 +63,22 @@ final class TaskWatchers {
             if (f != null) {
                 complete(i, f);
             }
+            DynamicTasks d = dependents;
+            if (d != null) {
+                d.staticEnded(i);
+            }
         }
+    }
+
+    /**
+     * A dynamic task was made to wait for a static one ({@link DynamicTasks#dependOnStatic}): from
+     * now on the static tasks' ends are told to {@code d}. Called after the edge is pushed and
+     * before the static task's state is read: the Dekker pair of the class comment, with the edge
+     * in place of the future.
+     */
+    void dependents(DynamicTasks d) {
+        dependents = d;
+        any = true;
     }
 
     private void complete(int i, CompletableFuture<@Nullable Object> f) {

@@ -53,7 +53,7 @@ final class UserCode {
         Scheduler[] of = new Scheduler[4];
 
         @Nullable
-        TaskExecution[] body = new TaskExecution[4];
+        InterruptibleBody[] body = new InterruptibleBody[4];
 
         int[] sent = new int[4];
         boolean[] before = new boolean[4];
@@ -152,7 +152,7 @@ final class UserCode {
     static void enter(Scheduler scheduler) {
         RunRecorder.userCodeRuns();
         Thread thread = Thread.currentThread();
-        TaskExecution body = runningBody(thread);
+        InterruptibleBody body = runningBody(thread);
         Frames f = FRAMES.get();
         if (f.depth == f.of.length) {
             f.grow();
@@ -178,7 +178,7 @@ final class UserCode {
         Thread thread = Thread.currentThread();
         Frames f = FRAMES.get();
         int k = --f.depth;
-        TaskExecution body = f.body[k];
+        InterruptibleBody body = f.body[k];
         int sent = f.sent[k];
         boolean before = f.before[k];
         boolean watched = f.watched[k];
@@ -218,10 +218,10 @@ final class UserCode {
         }
     }
 
-    private static @Nullable TaskExecution runningBody(Thread thread) {
+    private static @Nullable InterruptibleBody runningBody(Thread thread) {
         if (thread instanceof Worker w) {
             PoolTask current = w.current();
-            if (current instanceof TaskExecution e && e.bodyRunning()) {
+            if (current instanceof InterruptibleBody e && e.bodyRunning()) { // a static task's or a dynamic one's
                 return e;
             }
         }
