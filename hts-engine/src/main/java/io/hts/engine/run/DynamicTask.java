@@ -26,40 +26,6 @@ import org.jspecify.annotations.Nullable;
  * {@link TaskContext} its body sees. One object per task; nothing of it is in the run's per-task
  * arrays, which the compiled graph sizes.
  *
- * <h2>The state word</h2>
- *
- * <p>One int, encoded as {@link DependencyManager}'s (state in the top bits, dependencies not yet
- * done in the low {@value DependencyManager#COUNT_BITS}), with the same transitions, less the
- * retries (a dynamic task has one attempt, no retry and no time limit yet):
- *
- * <pre>
- * CREATED --(the count reaches 0)--&gt; READY --tryStart--&gt; RUNNING --tryEnd--&gt; SUCCEEDED | FAILED | CANCELLED
- * CREATED | READY --tryCancel--&gt; CANCELLED
- * </pre>
- *
- * <p><b>Invariants.</b> (1) Every change is one compare-and-set from an expected state; the final
- * states are absorbing, and the thread whose compare-and-set made the task final is the one owner
- * of that end: it alone stores the cause (a result is stored by the owner of RUNNING before the
- * transition), publishes the event, seals the successor list and acts on it, and contributes the
- * task's one count to the run ({@link RunState}); a loser does nothing. (2) The count starts at
- * the number of dependencies plus one: the adder's <i>hold</i>, taken back ({@link #release()})
- * once every dependency is registered, so no dependency's end can make the task READY while its
- * adder still registers the others. CREATED to READY happens once, by the decrement that takes
- * the count to zero; a decrement of a task that is no longer CREATED (cancelled) only counts. (3)
- * RUNNING belongs to the worker that won {@link #tryStart}; cancellers never move a RUNNING task,
- * they ask it to stop ({@code ctx.isCancelled()}, an interrupt through {@link InterruptibleBody}).
- *
- * <h2>The successor list: add-an-edge against the end, one compare-and-set</h2>
- *
- * <p>{@code successors} is {@code null}, a stack of {@link Edge}s, or {@link #SEALED}. An adder
- * pushes an edge to a new task with a compare-and-set from the head it read, never onto
- * {@code SEALED}; the owner of this task's end, after its terminal transition, takes the whole
- * list with one {@code getAndSet(SEALED)}. The two touch one word, so each edge is decided once:
- * either its push came first and the owner finds it in the list it took (and counts the edge done
- * on SUCCEEDED, or cancels the dependent on FAILED or CANCELLED), or the seal came first and the
- * push fails on {@code SEALED}, and the adder, reading the state (final, since the seal follows
- * the transition), does the same itself at once. Never both, never neither.
- *
  * <p><b>Memory ordering.</b> Transitions and the list are compare-and-set or getAndSet (volatile);
  * {@link #state()} reads with volatile semantics. The result is a plain store before the SUCCEEDED
  * transition, published by it to whoever reads the state afterwards: the owner that then makes a
@@ -72,49 +38,16 @@ import org.jspecify.annotations.Nullable;
  *
  * @param <T> the result type
  */
-final class DynamicTask<T extends @Nullable Object> extends InterruptibleBody implements TaskContext {
+final class DynamicTask<T extends @Nullable Object> extends DynamicNode implements TaskContext {
 
-    private static final VarHandle WORD;
-    private static final VarHandle SUCCESSORS;
     private static final VarHandle CANCEL;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
-            WORD = l.findVarHandle(DynamicTask.class, "word", int.class);
-            SUCCESSORS = l.findVarHandle(DynamicTask.class, "successors", Object.class);
             CANCEL = l.findVarHandle(DynamicTask.class, "cancelRequest", TaskCancelledException.class);
         } catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
-        }
-    }
-
-    private static final int COUNT_BITS = DependencyManager.COUNT_BITS;
-    /** The largest count of a word. */
-    static final int COUNT_MASK = (1 << COUNT_BITS) - 1;
-
-    private static final int CREATED = TaskState.CREATED.ordinal();
-    private static final int READY = TaskState.READY.ordinal();
-    private static final int RUNNING = TaskState.RUNNING.ordinal();
-    private static final int SUCCEEDED = TaskState.SUCCEEDED.ordinal();
-    private static final int CANCELLED = TaskState.CANCELLED.ordinal();
-
-    /** The head of a successor list whose task is final: nothing more is pushed. */
-    static final Object SEALED = new Object() {
-        @Override
-        public String toString() {
-            return "sealed";
-        }
-    };
-
-    /** One dependent on a successor list (or a static task's list in {@link DynamicTasks}); immutable once pushed. */
-    static final class Edge {
-        final DynamicTask<?> to;
-        final @Nullable Object next;
-
-        Edge(DynamicTask<?> to, @Nullable Object next) {
-            this.to = to;
-            this.next = next;
         }
     }
 
@@ -129,10 +62,6 @@ final class DynamicTask<T extends @Nullable Object> extends InterruptibleBody im
     /** The static tasks it depends on (their results are its {@link #input}s). */
     private final int[] staticDependencies;
 
-    /** State and count (see the class comment); accessed through {@code WORD}. */
-    private int word;
-    /** null, an {@link Edge} stack, or {@link #SEALED}; accessed through {@code SUCCESSORS}. */
-    private @Nullable Object successors;
     /** Stored by the owner of RUNNING before the SUCCEEDED transition, which publishes it. */
     private @Nullable T result;
 
@@ -156,118 +85,28 @@ final class DynamicTask<T extends @Nullable Object> extends InterruptibleBody im
             TaskBody<T> body,
             int[] staticDependencies,
             int count) {
+        super(count); // CREATED; published with the task (the table's volatile store)
         this.run = run;
         this.tasks = tasks;
         this.id = id;
         this.name = name;
         this.body = body;
         this.staticDependencies = staticDependencies;
-        this.word = count; // CREATED; published with the task (the table's volatile store)
+    }
+
+    @Override
+    String describe() {
+        return "dynamic task '" + name + "' of run " + run.runId();
+    }
+
+    @Override
+    Throwable becauseEnded(TaskState s) {
+        return tasks.becauseEnded(name, s, error());
     }
 
     /** Its index in the run's events and failures: after the graph's tasks. */
     int index() {
         return run.topology.size() + id;
-    }
-
-    // ================================================================== the state word
-
-    private static int word(int state, int count) {
-        return (state << COUNT_BITS) | count;
-    }
-
-    TaskState state() {
-        return TaskState.of((int) WORD.getVolatile(this) >>> COUNT_BITS);
-    }
-
-    /** Dependencies (and the adder's hold) not yet done. */
-    int remaining() {
-        return (int) WORD.getVolatile(this) & COUNT_MASK;
-    }
-
-    /**
-     * One dependency done (or the adder's hold given back); the last one moves the task from
-     * CREATED to READY in the same step.
-     *
-     * @return whether this call made it READY (the caller dispatches it)
-     */
-    boolean dependencyDone() {
-        while (true) {
-            int v = (int) WORD.getVolatile(this);
-            int count = v & COUNT_MASK;
-            if (count == 0) {
-                throw new IllegalStateException("dynamic task '" + name + "' of run " + run.runId()
-                        + " was told of more finished dependencies than it has; this is a bug in HTS");
-            }
-            boolean last = count == 1 && (v >>> COUNT_BITS) == CREATED;
-            if (WORD.compareAndSet(this, v, last ? word(READY, 0) : v - 1)) {
-                return last;
-            }
-        }
-    }
-
-    /** READY to RUNNING: the worker that wins owns the RUNNING state. */
-    boolean tryStart() {
-        return change(READY, RUNNING);
-    }
-
-    /** CREATED or READY to CANCELLED; the winner owns the end. */
-    boolean tryCancel() {
-        while (true) {
-            int v = (int) WORD.getVolatile(this);
-            int s = v >>> COUNT_BITS;
-            if (s != CREATED && s != READY) {
-                return false;
-            }
-            if (WORD.compareAndSet(this, v, word(CANCELLED, v & COUNT_MASK))) {
-                return true;
-            }
-        }
-    }
-
-    private boolean change(int from, int to) {
-        while (true) {
-            int v = (int) WORD.getVolatile(this);
-            if ((v >>> COUNT_BITS) != from) {
-                return false;
-            }
-            if (WORD.compareAndSet(this, v, word(to, v & COUNT_MASK))) {
-                return true;
-            }
-        }
-    }
-
-    // ================================================================== edges
-
-    /**
-     * Makes {@code dependent} wait for this task: the edge is pushed on this task's list, or, when
-     * the list is sealed (this task is final), decided at once: counted done when this task
-     * succeeded, the dependent cancelled when it failed or was cancelled (see the class comment).
-     *
-     * @return whether the edge was pushed (this task's end will decide it)
-     */
-    boolean addDependent(DynamicTask<?> dependent) {
-        while (true) {
-            Object head = SUCCESSORS.getVolatile(this);
-            if (head == SEALED) {
-                TaskState s = state(); // final: the seal follows the transition
-                if (s == TaskState.SUCCEEDED) {
-                    dependent.dependencyDone(); // never the last: its adder holds it
-                } else {
-                    dependent.cancelNotStarted(tasks.becauseEnded(name, s, error()));
-                }
-                return false;
-            }
-            if (SUCCESSORS.compareAndSet(this, head, new Edge(dependent, head))) {
-                return true;
-            }
-        }
-    }
-
-    /** The owner of this task's end takes its successors; nothing is pushed from now on. */
-    private @Nullable Object seal() {
-        Object list = SUCCESSORS.getAndSet(this, SEALED);
-        return list == SEALED ? null : list;
     }
 
     /** The adder registered every dependency: its hold is given back, and the task dispatched when that made it READY. */

@@ -186,9 +186,9 @@ final class DynamicTasks {
                     + " readers are done, and a dynamic reader is not counted among them (not supported yet)");
         }
         long count = 1L + after.size() + afterStatic.length;
-        if (count > DynamicTask.COUNT_MASK) {
+        if (count > DynamicNode.COUNT_MASK) {
             throw new IllegalArgumentException("task '" + name + "' has " + (count - 1) + " dependencies; at most "
-                    + (DynamicTask.COUNT_MASK - 1) + " are supported (join them through intermediate tasks)");
+                    + (DynamicNode.COUNT_MASK - 1) + " are supported (join them through intermediate tasks)");
         }
         refuseFinished(name);
         if (holder != null) {
@@ -286,11 +286,11 @@ final class DynamicTasks {
         AtomicReferenceArray<@Nullable Object> slots = staticDependents();
         while (true) {
             Object head = slots.get(s);
-            if (head == DynamicTask.SEALED) {
+            if (head == DynamicNode.SEALED) {
                 decide(s, run.deps.state(s), t); // final: the list is sealed only after the task's end
                 return;
             }
-            if (slots.compareAndSet(s, head, new DynamicTask.Edge(t, head))) {
+            if (slots.compareAndSet(s, head, new DynamicNode.Edge(t, head))) {
                 break;
             }
         }
@@ -310,16 +310,16 @@ final class DynamicTasks {
             return;
         }
         Object head = slots.get(s);
-        if (head == null || head == DynamicTask.SEALED) {
+        if (head == null || head == DynamicNode.SEALED) {
             return; // none yet: a later adder finds the task final itself
         }
-        Object list = slots.getAndSet(s, DynamicTask.SEALED);
-        if (list == null || list == DynamicTask.SEALED) {
+        Object list = slots.getAndSet(s, DynamicNode.SEALED);
+        if (list == null || list == DynamicNode.SEALED) {
             return;
         }
         TaskState state = run.deps.state(s);
-        for (Object e = list; e != null; e = ((DynamicTask.Edge) e).next) {
-            decide(s, state, ((DynamicTask.Edge) e).to);
+        for (Object e = list; e != null; e = ((DynamicNode.Edge) e).next) {
+            decide(s, state, ((DynamicNode.Edge) e).to);
         }
     }
 
