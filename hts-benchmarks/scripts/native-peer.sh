@@ -49,8 +49,11 @@
 #   WI=3 W=5 I=5 R=2      warm-up iterations, warm-up seconds, measurement iterations, seconds per
 #                         iteration, for all sides (defaults: EmptyTasksBenchmark's @Warmup and
 #                         @Measurement)
-#   JVM_ARGS="-Xms3g -Xmx3g"   the forked JVM's flags (given to JMH's -jvmArgsAppend, which replaces
-#                         the class's @Fork ones, so the default repeats them)
+#   JVM_ARGS="-Xms3g -Xmx3g -XX:+AlwaysPreTouch"
+#                         the forked JVM's flags (given to JMH's -jvmArgsAppend, which replaces the
+#                         class's @Fork ones, so the default repeats them; the same for a baseline's
+#                         jar, whatever its own @Fork said: the heap touched up front, so that no
+#                         contender pays first-touch page faults in its measured iterations)
 #   JMH_OPTS=""           more JMH arguments, e.g. "-prof gc"
 #   BASELINE_JAR=""       the benchmarks.jar of an earlier revision (e.g. built in a worktree of it): its
 #                         METHODS (and CPU_METHODS) run too, in every round right after this revision's,
@@ -87,7 +90,7 @@ PEERS=${PEERS:-tbb taskflow}
 THREADS=${THREADS:-2}
 METHODS=${METHODS:-hts htsNoProfiling completableFuture}
 WI=${WI:-3}; W=${W:-5}; I=${I:-5}; R=${R:-2}
-JVM_ARGS=${JVM_ARGS:--Xms3g -Xmx3g}
+JVM_ARGS=${JVM_ARGS:--Xms3g -Xmx3g -XX:+AlwaysPreTouch}
 JMH_OPTS=${JMH_OPTS:-}
 CPU_WORK=${CPU_WORK:-0}
 CPU_SHAPES=${CPU_SHAPES:-independent dag}

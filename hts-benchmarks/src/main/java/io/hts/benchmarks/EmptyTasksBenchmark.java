@@ -28,6 +28,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * shape and declare its size as operations per invocation. Warm-up iterations are long (5 s):
  * the workers' loops only reach their final compiled form after several seconds of this load.
  *
+ * <p>The fork touches its whole heap at start ({@code -XX:+AlwaysPreTouch}): a million-task run
+ * allocates about 100 MB, so without it G1's first pass through a grown young generation takes a
+ * page fault per 4 KiB page, and iterations that happen to fall into that pass measured 3-5 times
+ * slower (417 against 117 ns a task on the chain with profiling on, in one fork); every contender
+ * of the class runs in that same fork.
+ *
  * <ul>
  *   <li>{@code hts}: the graph built and compiled once, run repeatedly, default settings;
  *   <li>{@code htsNoProfiling}: the same with per-task timings off;
@@ -46,7 +52,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(
         value = 1,
-        jvmArgsAppend = {"-Xms3g", "-Xmx3g"})
+        jvmArgsAppend = {"-Xms3g", "-Xmx3g", "-XX:+AlwaysPreTouch"})
 public abstract class EmptyTasksBenchmark {
 
     private Shape shape;
