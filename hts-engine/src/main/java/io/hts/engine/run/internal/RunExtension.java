@@ -10,9 +10,10 @@ public interface RunExtension {
 
     /**
      * An owned task's first attempt is READY. Called on the thread that won the task's CREATED to
-     * READY compare-and-set (the submitting thread for a root; else the one that ended its last
-     * dependency: a worker, a device's or another member's completion thread), exactly once per
-     * task and run. The extension now owns where the attempt goes ({@link AttemptHandle}).
+     * READY compare-and-set (for a root, the submitting thread or a root seeder on a worker; else
+     * the one that ended its last dependency: a worker, a device's or another member's completion
+     * thread), so at most once per task and run. The extension now owns where the attempt goes
+     * ({@link AttemptHandle}).
      *
      * @param attempt the attempt
      */
