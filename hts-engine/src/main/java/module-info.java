@@ -5,8 +5,13 @@
  * ({@code io.hts.engine.observe}), the device-backend SPI ({@code io.hts.engine.exec}) and the cluster SPI
  * ({@code io.hts.engine.cluster}, implemented by {@code hts-cluster}). These
  * packages are the API. Their {@code .internal} sub-packages (the work-stealing pool and resource
- * limiter, the compiled graph, the resolution of fault-tolerance declarations, the event bus) are
- * not exported. docs/api.md lists the types a user needs.
+ * limiter, the compiled graph, the resolution of fault-tolerance declarations, the event bus, the
+ * run kernel's extension hooks, and cluster distribution) are not exported. docs/api.md lists the
+ * types a user needs.
+ *
+ * <p>Cluster distribution ({@code io.hts.engine.cluster.internal}) plugs into the run kernel
+ * through the kernel's hooks ({@code io.hts.engine.run.internal}); the kernel finds it as a service
+ * of this module ({@code uses} and {@code provides} below), so that it never depends on it.
  */
 module io.hts.engine {
     requires transitive io.github.resilience4j.core;
@@ -25,4 +30,9 @@ module io.hts.engine {
     exports io.hts.engine.observe;
     exports io.hts.engine.exec;
     exports io.hts.engine.cluster;
+
+    uses io.hts.engine.run.internal.ExtensionFactory;
+
+    provides io.hts.engine.run.internal.ExtensionFactory with
+            io.hts.engine.cluster.internal.ClusterDistribution;
 }

@@ -8,12 +8,14 @@ import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
 /**
- * The engine's layers, so that they change only on purpose. From the top: {@code run} (runs,
- * placement, the scheduler) uses every other package; {@code fault} (Resilience4j's retries, time
- * limits, the GPU's circuit breaker) and {@code observe} (events, profiles) sit beside it; {@code exec}
- * (the work-stealing pool and the device SPI) uses only the graph's and the policies' types;
- * {@code policy} reads the graph; {@code graph} (what users build) knows only the fault settings
- * a task declares. And the engine is a plain library: no Spring, no Hazelcast, no CUDA.
+ * The engine's layers, so that they change only on purpose. From the top: {@code cluster.internal}
+ * (distribution) plugs into the run kernel through the kernel's hooks ({@code run.internal}), and
+ * the kernel never knows it; {@code run} (runs, placement, the scheduler) uses every other package;
+ * {@code fault} (Resilience4j's retries, time limits, the GPU's circuit breaker) and {@code observe}
+ * (events, profiles) sit beside it; {@code exec} (the work-stealing pool and the device SPI) uses
+ * only the graph's and the policies' types; {@code policy} reads the graph; {@code graph} (what
+ * users build) knows only the fault settings a task declares; the cluster SPI ({@code cluster})
+ * only graphs and health. And the engine is a plain library: no Spring, no Hazelcast, no CUDA.
  */
 @AnalyzeClasses(packages = "io.hts.engine", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTests {
@@ -29,11 +31,40 @@ class ArchitectureTests {
     @ArchTest
     static final ArchRule nothingReachesIntoTheRunLayer = noClasses()
             .that()
-            .resideOutsideOfPackage("io.hts.engine.run..")
+            .resideOutsideOfPackages("io.hts.engine.run..", "io.hts.engine.cluster.internal")
             .should()
             .dependOnClassesThat()
             .resideInAPackage("io.hts.engine.run..")
-            .because("run is the top layer: what is below it must not know how runs are carried out");
+            .because("run is the top layer but for distribution: what is below it must not know how runs are"
+                    + " carried out");
+
+    @ArchTest
+    static final ArchRule theKernelDoesNotKnowTheDistribution = noClasses()
+            .that()
+            .resideInAPackage("io.hts.engine.run..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("io.hts.engine.cluster.internal")
+            .because("distribution plugs into the run kernel through the kernel's hooks (io.hts.engine.run.internal):"
+                    + " the arrow goes from distribution to kernel only");
+
+    @ArchTest
+    static final ArchRule theHooksNameNoPartOfTheKernel = noClasses()
+            .that()
+            .resideInAPackage("io.hts.engine.run.internal")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("io.hts.engine.exec.internal", "io.hts.engine.fault..", "io.hts.engine.observe..")
+            .because("an extension sees the kernel through its hooks and its public API, never its machinery");
+
+    @ArchTest
+    static final ArchRule theDistributionUsesNoMachineryBelowTheKernel = noClasses()
+            .that()
+            .resideInAPackage("io.hts.engine.cluster.internal")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("io.hts.engine.exec.internal", "io.hts.engine.fault..", "io.hts.engine.observe..")
+            .because("distribution reaches the scheduler through the kernel's hooks and public API only");
 
     @ArchTest
     static final ArchRule theExecutorKnowsOnlyGraphsAndPolicies = noClasses()
@@ -66,7 +97,7 @@ class ArchitectureTests {
     @ArchTest
     static final ArchRule theClusterSpiKnowsOnlyGraphsAndHealth = noClasses()
             .that()
-            .resideInAPackage("io.hts.engine.cluster..")
+            .resideInAPackage("io.hts.engine.cluster")
             .should()
             .dependOnClassesThat()
             .resideInAnyPackage(

@@ -5,7 +5,6 @@ import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryRegistry;
 import io.github.resilience4j.timelimiter.TimeLimiter;
 import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
-import io.hts.engine.fault.internal.FaultResolution;
 import io.hts.engine.graph.Device;
 import java.time.Duration;
 import java.util.Objects;
@@ -109,7 +108,7 @@ public final class FaultTolerance {
         private @Nullable TimeLimiterRegistry timeLimiterRegistry;
         private RetrySpec defaultRetry = RetrySpec.none();
         private @Nullable RetrySpec gpuDefaultRetry;
-        private IntervalFunction defaultBackoff = FaultResolution.fixed(Duration.ofMillis(100));
+        private IntervalFunction defaultBackoff = fixed(Duration.ofMillis(100));
         private TimeLimitSpec defaultTimeLimit = TimeLimitSpec.none();
         private @Nullable TimeLimitSpec gpuDefaultTimeLimit;
 
@@ -185,7 +184,7 @@ public final class FaultTolerance {
             if (problem != null) {
                 throw new IllegalArgumentException("default " + problem);
             }
-            this.defaultBackoff = FaultResolution.fixed(backoff);
+            this.defaultBackoff = fixed(backoff);
             return this;
         }
 
@@ -203,6 +202,16 @@ public final class FaultTolerance {
         /** Builds the resolver. */
         public FaultTolerance build() {
             return new FaultTolerance(this);
+        }
+
+        /**
+         * A fixed wait; unlike {@code IntervalFunction.of}, zero is allowed (retry at once). The same
+         * as {@code FaultResolution.fixed}, kept here so that this class does not depend on the
+         * internal one (which depends on it).
+         */
+        private static IntervalFunction fixed(Duration backoff) {
+            long millis = backoff.toMillis();
+            return attempt -> millis;
         }
     }
 }

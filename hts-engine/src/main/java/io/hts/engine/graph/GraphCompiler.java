@@ -11,12 +11,35 @@ import org.jspecify.annotations.Nullable;
 /**
  * Validates a graph and compiles it into a {@link CompiledGraph}. Every pass is iterative and
  * O(V + E), so a million-task chain compiles without deep recursion.
+ *
+ * <p>Also the one class of this package that knows the compiled form's type: {@link TaskGraph}
+ * keeps its compiled form as an opaque object (made by {@link #compileForm}, read back by
+ * {@link #topology} and by the bridge {@link #installBridge} installs), so that the public
+ * {@code TaskGraph} and the internal {@code CompiledGraph} do not depend on each other both ways.
  */
 final class GraphCompiler {
 
     private static final int MAX_REPORTED = 10;
 
     private GraphCompiler() {}
+
+    /**
+     * Installs the bridge by which {@link CompiledGraph#of} reads a graph's compiled form; called
+     * once, by TaskGraph's class initialiser.
+     */
+    static void installBridge() {
+        CompiledGraph.install(graph -> (CompiledGraph) graph.compiledForm());
+    }
+
+    /** {@link #compile}, typed for TaskGraph, which keeps the result without knowing its type. */
+    static Object compileForm(TaskGraph graph, Task<?>[] tasks, Map<String, Object> byName) {
+        return compile(graph, tasks, byName);
+    }
+
+    /** The shape of a compiled form {@link #compileForm} made. */
+    static GraphTopology topology(Object compiledForm) {
+        return ((CompiledGraph) compiledForm).topology();
+    }
 
     static CompiledGraph compile(TaskGraph graph, Task<?>[] tasks, Map<String, Object> byName) {
         int n = tasks.length;

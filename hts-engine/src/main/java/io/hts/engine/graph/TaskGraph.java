@@ -1,6 +1,5 @@
 package io.hts.engine.graph;
 
-import io.hts.engine.graph.internal.CompiledGraph;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -49,7 +48,7 @@ import org.jspecify.annotations.Nullable;
 public final class TaskGraph {
 
     static {
-        CompiledGraph.install(TaskGraph::compiled);
+        GraphCompiler.installBridge(); // how graph.internal reads a graph's compiled form (see GraphCompiler)
     }
 
     private final String name;
@@ -58,7 +57,11 @@ public final class TaskGraph {
     /** Task, TaskGroup or TaskBarrier by name; one namespace for all three. */
     private final Map<String, Object> byName = new HashMap<>();
 
-    private volatile @Nullable CompiledGraph compiled;
+    /**
+     * The compiled form, made once by {@link GraphCompiler} under {@code lock}; opaque here (only
+     * GraphCompiler knows its type), so that this public class does not depend on the internal one.
+     */
+    private volatile @Nullable Object compiled;
 
     private TaskGraph(String name) {
         this.name = name;
@@ -220,11 +223,12 @@ public final class TaskGraph {
      * @throws GraphValidationException naming the offending tasks; the graph then stays open
      */
     public GraphTopology compile() {
-        return compiled().topology();
+        return GraphCompiler.topology(compiledForm());
     }
 
-    private CompiledGraph compiled() {
-        CompiledGraph c = compiled;
+    /** The compiled form (opaque here), validated and compiled on the first call. */
+    Object compiledForm() {
+        Object c = compiled;
         if (c != null) {
             return c;
         }
@@ -232,7 +236,7 @@ public final class TaskGraph {
         try {
             c = compiled;
             if (c == null) {
-                c = GraphCompiler.compile(this, tasks.toArray(new Task<?>[0]), byName);
+                c = GraphCompiler.compileForm(this, tasks.toArray(new Task<?>[0]), byName);
                 compiled = c;
             }
             return c;

@@ -15,10 +15,11 @@ import io.hts.engine.graph.TaskBody;
 import io.hts.engine.graph.TaskBuilder;
 import io.hts.engine.graph.internal.CompiledGraph;
 import io.hts.engine.policy.CostModel;
+import io.hts.engine.run.internal.GraphExtension;
+import io.hts.engine.run.internal.SchedulerExtension;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.IntPredicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,6 +27,11 @@ import org.jspecify.annotations.Nullable;
  * of flags, and the resolved Resilience4j instances, resource demands and cost-model cells. Built
  * once per graph and scheduler (the second validation step: devices, resources, named
  * instances), shared by every run.
+ *
+ * <p>Also which tasks the scheduler's extension owns (the members of distributed groups), asked
+ * once here ({@link GraphExtension#owns}) and kept in {@code owned}: null when it owns none (every
+ * graph of a scheduler without a cluster), so the per-task path reads a null field and never asks
+ * the extension; an owned task is never a {@link #CONTINUATION}.
  */
 final class ExecutionPlan {
 
@@ -45,7 +51,8 @@ final class ExecutionPlan {
     /**
      * A task with a CPU body alone, one dependency, no resources and no urgency: when its
      * dependency succeeds on a worker, that worker may start it as its continuation, counting the
-     * dependency in the same step (see {@link Placement#runsAsPlainCpu}). The sign bit of the byte.
+     * dependency in the same step (see {@link Placement#runsAsPlainCpu}); never a task an extension
+     * owns (its attempts go to the extension). The sign bit of the byte.
      */
     static final int CONTINUATION = 128;
 
@@ -76,12 +83,17 @@ final class ExecutionPlan {
 
     final boolean anyChained;
 
+    /** The extension's part of this graph (its distributed groups); null when it owns no task. */
+    final @Nullable GraphExtension extension;
+    /** Whether the extension owns each task; null when it owns none. */
+    private final boolean @Nullable [] owned;
+
     /**
      * Makes the plan.
      *
-     * @param distributed whether a task runs where its distributed group's slice goes (on a member
-     *     with a GPU, for one with only a GPU body), so that this scheduler's lack of a GPU does not
-     *     refuse it
+     * @param schedulerExtension the scheduler's extension, or null: the tasks it owns run where it
+     *     sends them (a distributed group's slice, on a member with a GPU for one with only a GPU
+     *     body), so that this scheduler's lack of a GPU does not refuse them
      */
     ExecutionPlan(
             CompiledGraph graph,
@@ -89,11 +101,13 @@ final class ExecutionPlan {
             ResourceLimiter limiter,
             CostModel costs,
             boolean gpuBackend,
-            IntPredicate distributed) {
+            @Nullable SchedulerExtension schedulerExtension) {
         this.graph = graph;
         int n = graph.size();
         this.flags = new byte[n];
         this.cpuBodies = new TaskBody<?>[n];
+        this.extension = schedulerExtension == null ? null : schedulerExtension.graph(graph);
+        this.owned = ownedBy(extension, n);
         Retry[] r = null;
         Retry[] rg = null;
         TimeLimiter[] tl = null;
@@ -116,7 +130,7 @@ final class ExecutionPlan {
                 f |= GPU;
             }
             // a distributed member may run on another member's GPU: its GPU retry and time limit apply there
-            boolean gpuAnywhere = gpu && (gpuBackend || distributed.test(i));
+            boolean gpuAnywhere = gpu && (gpuBackend || owns(i));
             if (!cpu && !gpuAnywhere) {
                 gpuOnly.add(task.name());
             }
@@ -144,7 +158,7 @@ final class ExecutionPlan {
             }
             // a distributed member with only a GPU body never runs on a scheduler without a GPU: its slices
             // take its resources on the members with GPUs, and this one need not declare them
-            if (!task.resources().isEmpty() && (cpu || gpuBackend || !distributed.test(i))) {
+            if (!task.resources().isEmpty() && (cpu || gpuBackend || !owns(i))) {
                 if (rd == null) {
                     rd = new ResourceDemand[n];
                 }
@@ -220,7 +234,7 @@ final class ExecutionPlan {
         }
         this.anyChained = chained;
         for (int i = 0; i < n; i++) {
-            if (has(i, CPU) && !has(i, GPU | RESOURCES | URGENT) && topology.inDegree(i) == 1) {
+            if (has(i, CPU) && !has(i, GPU | RESOURCES | URGENT) && topology.inDegree(i) == 1 && !owns(i)) {
                 flags[i] |= (byte) CONTINUATION;
             }
         }
@@ -252,6 +266,23 @@ final class ExecutionPlan {
         T[] out = array != null ? array : make.apply(n);
         out[i] = value;
         return out;
+    }
+
+    private static boolean @Nullable [] ownedBy(@Nullable GraphExtension extension, int n) {
+        if (extension == null) {
+            return null;
+        }
+        boolean[] owned = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            owned[i] = extension.owns(i);
+        }
+        return owned;
+    }
+
+    /** Whether the scheduler's extension owns task {@code i} (its attempts go to the run's extension). */
+    boolean owns(int i) {
+        boolean[] o = owned;
+        return o != null && o[i];
     }
 
     private boolean gpuOnly(int i) {

@@ -13,6 +13,8 @@ import io.hts.engine.graph.TaskGroup;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.graph.internal.CompiledGraph;
 import io.hts.engine.observe.RunProfile;
+import io.hts.engine.run.internal.GraphExtension;
+import io.hts.engine.run.internal.RunExtension;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -55,6 +57,8 @@ public final class GraphRun implements RunResults {
      *   TaskWatchers       whenDone futures
      *   RunCompletion      the run's end, its future, and waits that help
      *   DynamicTasks       tasks added while the run runs (internal: the base of subflows and async tasks)
+     *   extension          the part of an extension (cluster distribution) for the tasks it owns, through the
+     *                      hooks of io.hts.engine.run.internal (RunHooks, AttemptHooks); null for most runs
      */
 
     final CompiledGraph graph;
@@ -75,8 +79,8 @@ public final class GraphRun implements RunResults {
     final DeviceOrdering ordering;
     final @Nullable ResultLifetimes lifetimes;
     final RunCompletion completion;
-    /** The slices of its distributed groups; null without a cluster engine or distributed groups. */
-    final @Nullable DistributedRun distributed;
+    /** The extension's part (the slices of its distributed groups); null when the plan has no owned task. */
+    final @Nullable RunExtension extension;
     /** Tasks added while the run runs; null until the first is (see {@link DynamicTasks}). */
     volatile @Nullable DynamicTasks dynamic;
 
@@ -99,10 +103,11 @@ public final class GraphRun implements RunResults {
         this.ordering = new DeviceOrdering(this);
         this.lifetimes = graph.hasGpuBodies() ? new ResultLifetimes(this) : null;
         this.completion = new RunCompletion(this);
-        ClusterLink cluster = scheduler.clusterLink();
-        this.distributed = cluster == null ? null : cluster.runOf(this);
-        if (distributed != null) {
-            completion.future().whenComplete((r, ex) -> distributed.finished());
+        GraphExtension owner = plan.extension;
+        this.extension = owner == null ? null : owner.run(new RunHooks(this));
+        if (extension != null) {
+            RunExtension x = extension;
+            completion.future().whenComplete((r, ex) -> x.finished());
         }
     }
 
@@ -280,8 +285,8 @@ public final class GraphRun implements RunResults {
             dynamic.interruptRunning();
         }
         scheduler.runCancelled(id);
-        if (distributed != null) {
-            distributed.cancelled(cause);
+        if (extension != null) {
+            extension.cancelled(cause);
         }
         return true;
     }

@@ -14,6 +14,7 @@ import io.hts.engine.policy.ReadyOrder;
 import io.hts.engine.policy.SchedulingPolicy;
 import io.hts.engine.policy.SystemStatus;
 import io.hts.engine.policy.TaskInfo;
+import io.hts.engine.run.internal.RunExtension;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -80,8 +81,7 @@ final class Placement {
      * the pool's order, and nobody listening for TASK_READY (which it then never passes through).
      */
     boolean runsAsPlainCpu(int s) {
-        return plan.has(s, ExecutionPlan.CONTINUATION)
-                && (run.distributed == null || !run.distributed.owns(s))
+        return plan.has(s, ExecutionPlan.CONTINUATION) // (never a task an extension owns)
                 && !run.recorder.wantsRoutine()
                 && readyOrder() != ReadyOrder.SHORTEST_FIRST;
     }
@@ -94,19 +94,20 @@ final class Placement {
      */
     @Nullable
     PoolTask dispatch(TaskExecution e) {
-        DistributedRun distributed = run.distributed;
-        if (distributed != null && distributed.owns(e.index)) {
+        RunExtension extension = run.extension;
+        if (extension != null && plan.owns(e.index)) {
             if (e.attempt == 1) {
-                distributed.ready(e); // its slice decides the member; one run here comes back through dispatchInSlice
+                // its slice decides the member; a slice that runs here comes back through dispatchInSlice
+                extension.ready(new AttemptHooks(e));
             } else {
-                distributed.retry(e); // alone, where the group's choice gives now
+                extension.retry(new AttemptHooks(e)); // alone, where the group's choice gives now
             }
             return null;
         }
         return dispatch(e, chooseDevice(e.index, e.attempt));
     }
 
-    /** A distributed group's attempt whose slice runs on this member: placed as any attempt, and run. */
+    /** An attempt an extension owns that it runs here (a slice on this member): placed as any attempt, and run. */
     void dispatchInSlice(TaskExecution e) {
         PoolTask p = dispatch(e, chooseDevice(e.index, e.attempt));
         if (p != null) {

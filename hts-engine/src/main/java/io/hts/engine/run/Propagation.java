@@ -7,6 +7,7 @@ import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.TaskCancelledException;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.EventType;
+import io.hts.engine.run.internal.RunExtension;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -92,9 +93,9 @@ final class Propagation {
         }
         boolean live = !deps.state(i).isTerminal(); // looked at before the interrupt can end it
         run.attempts.interrupt(i);
-        DistributedRun distributed = run.distributed;
-        if (distributed != null) {
-            distributed.cancelRemote(i, cause);
+        RunExtension extension = run.extension;
+        if (extension != null && run.plan.owns(i)) {
+            extension.cancelRemote(i, cause);
         }
         return live;
     }
@@ -208,9 +209,9 @@ final class Propagation {
      * nothing here need wait for them); bodies running here finish as they would.
      */
     private void stopSlices(Throwable cause) {
-        DistributedRun distributed = run.distributed;
-        if (distributed != null) {
-            distributed.cancelled(cause);
+        RunExtension extension = run.extension;
+        if (extension != null) {
+            extension.cancelled(cause);
         }
     }
 
@@ -288,9 +289,9 @@ final class Propagation {
         }
         run.watchers.ended(i);
         run.placement.withdrawWait(i);
-        DistributedRun distributed = run.distributed;
-        if (distributed != null) {
-            distributed.notStarted(i);
+        RunExtension extension = run.extension;
+        if (extension != null && run.plan.owns(i)) {
+            extension.notStarted(i);
         }
         ResultLifetimes lifetimes = run.lifetimes;
         if (lifetimes != null) {

@@ -21,6 +21,7 @@ import io.hts.engine.observe.internal.EventBus;
 import io.hts.engine.policy.CostModel;
 import io.hts.engine.policy.SchedulingPolicy;
 import io.hts.engine.policy.SystemStatus;
+import io.hts.engine.run.internal.SchedulerExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -35,7 +36,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.function.IntPredicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -79,7 +79,9 @@ public final class Scheduler implements AutoCloseable {
     private final Map<String, TaskGraph> registered = new ConcurrentHashMap<>();
     private final @Nullable StallWatchdog watchdog;
     private final CurrentPolicy policy;
-    private final @Nullable ClusterLink cluster;
+    private final @Nullable ClusterEngine cluster;
+    /** What distributes its graphs' distributed groups (io.hts.engine.run.internal's hooks); null without a cluster. */
+    private final @Nullable SchedulerExtension extension;
 
     Scheduler(SchedulerBuilder b) {
         this.pool = b.pool.build();
@@ -101,9 +103,10 @@ public final class Scheduler implements AutoCloseable {
         this.scopes = TaskScopes.of(b.logContext, b.taskScopes);
         this.watchdog = b.stallTimeout != null ? new StallWatchdog(this, b.stallTimeout) : null;
         this.admission = new RunAdmission(pool, this::drain);
-        this.cluster = b.cluster == null ? null : new ClusterLink(this, b.cluster, b.clusterSettings);
-        if (cluster != null) {
-            cluster.serve(); // last: slices other members send may run from now on
+        this.cluster = b.cluster;
+        this.extension = b.cluster == null ? null : SchedulerHooks.install(this, b.cluster, b.clusterSettings);
+        if (extension != null) {
+            extension.started(); // last: slices other members send may run from now on
         }
     }
 
@@ -164,11 +167,10 @@ public final class Scheduler implements AutoCloseable {
 
     /** The graph's execution plan on this scheduler, made (and its distributed groups checked) once per graph. */
     ExecutionPlan plan(CompiledGraph compiled) {
-        IntPredicate distributed = cluster == null ? i -> false : cluster.plan(compiled)::distributes;
         return compiled.bound(
                 this,
                 ExecutionPlan.class,
-                g -> new ExecutionPlan(g, faults, resources, costModel, gpu != null, distributed));
+                g -> new ExecutionPlan(g, faults, resources, costModel, gpu != null, extension));
     }
 
     /** Starts a run; {@code callerWaits}: the caller awaits it right after, without a deadline. */
@@ -344,7 +346,7 @@ public final class Scheduler implements AutoCloseable {
 
     /** The cluster engine distributed groups run on, if the scheduler has one. */
     public Optional<ClusterEngine> cluster() {
-        return cluster == null ? Optional.empty() : Optional.of(cluster.engine);
+        return Optional.ofNullable(cluster);
     }
 
     /** Whether per-task timings are recorded. */
@@ -367,8 +369,8 @@ public final class Scheduler implements AutoCloseable {
     /** Stops admitting runs, and slices from other members (published DOWN); running runs finish, then threads end. */
     public void shutdown() {
         admission.shutdown();
-        if (cluster != null) {
-            cluster.shutdown();
+        if (extension != null) {
+            extension.shutdown();
         }
     }
 
@@ -450,11 +452,6 @@ public final class Scheduler implements AutoCloseable {
 
     ScheduledExecutorService timer() {
         return threads.timer();
-    }
-
-    @Nullable
-    ClusterLink clusterLink() {
-        return cluster;
     }
 
     @Nullable

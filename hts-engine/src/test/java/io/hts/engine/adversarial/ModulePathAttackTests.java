@@ -133,6 +133,116 @@ class ModulePathAttackTests {
         assertThat(output).contains("result=41 names=[io, gpu-memory] status=SUCCEEDED");
     }
 
+    /**
+     * Two members in one JVM over a cluster engine of the demo module's own: on the module path the
+     * kernel finds the distribution as a service of the engine's module ({@code uses} and
+     * {@code provides}; the class path has {@code META-INF/services}), and slices run on the other
+     * member's scheduler.
+     */
+    private static final String CLUSTERED = """
+            package demo;
+
+            import io.hts.engine.cluster.ClusterEngine;
+            import io.hts.engine.cluster.ClusterMember;
+            import io.hts.engine.cluster.MembershipEvent;
+            import io.hts.engine.cluster.PayloadStore;
+            import io.hts.engine.cluster.SliceResult;
+            import io.hts.engine.cluster.SliceServer;
+            import io.hts.engine.cluster.SliceWork;
+            import io.hts.engine.cluster.SubmittedSlice;
+            import io.hts.engine.graph.Task;
+            import io.hts.engine.graph.TaskGraph;
+            import io.hts.engine.graph.TaskGroup;
+            import io.hts.engine.policy.DeviceHealth;
+            import io.hts.engine.run.Scheduler;
+            import java.util.List;
+            import java.util.Map;
+            import java.util.concurrent.CompletableFuture;
+            import java.util.concurrent.CompletionStage;
+            import java.util.concurrent.ConcurrentHashMap;
+            import java.util.concurrent.atomic.AtomicInteger;
+            import java.util.function.Consumer;
+
+            public class Main {
+                static final Map<String, SliceServer> SERVERS = new ConcurrentHashMap<>();
+                static final Map<String, byte[]> STORE = new ConcurrentHashMap<>();
+                static final AtomicInteger ON_B = new AtomicInteger();
+
+                record Engine(String self) implements ClusterEngine {
+                    public String name() { return "pair"; }
+                    public ClusterMember localMember() { return member(self); }
+                    public List<ClusterMember> members() { return List.of(member("a"), member("b")); }
+                    ClusterMember member(String id) {
+                        return new ClusterMember(id, id, id.equals(self), 2, 0, 0, DeviceHealth.UP, 0);
+                    }
+                    public SubmittedSlice submit(ClusterMember m, SliceWork work) {
+                        CompletionStage<SliceResult> r = SERVERS.get(m.id()).run(work);
+                        return new SubmittedSlice() {
+                            public ClusterMember member() { return m; }
+                            public CompletionStage<SliceResult> result() { return r; }
+                            public void cancel() { r.toCompletableFuture().cancel(false); }
+                        };
+                    }
+                    public Subscription onMembershipChange(Consumer<MembershipEvent> listener) { return () -> {}; }
+                    public void serve(SliceServer server) { SERVERS.put(self, server); }
+                    public PayloadStore payloads() {
+                        return new PayloadStore() {
+                            public CompletionStage<Void> put(String k, byte[] b) {
+                                STORE.put(k, b);
+                                return CompletableFuture.completedFuture(null);
+                            }
+                            public CompletionStage<byte[]> get(String k) {
+                                return CompletableFuture.completedFuture(STORE.get(k));
+                            }
+                            public void delete(String k) { STORE.remove(k); }
+                        };
+                    }
+                }
+
+                static Task<Integer> sum(TaskGraph g) {
+                    TaskGroup<Integer> p = g.group("p", 6, (i, t) -> t.cpu(ctx -> {
+                        if (Thread.currentThread().getName().startsWith("member-b")) {
+                            ON_B.incrementAndGet();
+                        }
+                        return i * 10;
+                    })).distributed(1);
+                    return g.task("sum").after(p).cpu(ctx -> ctx.inputs(p).stream().mapToInt(Integer::intValue).sum());
+                }
+
+                public static void main(String[] args) {
+                    TaskGraph ga = TaskGraph.named("jpms-cluster");
+                    TaskGraph gb = TaskGraph.named("jpms-cluster");
+                    Task<Integer> sum = sum(ga);
+                    sum(gb);
+                    try (Scheduler b = Scheduler.builder().threads(2).threadNamePrefix("member-b")
+                                    .cluster(new Engine("b")).build();
+                            Scheduler a = Scheduler.builder().threads(2).cluster(new Engine("a")).build()) {
+                        a.register(ga);
+                        b.register(gb);
+                        System.out.println("sum=" + a.execute(ga).result(sum) + " ranOnB=" + (ON_B.get() > 0));
+                    }
+                }
+            }
+            """;
+
+    @Test
+    void aModuleBuildsAClusteredSchedulerWhoseDistributionTheEngineFindsAsAService() throws Exception {
+        assertThat(compile("module demo { requires io.hts.engine; }", CLUSTERED))
+                .isEmpty();
+        Process p = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "--module-path",
+                        dir.resolve("out") + File.pathSeparator + modulePath(),
+                        "-m",
+                        "demo/demo.Main")
+                .redirectErrorStream(true)
+                .start();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        String output = new String(p.getInputStream().readAllBytes());
+        assertThat(p.exitValue()).as(output).isZero();
+        assertThat(output).contains("sum=150 ranOnB=true");
+    }
+
     @Test
     void theInternalPackageIsNotVisibleToAModule() throws Exception {
         String source = """

@@ -18,12 +18,13 @@ public final class CompiledGraph {
 
     /*
      * The bridge to TaskGraph. A graph compiles itself once, under its own lock, and keeps the
-     * result in a volatile field that only TaskGraph can reach; TaskGraph's class initialiser
-     * installs, once, the function that answers it (TaskGraph.compiled), so that this package can
-     * ask without TaskGraph exposing the compiled form in its public API (the pattern of the JDK's
-     * SharedSecrets). Every caller holds a TaskGraph instance, so TaskGraph is initialised before
-     * any call; the field is volatile, and a caller that still reads null (a graph handed over by
-     * a data race) forces the initialisation, whose lock publishes the write.
+     * result in a volatile field that only its package can reach (typed Object there, so that the
+     * public TaskGraph does not depend on this class); TaskGraph's class initialiser installs,
+     * once, the function that answers it (through GraphCompiler.installBridge), so that this
+     * package can ask without TaskGraph exposing the compiled form in its public API (the pattern
+     * of the JDK's SharedSecrets). Every caller holds a TaskGraph instance, so TaskGraph is
+     * initialised before any call; the field is volatile, and a caller that still reads null (a
+     * graph handed over by a data race) forces the initialisation, whose lock publishes the write.
      */
     private static volatile @Nullable Function<TaskGraph, CompiledGraph> compiler;
 

@@ -1,4 +1,4 @@
-package io.hts.engine.run;
+package io.hts.engine.cluster.internal;
 
 import io.hts.engine.cluster.GraphFingerprint;
 import io.hts.engine.cluster.GraphRefusedException;
@@ -18,6 +18,10 @@ import io.hts.engine.graph.TaskGroup;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.policy.DeviceHealth;
 import io.hts.engine.policy.DeviceStatus;
+import io.hts.engine.run.FailureMode;
+import io.hts.engine.run.GraphRun;
+import io.hts.engine.run.RunOptions;
+import io.hts.engine.run.Scheduler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -58,8 +62,8 @@ final class SliceService implements SliceServer {
     private final ConcurrentHashMap<String, Integer> runningBy = new ConcurrentHashMap<>();
     private final Map<TaskGraph, String> fingerprints = new ConcurrentHashMap<>();
 
-    SliceService(Scheduler scheduler, ClusterLink link) {
-        this.scheduler = scheduler;
+    SliceService(ClusterLink link) {
+        this.scheduler = link.scheduler;
         this.link = link;
         this.transfer = new PayloadTransfer(link.settings, link.engine.payloads());
     }
@@ -102,7 +106,7 @@ final class SliceService implements SliceServer {
 
     @Override
     public Capacity capacity() {
-        DeviceBackend gpu = scheduler.gpuBackend();
+        DeviceBackend gpu = scheduler.gpu().orElse(null);
         if (gpu == null) {
             return new Capacity(scheduler.parallelism(), 0, 0);
         }
@@ -195,7 +199,7 @@ final class SliceService implements SliceServer {
             RunOptions options = RunOptions.failureMode(FailureMode.CONTINUE);
             // a slice of this member's own run, sent back to it (its other members lost): owed, even after a shutdown
             run = work.coordinator().equals(link.engine.localMember().id())
-                    ? scheduler.submitOwed(slice, options, work.runId())
+                    ? link.hooks.submitOwed(slice, options, work.runId())
                     : scheduler.submit(slice, options);
         } catch (RejectedExecutionException ex) {
             result.completeExceptionally(new MemberLostException(self() + " is shutting down and takes no slices", ex));
@@ -215,7 +219,7 @@ final class SliceService implements SliceServer {
         runningBy.merge(work.coordinator(), 1, Integer::sum);
         Future<?> timeout = work.timeLimit() == null
                 ? null
-                : scheduler
+                : link.hooks
                         .timer()
                         .schedule((Runnable) run::cancel, work.timeLimit().toNanos(), TimeUnit.NANOSECONDS);
         result.whenComplete((r, ex) -> {

@@ -1,19 +1,23 @@
-package io.hts.engine.run;
+package io.hts.engine.cluster.internal;
 
 import io.hts.engine.cluster.ClusterMember;
+import io.hts.engine.run.internal.AttemptHandle;
+import io.hts.engine.run.internal.RunExtension;
+import io.hts.engine.run.internal.RunHandle;
 import java.util.List;
 
 /**
  * The distributed groups of one run ({@code TaskGroup.distributed()}), each sliced by its
- * {@link GroupSlices}. Made with the run when its scheduler has a cluster engine and its graph a
- * distributed group; its fields are final and the per-group state is the slices' own.
+ * {@link GroupSlices}: the distribution's part of the run ({@link RunExtension}). Made with the run
+ * when its scheduler has a cluster engine and its graph a distributed group; the kernel calls it
+ * only for members of those groups. Its fields are final and the per-group state is the slices' own.
  */
-final class DistributedRun {
+final class DistributedRun implements RunExtension {
 
-    private final ClusterLink.ClusterPlan plan;
+    private final ClusterPlan plan;
     private final GroupSlices[] groups;
 
-    DistributedRun(GraphRun run, ClusterLink link, ClusterLink.ClusterPlan plan) {
+    DistributedRun(RunHandle run, ClusterLink link, ClusterPlan plan) {
         this.plan = plan;
         List<ClusterMember> members = link.engine.members();
         this.groups = new GroupSlices[plan.groups.size()];
@@ -22,23 +26,21 @@ final class DistributedRun {
         }
     }
 
-    /** Whether task {@code i} is a member of a distributed group. */
-    boolean owns(int i) {
-        return plan.groupOf(i) >= 0;
-    }
-
     /** A member's first attempt, READY: its slice takes it, and places it where the slice goes. */
-    void ready(TaskExecution e) {
-        groups[plan.groupOf(e.index)].ready(e);
+    @Override
+    public void ready(AttemptHandle e) {
+        groups[plan.groupOf(e.task())].ready(e);
     }
 
     /** A member's retry: it goes where the group's choice gives now, this member included. */
-    void retry(TaskExecution e) {
-        groups[plan.groupOf(e.index)].retry(e);
+    @Override
+    public void retry(AttemptHandle e) {
+        groups[plan.groupOf(e.task())].retry(e);
     }
 
     /** {@code run.cancel(task)} of task {@code i}: its attempt on another member, if any, ends now. */
-    void cancelRemote(int i, Throwable cause) {
+    @Override
+    public void cancelRemote(int i, Throwable cause) {
         int g = plan.groupOf(i);
         if (g >= 0) {
             groups[g].cancelRemote(i, cause);
@@ -46,7 +48,8 @@ final class DistributedRun {
     }
 
     /** Task {@code i} was cancelled before it started (READY or not): its slice no longer waits for it. */
-    void notStarted(int i) {
+    @Override
+    public void notStarted(int i) {
         int g = plan.groupOf(i);
         if (g >= 0) {
             groups[g].notStarted(i);
@@ -57,14 +60,16 @@ final class DistributedRun {
      * The run was cancelled, or failed fast: the slices and retries in flight are cancelled on their
      * members, their tasks end CANCELLED.
      */
-    void cancelled(Throwable cause) {
+    @Override
+    public void cancelled(Throwable cause) {
         for (GroupSlices g : groups) {
             g.cancelAll(cause);
         }
     }
 
     /** The run ended: the inputs stored for other members go. */
-    void finished() {
+    @Override
+    public void finished() {
         for (GroupSlices g : groups) {
             g.deleteStoredInputs();
         }

@@ -1,4 +1,4 @@
-package io.hts.engine.run;
+package io.hts.engine.cluster.internal;
 
 import io.hts.engine.cluster.ClusterMember;
 import io.hts.engine.cluster.MemberLostException;
@@ -11,6 +11,8 @@ import io.hts.engine.graph.Device;
 import io.hts.engine.graph.GraphTopology;
 import io.hts.engine.graph.TaskCancelledException;
 import io.hts.engine.graph.TaskGroup;
+import io.hts.engine.run.internal.AttemptHandle;
+import io.hts.engine.run.internal.RunHandle;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -41,7 +43,7 @@ final class SliceDeliveries {
 
     static final int DONE = -1;
 
-    private final GraphRun run;
+    private final RunHandle run;
     private final ClusterLink link;
     private final GroupSlices slices;
     private final TaskGroup<?> group;
@@ -52,7 +54,7 @@ final class SliceDeliveries {
     /** The inputs encoded for other members, by task index, each encoded (and stored) once for all slices. */
     private final Map<Integer, CompletableFuture<Payload>> inputs = new ConcurrentHashMap<>();
 
-    SliceDeliveries(GraphRun run, ClusterLink link, GroupSlices slices, TaskGroup<?> group, String fingerprint) {
+    SliceDeliveries(RunHandle run, ClusterLink link, GroupSlices slices, TaskGroup<?> group, String fingerprint) {
         this.run = run;
         this.link = link;
         this.slices = slices;
@@ -62,17 +64,17 @@ final class SliceDeliveries {
     }
 
     /** A shipment's first delivery of the attempts started for it. */
-    Flight first(Shipment shipment, List<TaskExecution> started) {
+    Flight first(Shipment shipment, List<AttemptHandle> started) {
         return new Flight(shipment, started, 1, new HashSet<>(), deliveries.incrementAndGet());
     }
 
     /** Encodes the flight's inputs (once per input for the group), then submits it to {@code member}. */
     void deliver(Flight f, ClusterMember member) {
-        GraphTopology t = run.topology;
+        GraphTopology t = run.graph().topology();
         Map<String, CompletableFuture<Payload>> needed = new LinkedHashMap<>();
         long deadline = Long.MAX_VALUE;
-        for (TaskExecution e : f.started) {
-            for (int p = t.predecessorStart(e.index); p < t.predecessorEnd(e.index); p++) {
+        for (AttemptHandle e : f.started) {
+            for (int p = t.predecessorStart(e.task()); p < t.predecessorEnd(e.task()); p++) {
                 int up = t.predecessor(p);
                 needed.computeIfAbsent(t.name(up), name -> inputs.computeIfAbsent(up, u -> encodeInput(u, name)));
             }
@@ -93,7 +95,8 @@ final class SliceDeliveries {
     }
 
     private CompletableFuture<Payload> encodeInput(int up, String name) {
-        String key = link.engine.localMember().id() + "/" + run.runId() + "/" + run.graph.name() + "/" + name;
+        String key = link.engine.localMember().id() + "/" + run.runId() + "/"
+                + run.graph().name() + "/" + name;
         return transfer.send(run.resultOf(up), key);
     }
 
@@ -101,8 +104,8 @@ final class SliceDeliveries {
         int from = Integer.MAX_VALUE;
         int to = 0;
         Set<Integer> sent = new HashSet<>();
-        for (TaskExecution e : f.started) {
-            int k = run.graph.task(e.index).groupIndex();
+        for (AttemptHandle e : f.started) {
+            int k = run.graph().task(e.task()).groupIndex();
             from = Math.min(from, k);
             to = Math.max(to, k + 1);
             sent.add(k);
@@ -114,7 +117,7 @@ final class SliceDeliveries {
             }
         }
         SliceWork work = new SliceWork(
-                run.graph.name(),
+                run.graph().name(),
                 fingerprint,
                 group.name(),
                 from,
@@ -199,8 +202,8 @@ final class SliceDeliveries {
                         .costModel()
                         .record(group.get(0).statisticsName(), Device.CPU, result.bodyNanos() / work.size());
             }
-            for (TaskExecution e : f.started) {
-                int k = run.graph.task(e.index).groupIndex();
+            for (AttemptHandle e : f.started) {
+                int k = run.graph().task(e.task()).groupIndex();
                 SliceResult.RemoteFailure failure = result.failures().get(k);
                 if (failure != null) {
                     e.fail(new RemoteTaskException(member.toString(), failure));
@@ -218,8 +221,8 @@ final class SliceDeliveries {
         }
     }
 
-    static void fail(List<TaskExecution> started, Throwable error) {
-        for (TaskExecution e : started) {
+    static void fail(List<AttemptHandle> started, Throwable error) {
+        for (AttemptHandle e : started) {
             e.fail(error);
         }
     }
@@ -242,7 +245,7 @@ final class SliceDeliveries {
     }
 
     TaskCancelledException cancelled(@Nullable Throwable cause) {
-        Throwable why = cause != null ? cause : run.state.stopCause();
+        Throwable why = cause != null ? cause : run.stopCause();
         return new TaskCancelledException(
                 "slice of " + group + " cancelled on its member: "
                         + (why == null ? "the run stopped" : why.getMessage()),
@@ -275,13 +278,13 @@ final class SliceDeliveries {
     static final class Flight {
 
         final Shipment shipment;
-        final List<TaskExecution> started;
+        final List<AttemptHandle> started;
         final int delivery;
         final int number;
         final Set<String> lost;
         volatile @Nullable SubmittedSlice submitted;
 
-        Flight(Shipment shipment, List<TaskExecution> started, int delivery, Set<String> lost, int number) {
+        Flight(Shipment shipment, List<AttemptHandle> started, int delivery, Set<String> lost, int number) {
             this.shipment = shipment;
             this.number = number;
             this.started = started;

@@ -1,10 +1,13 @@
-package io.hts.engine.run;
+package io.hts.engine.cluster.internal;
 
 import io.hts.engine.cluster.ClusterMember;
+import io.hts.engine.cluster.internal.SliceDeliveries.Flight;
+import io.hts.engine.cluster.internal.SliceDeliveries.Shipment;
 import io.hts.engine.graph.Device;
 import io.hts.engine.graph.TaskGroup;
-import io.hts.engine.run.SliceDeliveries.Flight;
-import io.hts.engine.run.SliceDeliveries.Shipment;
+import io.hts.engine.run.NoDeviceException;
+import io.hts.engine.run.internal.AttemptHandle;
+import io.hts.engine.run.internal.RunHandle;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -34,9 +37,10 @@ import org.jspecify.annotations.Nullable;
  * (so every member's result counts once, whatever late or repeated answers arrive), sends it again,
  * or cancels it (an answer that loses has its stored results deleted); {@link SliceDeliveries}
  * does the delivering. A canceller may take a shipment from 0 to {@code DONE}: its shipper then
- * loses the compare-and-set from 0 and ends the attempts it started itself. Attempts are reported
- * through the engine's device-task path ({@link TaskExecution#complete},
- * {@link TaskExecution#fail}), which ignores a second report.
+ * loses the compare-and-set from 0 and ends the attempts it started itself. Attempts are started
+ * and reported through the kernel's hooks ({@link AttemptHandle#startRemote},
+ * {@link AttemptHandle#complete}, {@link AttemptHandle#fail}), which arbitrate as for a device's
+ * attempts: one that was cancelled does not start, and a second report is ignored.
  *
  * <p><b>Memory ordering.</b> An attempt stored in its slot happens-before the decrement that
  * settles the slot (both atomic), so the shipper sees every slot of its slice. A delivery's
@@ -52,7 +56,7 @@ final class GroupSlices {
     private static final Object NOT_STARTED = new Object();
     private static final int DONE = SliceDeliveries.DONE;
 
-    private final GraphRun run;
+    private final RunHandle run;
     private final ClusterLink link;
     private final TaskGroup<?> group;
     private final ClusterLink.Needs needs;
@@ -71,7 +75,7 @@ final class GroupSlices {
     private final Map<String, Integer> assigned = new HashMap<>();
 
     GroupSlices(
-            GraphRun run,
+            RunHandle run,
             ClusterLink link,
             TaskGroup<?> group,
             ClusterLink.Needs needs,
@@ -101,15 +105,15 @@ final class GroupSlices {
 
     // ================================================================== slices fill up
 
-    void ready(TaskExecution e) {
-        int k = run.graph.task(e.index).groupIndex();
+    void ready(AttemptHandle e) {
+        int k = run.graph().task(e.task()).groupIndex();
         if (members.compareAndSet(k, null, e)) {
             settled(k / sliceSize);
         }
     }
 
     void notStarted(int i) {
-        int k = run.graph.task(i).groupIndex();
+        int k = run.graph().task(i).groupIndex();
         if (members.compareAndSet(k, null, NOT_STARTED)) {
             settled(k / sliceSize);
         }
@@ -128,9 +132,9 @@ final class GroupSlices {
     private void send(int slice) {
         int lo = slice * sliceSize;
         int hi = Math.min(group.size(), lo + sliceSize);
-        List<TaskExecution> ready = new ArrayList<>(hi - lo);
+        List<AttemptHandle> ready = new ArrayList<>(hi - lo);
         for (int k = lo; k < hi; k++) {
-            if (members.get(k) instanceof TaskExecution e) {
+            if (members.get(k) instanceof AttemptHandle e) {
                 ready.add(e);
             }
         }
@@ -146,7 +150,7 @@ final class GroupSlices {
      * A member's retry: sent alone to the member the group's choice gives now (this one included),
      * as its first attempt was with its slice.
      */
-    void retry(TaskExecution e) {
+    void retry(AttemptHandle e) {
         ClusterMember target = choose(Set.of());
         if (target == null || target.local()) {
             ship(null, List.of(e), target);
@@ -161,38 +165,39 @@ final class GroupSlices {
      * Sends attempts to {@code target}: placed here when it is this member (or none, and the group
      * needs no GPU), failed naming the group when no member can run them, else started and delivered.
      */
-    private void ship(@Nullable Shipment shipment, List<TaskExecution> ready, @Nullable ClusterMember target) {
+    private void ship(@Nullable Shipment shipment, List<AttemptHandle> ready, @Nullable ClusterMember target) {
         if (ready.isEmpty()) {
             return;
         }
         if (target == null && needs.gpuOnly()) {
-            NoDeviceException none = new NoDeviceException(group + " of graph '" + run.graph.name() + "' has members"
+            NoDeviceException none = new NoDeviceException(group + " of graph '"
+                    + run.graph().name() + "' has members"
                     + " with only a GPU body, and no member of the cluster has a GPU"
                     + (needs.gpus() > 1 ? " cuda:" + (needs.gpus() - 1) + " (members are pinned to it)" : "") + ": "
                     + link.engine.members());
-            for (TaskExecution e : ready) {
-                run.propagation.failUnstarted(e.index, none, Device.GPU, e.attempt);
+            for (AttemptHandle e : ready) {
+                e.failUnstarted(none, Device.GPU);
             }
             return;
         }
         if (target == null || target.local() || shipment == null) {
-            for (TaskExecution e : ready) {
-                run.placement.dispatchInSlice(e);
+            for (AttemptHandle e : ready) {
+                e.runHere();
             }
             return;
         }
-        List<TaskExecution> started = new ArrayList<>(ready.size());
-        for (TaskExecution e : ready) {
+        List<AttemptHandle> started = new ArrayList<>(ready.size());
+        for (AttemptHandle e : ready) {
             // where it runs there is the member's choice; its retry and time limit are those of a body it has
             // (a CPU-only member of a group with GPU-only ones keeps its CPU retry and time limit)
-            e.device = run.graph.task(e.index).cpuBody() == null ? Device.GPU : Device.CPU;
-            if (e.start(TaskExecution.REMOTE_LANE)) {
+            Device device = run.graph().task(e.task()).cpuBody() == null ? Device.GPU : Device.CPU;
+            if (e.startRemote(device)) {
                 started.add(e);
             }
         }
         Flight first = deliveries.first(shipment, started);
-        for (TaskExecution e : started) {
-            remote.set(run.graph.task(e.index).groupIndex(), first); // (a later delivery holds the same attempts)
+        for (AttemptHandle e : started) {
+            remote.set(run.graph().task(e.task()).groupIndex(), first); // (a later delivery holds the same attempts)
         }
         shipment.flight = first; // before the phase: a canceller that wins the phase finds the attempts
         if (!shipment.phase.compareAndSet(0, started.isEmpty() ? DONE : 1)) {
@@ -236,16 +241,16 @@ final class GroupSlices {
      * (else its other members go on there, and this member's result from it is ignored).
      */
     void cancelRemote(int i, Throwable cause) {
-        Flight f = remote.get(run.graph.task(i).groupIndex());
+        Flight f = remote.get(run.graph().task(i).groupIndex());
         if (f == null) {
             return;
         }
         boolean all = true;
-        for (TaskExecution e : f.started) {
-            if (e.index == i) {
+        for (AttemptHandle e : f.started) {
+            if (e.task() == i) {
                 e.fail(cause); // a second report (the delivery's answer, or an attempt that ended) is ignored
             } else {
-                all &= run.propagation.taskCancelRequest(e.index) != null;
+                all &= run.cancelRequested(e.task());
             }
         }
         if (all) {

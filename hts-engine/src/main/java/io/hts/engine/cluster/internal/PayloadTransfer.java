@@ -1,4 +1,4 @@
-package io.hts.engine.run;
+package io.hts.engine.cluster.internal;
 
 import io.hts.engine.cluster.ClusterSettings;
 import io.hts.engine.cluster.Payload;

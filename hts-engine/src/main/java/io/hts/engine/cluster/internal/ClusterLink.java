@@ -1,63 +1,63 @@
-package io.hts.engine.run;
+package io.hts.engine.cluster.internal;
 
 import io.hts.engine.cluster.ClusterEngine;
 import io.hts.engine.cluster.ClusterMember;
 import io.hts.engine.cluster.ClusterSettings;
-import io.hts.engine.cluster.GraphFingerprint;
 import io.hts.engine.graph.Device;
-import io.hts.engine.graph.GraphTopology;
-import io.hts.engine.graph.GraphValidationException;
 import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGroup;
 import io.hts.engine.graph.internal.CompiledGraph;
 import io.hts.engine.policy.DeviceHealth;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.IdentityHashMap;
+import io.hts.engine.run.Scheduler;
+import io.hts.engine.run.internal.SchedulerExtension;
+import io.hts.engine.run.internal.SchedulerHandle;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A scheduler's side of its cluster engine: the distributed groups of each graph (checked once per
- * graph), the size of a group's slices, the member a slice goes to, and this member's service of the
- * slices others send. Holds no state that changes, except through the engine and the service.
+ * A scheduler's side of its cluster engine, the scheduler's extension ({@link SchedulerExtension}):
+ * the distributed groups of each graph (checked once per graph, in its {@link ClusterPlan}), the
+ * size of a group's slices, the member a slice goes to, and this member's service of the slices
+ * others send. Holds no state that changes, except through the engine and the service.
  */
-final class ClusterLink {
+final class ClusterLink implements SchedulerExtension {
 
+    /** The scheduler's public API; not called before {@link #started()}. */
     final Scheduler scheduler;
+    /** What the kernel gives the distribution besides that API (owed runs, its timer). */
+    final SchedulerHandle hooks;
+
     final ClusterEngine engine;
     final ClusterSettings settings;
     final SliceService service;
 
-    ClusterLink(Scheduler scheduler, ClusterEngine engine, ClusterSettings settings) {
-        this.scheduler = scheduler;
+    ClusterLink(SchedulerHandle hooks, ClusterEngine engine, ClusterSettings settings) {
+        this.hooks = hooks;
+        this.scheduler = hooks.scheduler();
         this.engine = engine;
         this.settings = settings;
-        this.service = new SliceService(scheduler, this);
+        this.service = new SliceService(this);
     }
 
-    /** Starts serving the slices other members send. */
-    void serve() {
+    /** The scheduler is built: this member serves the slices other members send from now on. */
+    @Override
+    public void started() {
         engine.serve(service);
     }
 
     /** The scheduler shut down: the engine publishes this member DOWN now, and others stop sending it slices. */
-    void shutdown() {
+    @Override
+    public void shutdown() {
         engine.serverChanged();
     }
 
-    /** The distributed groups of a graph on this scheduler, checked and made once per graph. */
-    ClusterPlan plan(CompiledGraph graph) {
-        return graph.bound(this, ClusterPlan.class, ClusterPlan::new);
-    }
-
-    /** The distributed side of a run, or null when its graph has no distributed group. */
-    @Nullable
-    DistributedRun runOf(GraphRun run) {
-        ClusterPlan plan = plan(run.graph);
-        return plan.groups.isEmpty() ? null : new DistributedRun(run, this, plan);
+    /** The distributed groups of a graph on this scheduler, checked once per graph; null when it has none. */
+    @Override
+    public @Nullable ClusterPlan graph(CompiledGraph graph) {
+        ClusterPlan plan = new ClusterPlan(this, graph);
+        return plan.groups.isEmpty() ? null : plan;
     }
 
     /**
@@ -153,113 +153,6 @@ final class ClusterLink {
 
     private static int ceilDiv(int a, int b) {
         return (a + b - 1) / b;
-    }
-
-    /** A graph's distributed groups, and for each task the group it belongs to (-1: none). */
-    static final class ClusterPlan {
-
-        final List<TaskGroup<?>> groups;
-        /** What the members of each group need of the member their slice goes to, by position in {@link #groups}. */
-        final List<Needs> needs;
-        /** The graph's fingerprint, which workers compare with their own; empty without distributed groups. */
-        final String fingerprint;
-
-        private final int @Nullable [] groupOf;
-
-        ClusterPlan(CompiledGraph graph) {
-            Map<TaskGroup<?>, Integer> found = new IdentityHashMap<>();
-            List<TaskGroup<?>> list = new ArrayList<>();
-            int[] of = null;
-            for (int i = 0; i < graph.size(); i++) {
-                Task<?> t = graph.task(i);
-                TaskGroup<?> g = t.group();
-                if (g == null || !g.isDistributed()) {
-                    continue;
-                }
-                if (of == null) {
-                    of = new int[graph.size()];
-                    Arrays.fill(of, -1);
-                }
-                Integer position = found.get(g);
-                if (position == null) {
-                    position = list.size();
-                    found.put(g, position);
-                    list.add(g);
-                }
-                of[i] = position;
-            }
-            if (of != null) {
-                refuseDependenciesWithinGroups(graph, of, list.size());
-            }
-            this.groups = List.copyOf(list);
-            this.needs = list.stream().map(Needs::of).toList();
-            this.groupOf = of;
-            this.fingerprint = list.isEmpty() ? "" : GraphFingerprint.of(graph.graph());
-        }
-
-        /**
-         * A slice is sent once all its members are ready, so a member that depends on another member
-         * of its group, directly or through other tasks, could wait for its own slice (or for a slice
-         * that waits for it): refused, naming both members. One breadth-first walk per distributed
-         * group, from its members' successors.
-         */
-        private static void refuseDependenciesWithinGroups(CompiledGraph compiled, int[] groupOf, int groups) {
-            GraphTopology graph = compiled.topology();
-            int n = graph.size();
-            int[] reachedFrom = new int[n];
-            int[] queue = new int[n];
-            for (int p = 0; p < groups; p++) {
-                Arrays.fill(reachedFrom, -1);
-                int head = 0;
-                int tail = 0;
-                for (int m = 0; m < n; m++) {
-                    if (groupOf[m] != p) {
-                        continue;
-                    }
-                    for (int q = graph.successorStart(m); q < graph.successorEnd(m); q++) {
-                        int s = graph.successor(q);
-                        if (reachedFrom[s] < 0) {
-                            reachedFrom[s] = m;
-                            queue[tail++] = s;
-                        }
-                    }
-                }
-                while (head < tail) {
-                    int x = queue[head++];
-                    if (groupOf[x] == p) {
-                        String member = graph.name(x);
-                        String other = graph.name(reachedFrom[x]);
-                        throw new GraphValidationException(
-                                GraphValidationException.Problem.INVALID_SETTING,
-                                List.of(member, other),
-                                "graph '" + graph.name() + "': '" + member + "' depends on '" + other
-                                        + "', a member of the same distributed group; a distributed group's"
-                                        + " members run in slices once all of a slice's members are ready,"
-                                        + " so they may not depend on one another, directly or through other"
-                                        + " tasks (make the group not distributed, or move the dependency out"
-                                        + " of it)");
-                    }
-                    for (int q = graph.successorStart(x); q < graph.successorEnd(x); q++) {
-                        int s = graph.successor(q);
-                        if (reachedFrom[s] < 0) {
-                            reachedFrom[s] = reachedFrom[x];
-                            queue[tail++] = s;
-                        }
-                    }
-                }
-            }
-        }
-
-        /** The position in {@link #groups} of task {@code i}'s group, or -1 when it is in no distributed group. */
-        int groupOf(int i) {
-            int[] of = groupOf;
-            return of == null ? -1 : of[i];
-        }
-
-        /** Whether task {@code i} runs where its slice goes (a member of a distributed group). */
-        boolean distributes(int i) {
-            return groupOf(i) >= 0;
-        }
     }
 
     /**
