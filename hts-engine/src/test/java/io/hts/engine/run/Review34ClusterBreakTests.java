@@ -11,6 +11,13 @@ import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskGroup;
 import io.hts.engine.graph.TaskState;
 import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +25,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Review of issue 34's distribution move and dynamic tasks, on a scheduler with a cluster engine
@@ -212,5 +220,104 @@ class Review34ClusterBreakTests {
         }
         GraphRun run = built.get(0).submit(g).await(WAIT);
         assertThat(run.results(parts)).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+    }
+
+    // ================================================================== the extension not found
+
+    @TempDir
+    Path dir;
+
+    /**
+     * Builds a scheduler with a cluster engine from hts-engine's classes in a class loader of their
+     * own, without META-INF/services (a repackaged jar that lost it, say); returns what build()
+     * threw.
+     */
+    private Throwable buildWithoutServiceFile(String threadPrefix) throws Exception {
+        Path classes = Path.of(Scheduler.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path copy = dir.resolve("engine-without-services");
+        try (Stream<Path> walk = Files.walk(classes)) {
+            for (Path p : (Iterable<Path>) walk::iterator) {
+                String rel = classes.relativize(p).toString();
+                if (rel.startsWith("META-INF/services")) {
+                    continue;
+                }
+                Path to = copy.resolve(rel);
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(to);
+                } else {
+                    Files.copy(p, to);
+                }
+            }
+        }
+        List<URL> urls = new ArrayList<>();
+        urls.add(copy.toUri().toURL());
+        for (Class<?> c : new Class<?>[] {
+            io.github.resilience4j.retry.Retry.class,
+            io.github.resilience4j.core.IntervalFunction.class,
+            io.github.resilience4j.timelimiter.TimeLimiter.class,
+            io.github.resilience4j.circuitbreaker.CircuitBreaker.class,
+            io.github.resilience4j.bulkhead.Bulkhead.class,
+            org.HdrHistogram.Histogram.class,
+            org.slf4j.LoggerFactory.class,
+            org.jspecify.annotations.Nullable.class
+        }) {
+            urls.add(c.getProtectionDomain().getCodeSource().getLocation());
+        }
+        try (URLClassLoader loader = new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
+            Class<?> schedulerType = loader.loadClass("io.hts.engine.run.Scheduler");
+            assertThat(schedulerType).isNotSameAs(Scheduler.class);
+            Object builder = schedulerType.getMethod("builder").invoke(null);
+            Class<?> builderType = builder.getClass();
+            builderType.getMethod("threads", int.class).invoke(builder, 2);
+            builderType.getMethod("threadNamePrefix", String.class).invoke(builder, threadPrefix);
+            Class<?> engineType = loader.loadClass("io.hts.engine.cluster.ClusterEngine");
+            Object engine = Proxy.newProxyInstance(loader, new Class<?>[] {engineType}, (proxy, m, args) -> {
+                if (m.getName().equals("toString")) {
+                    return "a fake engine";
+                }
+                throw new UnsupportedOperationException(m.getName());
+            });
+            builderType.getMethod("cluster", engineType).invoke(builder, engine);
+            try {
+                builderType.getMethod("build").invoke(builder);
+            } catch (InvocationTargetException ex) {
+                return ex.getCause();
+            }
+            throw new AssertionError("a scheduler with a cluster was built without the extension's service file");
+        }
+    }
+
+    /**
+     * Without the service file a scheduler with a cluster cannot be built: the error says so, naming
+     * the service and the provider to restore (a user who repackaged the jar must know what line
+     * in which file went missing: {@code META-INF/services/io.hts.engine.run.internal.ExtensionFactory}
+     * listing {@code io.hts.engine.cluster.internal.ClusterDistribution}); the message names the
+     * service only.
+     */
+    @Test
+    void withoutTheServiceFileTheErrorNamesTheFileAndTheProviderToRestore() throws Exception {
+        Throwable thrown = buildWithoutServiceFile("no-services-a-");
+
+        assertThat(thrown)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("io.hts.engine.run.internal.ExtensionFactory")
+                .hasMessageContaining("META-INF/services/io.hts.engine.run.internal.ExtensionFactory")
+                .hasMessageContaining("io.hts.engine.cluster.internal.ClusterDistribution");
+    }
+
+    /**
+     * The refused build has already started the scheduler's worker threads (the extension is
+     * looked up last in the constructor); nothing stops them.
+     */
+    @Test
+    void withoutTheServiceFileTheRefusedBuildLeavesNoThreadsBehind() throws Exception {
+        Throwable thrown = buildWithoutServiceFile("no-services-b-");
+
+        assertThat(thrown).isInstanceOf(IllegalStateException.class).hasMessageContaining("ExtensionFactory");
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
+                .extracting(Thread::getName)
+                .filteredOn(n -> n.startsWith("no-services-b-"))
+                .as("threads of the scheduler whose build failed")
+                .isEmpty());
     }
 }
