@@ -311,4 +311,51 @@ class Review34DynamicTasksBreakTests {
             assertThat(run.pendingTasks()).isZero();
         }
     }
+
+    /**
+     * "What every unfinished task waits on: the seed's answer to 'the program hangs'": a run whose
+     * only unfinished work is a dynamic task (a subflow that hangs, say) is diagnosed with no
+     * unfinished task at all (every static task is final), and the run's own description counts
+     * more unfinished tasks than the graph has ({@code pendingTasks()} counts dynamic tasks,
+     * {@code diagnose()}, {@code states()} and {@code toString()}'s total do not). The stall
+     * watchdog would log this empty diagnosis.
+     */
+    @Test
+    void aRunThatWaitsOnlyForDynamicTasksIsDiagnosedWithThem() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch stuck = new CountDownLatch(3);
+        TaskGraph g = TaskGraph.named("hangs-in-a-subflow");
+        Task<String> root = g.task("root").cpu(ctx -> {
+            for (int i = 0; i < 3; i++) {
+                DynamicTasks.spawn(ctx, "stuck-" + i, x -> {
+                    stuck.countDown();
+                    return release.await(20, TimeUnit.SECONDS);
+                });
+            }
+            return "root";
+        });
+        try (Scheduler s = Scheduler.builder().threads(4).build()) {
+            GraphRun run = s.submit(g);
+            try {
+                assertThat(stuck.await(10, TimeUnit.SECONDS)).isTrue();
+                await().atMost(LONG).until(() -> run.state(root) == TaskState.SUCCEEDED);
+                Diagnosis d = run.diagnose();
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+) of (\\d+) tasks unfinished")
+                        .matcher(run.toString());
+                assertThat(m.find()).isTrue();
+                org.assertj.core.api.SoftAssertions.assertSoftly(soft -> {
+                    soft.assertThat(d.waiting())
+                            .as("what the diagnosis says the run waits on: %s", d)
+                            .extracting(Diagnosis.Waiting::taskName)
+                            .contains("stuck-0", "stuck-1", "stuck-2");
+                    soft.assertThat(Integer.parseInt(m.group(1)))
+                            .as("unfinished tasks in the run's description: %s", run)
+                            .isLessThanOrEqualTo(Integer.parseInt(m.group(2)));
+                });
+            } finally {
+                release.countDown();
+            }
+            run.await(LONG);
+        }
+    }
 }
