@@ -271,6 +271,65 @@ class KernelGateScriptTests {
         assertThat(r.output()).contains("no figure of the baseline").doesNotContain("slower than");
     }
 
+    /**
+     * A gate stopped while it builds the baseline (SIGTERM to the script, as {@code timeout} and
+     * {@code kill} send it; the team runs it under {@code timeout 2400}) removes its worktree, but
+     * the Maven build it started goes on in the background, in the deleted worktree, for minutes of
+     * CPU on the box the next measurement runs on (the same holds for native-peer.sh's JMH JVMs).
+     */
+    @Test
+    void aGateStoppedDuringTheBaselineBuildStopsTheBuild() throws Exception {
+        Path pidFile = dir.resolve("mvn.pid");
+        ProcessBuilder pb = new ProcessBuilder("bash", repo.resolve("hts-benchmarks/scripts/kernel-gate.sh").toString())
+                .directory(repo.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("stopped.txt").toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        Map<String, String> e = pb.environment();
+        e.put("PATH", fakes + File.pathSeparator + System.getenv("PATH"));
+        e.put("JAVA_HOME", dir.resolve("fakes/jdk").toString());
+        e.put("CXX", fakes.resolve("g++").toString());
+        e.put("BASELINE", baseline);
+        e.put("OUT", dir.resolve("out").toString());
+        e.put("FAKE_MVN_SLEEP", "60");
+        e.put("FAKE_MVN_PIDFILE", pidFile.toString());
+        Process gate = pb.start();
+        long build = -1;
+        try {
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (build < 0 && System.nanoTime() < until) {
+                if (Files.exists(pidFile) && !Files.readString(pidFile).isBlank()) {
+                    build = Long.parseLong(Files.readString(pidFile).trim());
+                } else {
+                    java.util.concurrent.locks.LockSupport.parkNanos(10_000_000); // polls a file the stand-in writes
+                }
+            }
+            assertThat(build).as("the baseline build started").isPositive();
+            gate.destroy(); // SIGTERM
+            assertThat(gate.waitFor(20, TimeUnit.SECONDS)).isTrue();
+            boolean ended = ProcessHandle.of(build)
+                    .map(h -> {
+                        try {
+                            h.onExit().get(5, TimeUnit.SECONDS);
+                            return true;
+                        } catch (Exception ex) {
+                            return false;
+                        }
+                    })
+                    .orElse(true);
+            assertThat(ended)
+                    .as("the baseline's Maven build (pid %d) ended within 5 s of the gate's stop", build)
+                    .isTrue();
+        } finally {
+            if (build > 0) {
+                ProcessHandle.of(build).ifPresent(h -> { // the stand-in this test started, and its sleep
+                    h.descendants().forEach(ProcessHandle::destroy);
+                    h.destroy();
+                });
+            }
+        }
+    }
+
     private static Path which(String tool) {
         for (String d : System.getenv("PATH").split(File.pathSeparator)) {
             Path p = Path.of(d, tool);
