@@ -358,4 +358,53 @@ class Review34DynamicTasksBreakTests {
             run.await(LONG);
         }
     }
+
+    /**
+     * Nested runs inside dynamic bodies, 40 deep on one worker (past the 32 a worker helps): each
+     * level's static task adds a dynamic task whose body runs the next level's graph and waits;
+     * then the same chain with the outermost dynamic task cancelled while the innermost waits: every
+     * nested run is cancelled and the outer run ends. Held.
+     */
+    @Test
+    void nestedRunsInsideDynamicBodiesFortyDeepOnOneWorker() throws Exception {
+        for (boolean cancel : new boolean[] {false, true}) {
+            CountDownLatch innermost = new CountDownLatch(1);
+            AtomicReference<DynamicTask<?>> outermost = new AtomicReference<>();
+            try (Scheduler s = Scheduler.builder().threads(1).build()) {
+                GraphRun run = s.submit(level(0, 40, cancel, innermost, outermost));
+                if (cancel) {
+                    assertThat(innermost.await(10, TimeUnit.SECONDS)).isTrue();
+                    assertThat(outermost.get().cancel()).isTrue();
+                    assertThatThrownBy(() -> run.await(LONG)).isInstanceOf(GraphRunException.class);
+                    assertThat(outermost.get().state()).isEqualTo(TaskState.CANCELLED);
+                } else {
+                    run.await(LONG);
+                    assertThat(outermost.get().result()).isEqualTo(40);
+                }
+            }
+        }
+    }
+
+    private static TaskGraph level(
+            int k, int depth, boolean block, CountDownLatch innermost, AtomicReference<DynamicTask<?>> outermost) {
+        TaskGraph g = TaskGraph.named("level-" + k);
+        g.task("t").cpu(ctx -> {
+            DynamicTask<Integer> d = DynamicTasks.spawn(ctx, "d" + k, x -> {
+                if (k == depth - 1) {
+                    innermost.countDown();
+                    if (block) {
+                        Thread.sleep(20_000); // interrupted by the cancel reaching this nested run
+                    }
+                    return depth;
+                }
+                io.hts.engine.graph.RunResults r = x.execute(level(k + 1, depth, block, innermost, outermost));
+                return r.status() == RunStatus.SUCCEEDED ? depth : -1;
+            });
+            if (k == 0) {
+                outermost.set(d);
+            }
+            return k;
+        });
+        return g;
+    }
 }
