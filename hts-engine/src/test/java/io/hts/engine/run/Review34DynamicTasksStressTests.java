@@ -134,6 +134,10 @@ class Review34DynamicTasksStressTests {
         }
         GraphRun run = s.submit(g, RunOptions.failureMode(mode));
         round.run.set(run);
+        List<java.util.concurrent.CompletableFuture<Integer>> watched = new ArrayList<>();
+        for (Task<Integer> t : round.statics) {
+            watched.add(run.whenDone(t));
+        }
         int action = rnd.nextInt(8);
         if (action == 0) {
             spin(rnd.nextInt(200));
@@ -150,6 +154,15 @@ class Review34DynamicTasksStressTests {
             // checked below
         }
         check(round, run, seed, events);
+        for (int i = 0; i < n; i++) {
+            java.util.concurrent.CompletableFuture<Integer> f = watched.get(i);
+            TaskState st = run.state(round.statics.get(i));
+            assertThat(f).as("seed %d: whenDone of s%d (%s)", seed, i, st).isDone();
+            assertThat(f.isCompletedExceptionally()).as("seed %d s%d", seed, i).isEqualTo(st != TaskState.SUCCEEDED);
+            if (st == TaskState.SUCCEEDED) {
+                assertThat(f.get()).isEqualTo(i);
+            }
+        }
         STATS.merge(run.status().toString(), 1, Integer::sum);
         for (Node node : round.nodes) {
             STATS.merge("d-" + node.task.state(), 1, Integer::sum);
@@ -260,7 +273,11 @@ class Review34DynamicTasksStressTests {
         int n = run.topology.size();
         Map<Integer, List<EventType>> terminal = new ConcurrentHashMap<>();
         Map<Integer, Integer> started = new ConcurrentHashMap<>();
+        Map<Integer, List<TaskEvent>> byTask = new ConcurrentHashMap<>();
         for (TaskEvent e : all) {
+            if (e.runId() == run.runId() && e.taskIndex() >= 0) {
+                byTask.computeIfAbsent(e.taskIndex(), k -> new CopyOnWriteArrayList<>()).add(e);
+            }
             if (e.runId() != run.runId() || e.taskIndex() < 0) {
                 continue;
             }
@@ -293,6 +310,17 @@ class Review34DynamicTasksStressTests {
             assertThat(st.isTerminal()).as(what).isTrue();
             assertThat(terminal.get(t.index())).as(what + ": terminal events").containsExactly(event(st));
             assertThat(started.getOrDefault(t.index(), 0)).as(what + ": starts").isEqualTo(node.runs.get());
+            List<EventType> order = byTask.getOrDefault(t.index(), List.of()).stream()
+                    .sorted(java.util.Comparator.comparingLong(TaskEvent::sequence))
+                    .map(TaskEvent::type)
+                    .toList();
+            if (node.runs.get() == 1) {
+                assertThat(order).as(what + ": its events in order").containsExactly(
+                        EventType.TASK_READY, EventType.TASK_STARTED, event(st));
+            } else if (st == TaskState.CANCELLED) {
+                assertThat(order).as(what + ": its events in order").endsWith(EventType.TASK_CANCELLED)
+                        .doesNotContain(EventType.TASK_STARTED);
+            }
             switch (st) {
                 case SUCCEEDED -> {
                     assertThat(node.runs).as(what).hasValue(1);
