@@ -407,4 +407,53 @@ class Review34DynamicTasksBreakTests {
         });
         return g;
     }
+
+    /**
+     * A pipeline in one long-lived run (the use DynamicTasks' class comment names: "dependent async
+     * tasks and pipelines"): each stage adds the next and returns a result nobody keeps a handle to.
+     * The run's table ({@code DynamicTable}, append-only) keeps every task ever added, and each
+     * task its result, until the run itself is dropped: a run that keeps adding tasks grows without
+     * bound (and stops at the table's 2^30 entries). Here, with 3,000 stages done, the results of
+     * the first stages are still reachable.
+     */
+    @Test
+    void aLongPipelineDoesNotKeepResultsNobodyCanReadAnyMore() throws Exception {
+        int n = 3_000;
+        List<java.lang.ref.WeakReference<byte[]>> produced = java.util.Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger cleared = new AtomicInteger(-1);
+        TaskGraph g = TaskGraph.named("pipeline-memory");
+        g.task("root").cpu(ctx -> {
+            DynamicTasks.spawn(ctx, "stage-0", pipelineStage(0, n, produced, cleared));
+            return null;
+        });
+        try (Scheduler s = Scheduler.builder().threads(2).build()) {
+            s.submit(g).await(LONG);
+        }
+        assertThat(cleared.get())
+                .as("results of the first %d stages collectable once stage %d runs", n - 100, n - 1)
+                .isGreaterThanOrEqualTo((n - 100) * 9 / 10);
+    }
+
+    private static io.hts.engine.graph.TaskBody<byte[]> pipelineStage(
+            int k, int n, List<java.lang.ref.WeakReference<byte[]>> produced, AtomicInteger cleared) {
+        return ctx -> {
+            byte[] result = new byte[16 * 1024];
+            produced.add(new java.lang.ref.WeakReference<>(result));
+            if (k == n - 1) {
+                for (int i = 0; i < 3; i++) {
+                    System.gc();
+                }
+                int c = 0;
+                for (int i = 0; i < n - 100; i++) {
+                    if (produced.get(i).get() == null) {
+                        c++;
+                    }
+                }
+                cleared.set(c);
+            } else {
+                DynamicTasks.spawn(ctx, "stage-" + (k + 1), pipelineStage(k + 1, n, produced, cleared), (DynamicTask<?>) ctx);
+            }
+            return result;
+        };
+    }
 }
