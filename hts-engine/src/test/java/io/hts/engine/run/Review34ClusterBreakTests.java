@@ -227,18 +227,57 @@ class Review34ClusterBreakTests {
     @TempDir
     Path dir;
 
+    private final List<AutoCloseable> builtElsewhere = new ArrayList<>();
+
+    @AfterEach
+    void closeBuiltElsewhere() throws Exception {
+        for (AutoCloseable c : builtElsewhere) {
+            c.close();
+        }
+    }
+
+    /**
+     * ExtensionFactory's javadoc: the kernel loads the service "from this module's own providers".
+     * On the class path ServiceLoader takes every jar's {@code META-INF/services} file, and the
+     * kernel takes the first provider it meets: a stale or foreign entry ahead of hts-engine (an
+     * old copy of the engine, a repackaged jar) is used instead of the engine's own, here failing
+     * every cluster build with a {@code ServiceConfigurationError} (an Error, which leaks the
+     * scheduler's threads as above) although the engine's own provider is right behind it.
+     */
+    @Test
+    void theKernelUsesItsOwnProviderWhateverElseTheClassPathLists() throws Exception {
+        Path foreign = dir.resolve("foreign");
+        Files.createDirectories(foreign.resolve("META-INF/services"));
+        Files.writeString(
+                foreign.resolve("META-INF/services/io.hts.engine.run.internal.ExtensionFactory"),
+                "com.example.relocated.ClusterDistribution\n");
+
+        Throwable thrown = buildInOwnLoader("foreign-first-", true, foreign);
+
+        assertThat(thrown).as("what building a scheduler with a cluster threw").isNull();
+    }
+
     /**
      * Builds a scheduler with a cluster engine from hts-engine's classes in a class loader of their
      * own, without META-INF/services (a repackaged jar that lost it, say); returns what build()
      * threw.
      */
     private Throwable buildWithoutServiceFile(String threadPrefix) throws Exception {
+        return buildInOwnLoader(threadPrefix, false, null);
+    }
+
+    /**
+     * Builds a scheduler with a cluster engine from hts-engine's classes in a class loader of their
+     * own (with or without their service file), with {@code first} ahead of them on its path;
+     * returns what build() threw, or null when it built.
+     */
+    private Throwable buildInOwnLoader(String threadPrefix, boolean withServices, Path first) throws Exception {
         Path classes = Path.of(Scheduler.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         Path copy = dir.resolve("engine-without-services");
         try (Stream<Path> walk = Files.walk(classes)) {
             for (Path p : (Iterable<Path>) walk::iterator) {
                 String rel = classes.relativize(p).toString();
-                if (rel.startsWith("META-INF/services")) {
+                if (!withServices && rel.startsWith("META-INF/services")) {
                     continue;
                 }
                 Path to = copy.resolve(rel);
@@ -250,6 +289,9 @@ class Review34ClusterBreakTests {
             }
         }
         List<URL> urls = new ArrayList<>();
+        if (first != null) {
+            urls.add(first.toUri().toURL());
+        }
         urls.add(copy.toUri().toURL());
         for (Class<?> c : new Class<?>[] {
             io.github.resilience4j.retry.Retry.class,
@@ -275,15 +317,22 @@ class Review34ClusterBreakTests {
                 if (m.getName().equals("toString")) {
                     return "a fake engine";
                 }
+                if (m.getReturnType() == void.class) {
+                    return null; // serve, serverChanged, close
+                }
                 throw new UnsupportedOperationException(m.getName());
             });
             builderType.getMethod("cluster", engineType).invoke(builder, engine);
             try {
-                builderType.getMethod("build").invoke(builder);
+                Object built = builderType.getMethod("build").invoke(builder);
+                builtElsewhere.add((AutoCloseable) built);
+                if (!withServices) {
+                    throw new AssertionError("a scheduler with a cluster was built without the extension's service file");
+                }
+                return null;
             } catch (InvocationTargetException ex) {
                 return ex.getCause();
             }
-            throw new AssertionError("a scheduler with a cluster was built without the extension's service file");
         }
     }
 
