@@ -81,9 +81,13 @@ class KernelGateScriptTests {
     }
 
     private String git(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of("git", "-c", "user.name=review", "-c", "user.email=r@example.com"));
+        List<String> command =
+                new ArrayList<>(List.of("git", "-c", "user.name=review", "-c", "user.email=r@example.com"));
         command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).directory(repo.toFile()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(command)
+                .directory(repo.toFile())
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as("git %s: %s", List.of(args), out).isZero();
@@ -92,7 +96,9 @@ class KernelGateScriptTests {
 
     /** Runs the gate with the stand-ins and {@code env} (one shape, one round, Taskflow only, by default). */
     private Result gate(Map<String, String> env) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder("bash", repo.resolve("hts-benchmarks/scripts/kernel-gate.sh").toString())
+        ProcessBuilder pb = new ProcessBuilder(
+                        "bash",
+                        repo.resolve("hts-benchmarks/scripts/kernel-gate.sh").toString())
                 .directory(repo.toFile())
                 .redirectErrorStream(true)
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
@@ -135,7 +141,9 @@ class KernelGateScriptTests {
 
         Result slower = gate(env("FAKE_NOW_NS", "150", "FAKE_BASE_NS", "100"));
         assertThat(slower.exit()).as(slower.output()).isEqualTo(3);
-        assertThat(slower.output()).contains("REGRESSION").contains("chain htsNoProfiling: 150.0 ns a task against 100.0");
+        assertThat(slower.output())
+                .contains("REGRESSION")
+                .contains("chain htsNoProfiling: 150.0 ns a task against 100.0");
     }
 
     /**
@@ -152,7 +160,8 @@ class KernelGateScriptTests {
         assertThat(m.find()).as(r.output()).isTrue();
         assertThat(Path.of(m.group(1))).doesNotExist();
         assertThat(git("worktree", "list").lines()).hasSize(1);
-        assertThat(repo.resolve("hts-benchmarks/target/baseline/benchmarks-" + baseline + ".jar")).doesNotExist();
+        assertThat(repo.resolve("hts-benchmarks/target/baseline/benchmarks-" + baseline + ".jar"))
+                .doesNotExist();
 
         Result again = gate(env());
         assertThat(again.exit()).as(again.output()).isZero();
@@ -224,9 +233,9 @@ class KernelGateScriptTests {
     void withoutPythonTheGateNamesPython() throws Exception {
         Path bin = dir.resolve("no-python-bin");
         Files.createDirectories(bin);
-        for (String tool : List.of("bash", "git", "grep", "head", "tr", "date", "mktemp", "dirname", "cat", "cp",
-                "mkdir", "sed", "awk", "cut", "tac", "paste", "env", "ls", "rm", "chmod", "printf", "tail", "nproc",
-                "lscpu", "free")) {
+        for (String tool : List.of(
+                "bash", "git", "grep", "head", "tr", "date", "mktemp", "dirname", "cat", "cp", "mkdir", "sed", "awk",
+                "cut", "tac", "paste", "env", "ls", "rm", "chmod", "printf", "tail", "nproc", "lscpu", "free")) {
             Path found = which(tool);
             if (found != null) { // a wrapper, not a link: the temporary directory's clean-up then says nothing
                 Files.writeString(bin.resolve(tool), "#!/bin/sh\nexec " + found + " \"$@\"\n");
@@ -251,7 +260,9 @@ class KernelGateScriptTests {
 
         assertThat(r.exit()).as(r.output()).isNotZero();
         assertThat(r.output()).contains("no C++ compiler '/nonexistent/g++'");
-        assertThat(Files.readAllLines(mvnLog)).as("Maven builds made before the missing compiler was reported").isEmpty();
+        assertThat(Files.readAllLines(mvnLog))
+                .as("Maven builds made before the missing compiler was reported")
+                .isEmpty();
     }
 
     /**
@@ -280,7 +291,9 @@ class KernelGateScriptTests {
     @Test
     void aGateStoppedDuringTheBaselineBuildStopsTheBuild() throws Exception {
         Path pidFile = dir.resolve("mvn.pid");
-        ProcessBuilder pb = new ProcessBuilder("bash", repo.resolve("hts-benchmarks/scripts/kernel-gate.sh").toString())
+        ProcessBuilder pb = new ProcessBuilder(
+                        "bash",
+                        repo.resolve("hts-benchmarks/scripts/kernel-gate.sh").toString())
                 .directory(repo.toFile())
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve("stopped.txt").toFile())
@@ -322,10 +335,12 @@ class KernelGateScriptTests {
                     .isTrue();
         } finally {
             if (build > 0) {
-                ProcessHandle.of(build).ifPresent(h -> { // the stand-in this test started, and its sleep
-                    h.descendants().forEach(ProcessHandle::destroy);
-                    h.destroy();
-                });
+                ProcessHandle.of(build)
+                        .ifPresent(
+                                h -> { // the stand-in this test started, and its sleep
+                                    h.descendants().forEach(ProcessHandle::destroy);
+                                    h.destroy();
+                                });
             }
         }
     }

@@ -62,28 +62,49 @@ class PeerHarnessTests {
         Path source = dir.resolve("driver.cpp");
         Files.writeString(source, DRIVER);
         String cxx = System.getenv().getOrDefault("CXX", "g++");
-        run(dir, List.of(cxx, "-std=c++17", "-O1", "-pthread", "-I", Path.of("native").toAbsolutePath().toString(),
-                source.toString(), "-o", dir.resolve("driver").toString()));
+        run(
+                dir,
+                List.of(
+                        cxx,
+                        "-std=c++17",
+                        "-O1",
+                        "-pthread",
+                        "-I",
+                        Path.of("native").toAbsolutePath().toString(),
+                        source.toString(),
+                        "-o",
+                        dir.resolve("driver").toString()));
         Path deep = dir.resolve("a".repeat(120)).resolve("b".repeat(120)).resolve("c".repeat(120));
         Files.createDirectories(deep);
         Path shape = deep.resolve("chain.shape");
         Files.writeString(shape, "hts-shape 1 chain-3 3 2\n\n0\n1\n");
 
-        String json = run(dir, List.of(dir.resolve("driver").toString(), shape.toString(), "--warmup-iterations", "0",
-                        "--iterations", "1", "--iteration-seconds", "0.01"))
+        String json = run(
+                        dir,
+                        List.of(
+                                dir.resolve("driver").toString(),
+                                shape.toString(),
+                                "--warmup-iterations",
+                                "0",
+                                "--iterations",
+                                "1",
+                                "--iteration-seconds",
+                                "0.01"))
                 .lines()
                 .findFirst()
                 .orElseThrow();
 
         Path file = dir.resolve("report.json");
         Files.writeString(file, json + "\n");
-        Process check = new ProcessBuilder("python3", "-c", "import json, sys; json.loads(open(sys.argv[1]).readline())",
-                        file.toString())
+        Process check = new ProcessBuilder(
+                        "python3", "-c", "import json, sys; json.loads(open(sys.argv[1]).readline())", file.toString())
                 .redirectErrorStream(true)
                 .start();
         String err = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(check.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(check.exitValue()).as("the report %s is not JSON: %s", json, err).isZero();
+        assertThat(check.exitValue())
+                .as("the report %s is not JSON: %s", json, err)
+                .isZero();
         assertThat(json).contains("\"iterations\":1").contains("\"work_ns\":0");
     }
 }

@@ -6,10 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.hts.engine.cluster.LoopbackCluster;
 import io.hts.engine.graph.RunStatus;
-import io.hts.engine.graph.Task;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskGroup;
-import io.hts.engine.graph.TaskState;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -17,12 +15,12 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.stream.Stream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -120,8 +118,9 @@ class Review34ClusterBreakTests {
         } catch (GraphRunException expected) {
             // the run failed: as it should
         } catch (TimeoutException hung) {
-            throw new AssertionError("the fail-fast run still waits for the slices held on member b: "
-                    + run + "; " + run.states(), hung);
+            throw new AssertionError(
+                    "the fail-fast run still waits for the slices held on member b: " + run + "; " + run.states(),
+                    hung);
         }
         assertThat(run.status()).isEqualTo(RunStatus.FAILED);
     }
@@ -137,10 +136,13 @@ class Review34ClusterBreakTests {
     void aDistributedMemberAddsTasksWhereverItsSliceRuns() throws Exception {
         Supplier<TaskGraph> graph = () -> {
             TaskGraph g = TaskGraph.named("spawning-members");
-            g.group("part", 4, (i, t) -> t.cpu(ctx -> {
-                        DynamicTask<Integer> child = DynamicTasks.spawn(ctx, "child", x -> i * 10);
-                        return child.name;
-                    }))
+            g.group(
+                            "part",
+                            4,
+                            (i, t) -> t.cpu(ctx -> {
+                                DynamicTask<Integer> child = DynamicTasks.spawn(ctx, "child", x -> i * 10);
+                                return child.name;
+                            }))
                     .distributed(1);
             return g;
         };
@@ -180,11 +182,12 @@ class Review34ClusterBreakTests {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("serves already");
 
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
-                .extracting(Thread::getName)
-                .filteredOn(n -> n.startsWith("second-on-a-"))
-                .as("threads of the scheduler whose build failed")
-                .isEmpty());
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
+                        .extracting(Thread::getName)
+                        .filteredOn(n -> n.startsWith("second-on-a-"))
+                        .as("threads of the scheduler whose build failed")
+                        .isEmpty());
     }
 
     /** Schedulers built at once on many threads, each with its own engine (the factory's first load races). Held. */
@@ -272,7 +275,11 @@ class Review34ClusterBreakTests {
      * returns what build() threw, or null when it built.
      */
     private Throwable buildInOwnLoader(String threadPrefix, boolean withServices, Path first) throws Exception {
-        Path classes = Path.of(Scheduler.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path classes = Path.of(Scheduler.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         Path copy = dir.resolve("engine-without-services");
         try (Stream<Path> walk = Files.walk(classes)) {
             for (Path p : (Iterable<Path>) walk::iterator) {
@@ -305,7 +312,8 @@ class Review34ClusterBreakTests {
         }) {
             urls.add(c.getProtectionDomain().getCodeSource().getLocation());
         }
-        try (URLClassLoader loader = new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
+        try (URLClassLoader loader =
+                new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
             Class<?> schedulerType = loader.loadClass("io.hts.engine.run.Scheduler");
             assertThat(schedulerType).isNotSameAs(Scheduler.class);
             Object builder = schedulerType.getMethod("builder").invoke(null);
@@ -327,7 +335,8 @@ class Review34ClusterBreakTests {
                 Object built = builderType.getMethod("build").invoke(builder);
                 builtElsewhere.add((AutoCloseable) built);
                 if (!withServices) {
-                    throw new AssertionError("a scheduler with a cluster was built without the extension's service file");
+                    throw new AssertionError(
+                            "a scheduler with a cluster was built without the extension's service file");
                 }
                 return null;
             } catch (InvocationTargetException ex) {
@@ -363,10 +372,11 @@ class Review34ClusterBreakTests {
         Throwable thrown = buildWithoutServiceFile("no-services-b-");
 
         assertThat(thrown).isInstanceOf(IllegalStateException.class).hasMessageContaining("ExtensionFactory");
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
-                .extracting(Thread::getName)
-                .filteredOn(n -> n.startsWith("no-services-b-"))
-                .as("threads of the scheduler whose build failed")
-                .isEmpty());
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
+                        .extracting(Thread::getName)
+                        .filteredOn(n -> n.startsWith("no-services-b-"))
+                        .as("threads of the scheduler whose build failed")
+                        .isEmpty());
     }
 }

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,13 +41,16 @@ class Review34ClusterStressTests {
             group = graph.group(
                             "part",
                             n,
-                            (i, t) -> t.after(seed).retries(retries, Duration.ofMillis(1)).cpu(ctx -> {
-                                long mix = failSeed * 31 + i * 7L + ctx.attempt();
-                                if (failSeed != 0 && Math.floorMod(mix, 5) == 0) {
-                                    throw new IllegalStateException("part " + i + " fails (attempt " + ctx.attempt() + ")");
-                                }
-                                return ctx.input(seed) + i;
-                            }))
+                            (i, t) -> t.after(seed)
+                                    .retries(retries, Duration.ofMillis(1))
+                                    .cpu(ctx -> {
+                                        long mix = failSeed * 31 + i * 7L + ctx.attempt();
+                                        if (failSeed != 0 && Math.floorMod(mix, 5) == 0) {
+                                            throw new IllegalStateException(
+                                                    "part " + i + " fails (attempt " + ctx.attempt() + ")");
+                                        }
+                                        return ctx.input(seed) + i;
+                                    }))
                     .distributed(slice);
             sum = graph.task("sum").after(group).cpu(ctx -> {
                 long s = 0;
@@ -60,7 +62,8 @@ class Review34ClusterStressTests {
             if (spawn) {
                 graph.task("spawner").after(seed).cpu(ctx -> {
                     for (Task<Integer> m : group.members()) {
-                        spawned.add(DynamicTasks.spawn(ctx, "after-" + m.name(), x -> x.input(m) * 2, List.of(), m.index()));
+                        spawned.add(DynamicTasks.spawn(
+                                ctx, "after-" + m.name(), x -> x.input(m) * 2, List.of(), m.index()));
                     }
                     return 0;
                 });
@@ -152,7 +155,10 @@ class Review34ClusterStressTests {
                     }
                 }
                 STATS.merge(run.status() + (lose ? "/lost" : "") + (lacking ? "/lacking" : ""), 1, Integer::sum);
-                STATS.merge("remote-served", members.get(1).served() + members.get(2).served(), Integer::sum);
+                STATS.merge(
+                        "remote-served",
+                        members.get(1).served() + members.get(2).served(),
+                        Integer::sum);
                 boolean anyFailed = !run.failures().isEmpty();
                 if (anyFailed) {
                     assertThat(run.status()).as(at).isEqualTo(RunStatus.FAILED);

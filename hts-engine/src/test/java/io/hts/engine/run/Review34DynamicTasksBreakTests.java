@@ -10,13 +10,10 @@ import io.hts.engine.graph.TaskCancelledException;
 import io.hts.engine.graph.TaskContext;
 import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.graph.TaskState;
-import io.hts.engine.observe.EventType;
-import io.hts.engine.observe.TaskEvent;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -158,9 +155,12 @@ class Review34DynamicTasksBreakTests {
                 during.set(DynamicTasks.spawn(ctx, "from-thread", x -> 41 + 1));
                 try {
                     bodyReturned.await(10, TimeUnit.SECONDS);
-                    await().atMost(LONG).until(() -> !((TaskExecution) ctx).run.deps
-                            .state(((TaskExecution) ctx).index)
-                            .equals(TaskState.RUNNING));
+                    await().atMost(LONG)
+                            .until(() -> !((TaskExecution) ctx)
+                                    .run
+                                    .deps
+                                    .state(((TaskExecution) ctx).index)
+                                    .equals(TaskState.RUNNING));
                     DynamicTasks.spawn(ctx, "too-late", x -> 0);
                 } catch (Throwable ex) {
                     after.set(ex);
@@ -272,7 +272,8 @@ class Review34DynamicTasksBreakTests {
         }
     }
 
-    private static io.hts.engine.graph.TaskBody<Integer> stage(int left, AtomicInteger ran, AtomicReference<DynamicTask<?>> last) {
+    private static io.hts.engine.graph.TaskBody<Integer> stage(
+            int left, AtomicInteger ran, AtomicReference<DynamicTask<?>> last) {
         return ctx -> {
             int v = ran.incrementAndGet();
             if (left > 1) {
@@ -451,7 +452,8 @@ class Review34DynamicTasksBreakTests {
                 }
                 cleared.set(c);
             } else {
-                DynamicTasks.spawn(ctx, "stage-" + (k + 1), pipelineStage(k + 1, n, produced, cleared), (DynamicTask<?>) ctx);
+                DynamicTasks.spawn(
+                        ctx, "stage-" + (k + 1), pipelineStage(k + 1, n, produced, cleared), (DynamicTask<?>) ctx);
             }
             return result;
         };

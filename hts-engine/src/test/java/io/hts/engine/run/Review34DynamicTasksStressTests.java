@@ -185,9 +185,7 @@ class Review34DynamicTasksStressTests {
                 afterTasks.add(m.task);
             }
         }
-        int[] afterStatic = round.nextInt(3) == 0
-                ? new int[] {round.nextInt(round.statics.size())}
-                : new int[0];
+        int[] afterStatic = round.nextInt(3) == 0 ? new int[] {round.nextInt(round.statics.size())} : new int[0];
         Node node = new Node(id, after, afterStatic);
         int behaviour = round.nextInt(60);
         int children = round.nextInt(3);
@@ -276,7 +274,8 @@ class Review34DynamicTasksStressTests {
         Map<Integer, List<TaskEvent>> byTask = new ConcurrentHashMap<>();
         for (TaskEvent e : all) {
             if (e.runId() == run.runId() && e.taskIndex() >= 0) {
-                byTask.computeIfAbsent(e.taskIndex(), k -> new CopyOnWriteArrayList<>()).add(e);
+                byTask.computeIfAbsent(e.taskIndex(), k -> new CopyOnWriteArrayList<>())
+                        .add(e);
             }
             if (e.runId() != run.runId() || e.taskIndex() < 0) {
                 continue;
@@ -284,7 +283,8 @@ class Review34DynamicTasksStressTests {
             if (e.type() == EventType.TASK_SUCCEEDED
                     || e.type() == EventType.TASK_FAILED
                     || e.type() == EventType.TASK_CANCELLED) {
-                terminal.computeIfAbsent(e.taskIndex(), k -> new CopyOnWriteArrayList<>()).add(e.type());
+                terminal.computeIfAbsent(e.taskIndex(), k -> new CopyOnWriteArrayList<>())
+                        .add(e.type());
             }
             if (e.type() == EventType.TASK_STARTED) {
                 started.merge(e.taskIndex(), 1, Integer::sum);
@@ -295,7 +295,9 @@ class Review34DynamicTasksStressTests {
         for (int i = 0; i < n; i++) {
             TaskState st = run.deps.state(i);
             assertThat(st.isTerminal()).as(at + " static " + i).isTrue();
-            assertThat(terminal.get(i)).as(at + " static task %d's terminal events", i).containsExactly(event(st));
+            assertThat(terminal.get(i))
+                    .as(at + " static task %d's terminal events", i)
+                    .containsExactly(event(st));
             anyFailed |= st == TaskState.FAILED;
             anyCancelled |= st == TaskState.CANCELLED;
         }
@@ -315,10 +317,13 @@ class Review34DynamicTasksStressTests {
                     .map(TaskEvent::type)
                     .toList();
             if (node.runs.get() == 1) {
-                assertThat(order).as(what + ": its events in order").containsExactly(
-                        EventType.TASK_READY, EventType.TASK_STARTED, event(st));
+                assertThat(order)
+                        .as(what + ": its events in order")
+                        .containsExactly(EventType.TASK_READY, EventType.TASK_STARTED, event(st));
             } else if (st == TaskState.CANCELLED) {
-                assertThat(order).as(what + ": its events in order").endsWith(EventType.TASK_CANCELLED)
+                assertThat(order)
+                        .as(what + ": its events in order")
+                        .endsWith(EventType.TASK_CANCELLED)
                         .doesNotContain(EventType.TASK_STARTED);
             }
             switch (st) {

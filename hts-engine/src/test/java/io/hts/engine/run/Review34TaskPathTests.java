@@ -39,12 +39,14 @@ class Review34TaskPathTests {
             out.addAll(ctx.inputs(group));
             return out;
         });
-        Task<String> retried = g.task("retried").retries(2, Duration.ofMillis(1)).cpu(ctx -> {
-            if (ctx.attempt() < 3) {
-                throw new IllegalStateException("attempt " + ctx.attempt());
-            }
-            return null;
-        });
+        Task<String> retried = g.task("retried")
+                .retries(2, Duration.ofMillis(1))
+                .cpu(ctx -> {
+                    if (ctx.attempt() < 3) {
+                        throw new IllegalStateException("attempt " + ctx.attempt());
+                    }
+                    return null;
+                });
         try (Scheduler s = Scheduler.builder().threads(2).build()) {
             for (int round = 0; round < 50; round++) {
                 GraphRun run = s.submit(g);
@@ -73,11 +75,15 @@ class Review34TaskPathTests {
         TaskGraph g = TaskGraph.named("gpu-nulls");
         Task<int[]> first = g.task("first").gpu(ctx -> null);
         Task<Integer> second = g.task("second").after(first).gpu(ctx -> ctx.input(first) == null ? 7 : -1);
-        Task<Integer> both = g.task("both").after(second).bodies(ctx -> ctx.input(second) + 1, ctx -> ctx.input(second) + 1);
+        Task<Integer> both =
+                g.task("both").after(second).bodies(ctx -> ctx.input(second) + 1, ctx -> ctx.input(second) + 1);
         Task<String> last = g.task("last").after(both).cpu(ctx -> null);
         FakeGpuBackend gpu = new FakeGpuBackend(2);
         try (Scheduler s1 = Scheduler.builder().threads(2).gpuBackend(gpu).build();
-                Scheduler s2 = Scheduler.builder().threads(1).gpuBackend(new FakeGpuBackend(1)).build()) {
+                Scheduler s2 = Scheduler.builder()
+                        .threads(1)
+                        .gpuBackend(new FakeGpuBackend(1))
+                        .build()) {
             for (Scheduler s : Arrays.asList(s1, s2, s1)) {
                 GraphRun run = s.submit(g).await(LONG);
                 assertThat(run.result(first)).isNull();
