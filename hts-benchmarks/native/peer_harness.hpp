@@ -434,12 +434,14 @@ public:
         for (const auto& field : peer_fields) {
             json += "," + json_string(field.first) + ":" + field.second;
         }
+        // the shape's name and file (any length) go in as strings; the fixed-size numbers after them
+        json += ",\"shape\":" + json_string(shape_.name) + ",\"file\":" + json_string(options_.shape_file);
         char buffer[512];
         std::snprintf(buffer, sizeof buffer,
-                      ",\"shape\":%s,\"file\":%s,\"tasks\":%d,\"edges\":%lld,\"roots\":%d,\"threads\":%d,"
+                      ",\"tasks\":%d,\"edges\":%lld,\"roots\":%d,\"threads\":%d,"
                       "\"build_ms\":%.3f,\"warmup_iterations\":%d,\"warmup_seconds\":%g,\"iterations\":%d,"
                       "\"iteration_seconds\":%g,\"work_ns\":%lld",
-                      json_string(shape_.name).c_str(), json_string(options_.shape_file).c_str(), shape_.tasks,
+                      shape_.tasks,
                       shape_.edges, static_cast<int>(shape_.roots.size()), options_.threads, build_ms_,
                       options_.warmup_iterations, options_.warmup_seconds, options_.iterations,
                       options_.iteration_seconds, options_.work_ns);

@@ -21,7 +21,9 @@
 #      the baseline's, their ratio, and this revision's ratio to Taskflow and to oneTBB; writes the
 #      same table to $OUT/gate.md;
 #   4. exits 3 when a GATED method's ratio to the baseline exceeds 1 + TOLERANCE on any shape (naming
-#      the shape, method and both figures), 0 otherwise.
+#      the shape, method and both figures), 4 when a gated figure of either revision is missing (a
+#      method that did not run, no figures at all), 0 otherwise; 2 on a bad knob or a missing tool,
+#      143 when stopped by a signal (the build or measurement it started is stopped with it).
 #
 # Knobs (environment variables), besides native-peer.sh's own (ROUNDS, WI, W, I, R, THREADS, PEERS,
 # SHAPES, JVM_ARGS, MVN_ARGS, SKIP_BUILD, OUT):
@@ -37,6 +39,10 @@ ROOT=$(cd "$MODULE/.." && pwd)
 
 die() { echo "kernel-gate: $*" >&2; exit 2; }
 
+command -v python3 >/dev/null || die "no python3 (it reads the figures and gives the verdict); apt-get install python3"
+command -v "${CXX:-g++}" >/dev/null \
+  || die "no C++ compiler '${CXX:-g++}' (the native peers need one: apt-get install g++, or set CXX); nothing was built"
+
 BASELINE=${BASELINE:-$(grep -v '^#' "$SCRIPT_DIR/kernel-gate.baseline" | head -1 | tr -d '[:space:]')}
 [[ -n $BASELINE ]] || die "no BASELINE given and none in $SCRIPT_DIR/kernel-gate.baseline"
 COMMIT=$(git -C "$ROOT" rev-parse --verify --quiet "$BASELINE^{commit}") \
@@ -50,7 +56,26 @@ MVN_ARGS=${MVN_ARGS:--q}
 for m in $GATED; do
   [[ " $METHODS " == *" $m "* ]] || die "GATED method '$m' is not among METHODS ($METHODS)"
 done
-python3 -c "float('$TOLERANCE')" 2>/dev/null || die "TOLERANCE='$TOLERANCE' is not a number (0.10 means 10 %)"
+python3 -c "import math, sys; t = float(sys.argv[1]); sys.exit(0 if math.isfinite(t) and t >= 0 else 1)" "$TOLERANCE" 2>/dev/null \
+  || die "TOLERANCE='$TOLERANCE' is not a finite number of 0 or more (0.10 means 10 %)"
+
+# A child (the baseline's build, the measurement) runs in a process group of its own, so that a gate
+# stopped by a signal (timeout, kill, ^C) stops it too instead of leaving it running.
+CHILD=""
+stopped() {
+  [[ -n $CHILD ]] && kill -TERM -- "-$CHILD" 2>/dev/null
+  echo "kernel-gate: stopped by a signal; what it had started was stopped too" >&2
+  exit 143
+}
+trap stopped TERM INT HUP
+in_own_group() { # command...: runs it in a process group of its own and waits for it
+  setsid "$@" &
+  CHILD=$!
+  local rc=0
+  wait "$CHILD" || rc=$?
+  CHILD=""
+  return "$rc"
+}
 
 # 1. the baseline's jar, built once per commit
 JAR_DIR=$MODULE/target/baseline
@@ -61,13 +86,14 @@ if [[ ! -f $BASE_JAR ]]; then
   trap 'git -C "$ROOT" worktree remove --force "$TREE" >/dev/null 2>&1 || rm -rf "$TREE"' EXIT
   echo "kernel-gate: building the benchmarks of $SHORT ($BASELINE) in $TREE" >&2
   git -C "$ROOT" worktree add --detach "$TREE" "$COMMIT" >/dev/null
-  (cd "$TREE" && ./mvnw -B -ntp $MVN_ARGS -pl hts-benchmarks -am package -DskipTests -Djacoco.skip=true) \
+  in_own_group bash -c 'cd "$1" && shift && exec ./mvnw -B -ntp "$@" -pl hts-benchmarks -am package -DskipTests -Djacoco.skip=true' \
+      build "$TREE" $MVN_ARGS \
     || die "building $SHORT's benchmarks failed (see above)"
   cp "$TREE/hts-benchmarks/target/benchmarks.jar" "$BASE_JAR"
 fi
 
 # 2. one run of everything, side by side
-BASELINE_JAR=$BASE_JAR BASELINE_NAME="$SHORT ($BASELINE)" bash "$SCRIPT_DIR/native-peer.sh"
+BASELINE_JAR=$BASE_JAR BASELINE_NAME="$SHORT ($BASELINE)" in_own_group bash "$SCRIPT_DIR/native-peer.sh"
 
 # 3 and 4. the ratios, and the verdict
 python3 - "$OUT" "$METHODS" "$GATED" "$TOLERANCE" "$SHORT" "$(git -C "$ROOT" rev-parse --short HEAD)" <<'PY'
@@ -84,11 +110,15 @@ def fmt(x, digits=2):
 lines = [f"this revision ({head}) against {base}, Taskflow and oneTBB, median ns per task; gate: a slow-down of more than {tolerance:.0%} over {base} on {', '.join(sorted(gated))}", "",
          "| shape | method | now | " + base + " | now / " + base + " | now / Taskflow | now / oneTBB | verdict |",
          "|---|---|---|---|---|---|---|---|"]
-failures = []
+failures, missing = [], []
+if not shapes:
+    missing.append("no figures at all in " + os.path.join(out, "summary.csv"))
 for shape in shapes:
     for m in methods:
         now, before = rows.get((shape, m)), rows.get((shape, m + "@baseline"))
         if now is None:
+            if m in gated:
+                missing.append(f"{shape} {m}: no figure of this revision (did it run? METHODS and GATED name it)")
             continue
         n = float(now["median_ns_per_task"])
         b = float(before["median_ns_per_task"]) if before else None
@@ -99,7 +129,7 @@ for shape in shapes:
         if m in gated:
             if ratio is None:
                 verdict = "no baseline figure"
-                failures.append(f"{shape} {m}: no figure of the baseline to compare with")
+                missing.append(f"{shape} {m}: no figure of the baseline ({base}) to compare with")
             elif ratio > 1 + tolerance:
                 verdict = "REGRESSION"
                 failures.append(f"{shape} {m}: {n:.1f} ns a task against {b:.1f} at {base} ({ratio:.2f}x)")
@@ -112,6 +142,11 @@ with open(os.path.join(out, "gate.md"), "w") as f:
 print(text)
 if failures:
     print("kernel-gate: FAILED, slower than " + base + " beyond the tolerance:\n  " + "\n  ".join(failures), file=sys.stderr)
+if missing:
+    print("kernel-gate: FAILED, figures missing (no verdict on them):\n  " + "\n  ".join(missing), file=sys.stderr)
+if failures:
     sys.exit(3)
+if missing:
+    sys.exit(4)
 print(f"kernel-gate: passed (no gated method more than {tolerance:.0%} slower than {base}); figures in {out}")
 PY

@@ -174,6 +174,8 @@ fi
 [[ -z $BASELINE_JAR || -f $BASELINE_JAR ]] || die "no BASELINE_JAR $BASELINE_JAR"
 
 # ---------------------------------------------------------------- 3. the shapes
+# an OUT used before: its earlier raw results and summary go, so that this run is judged on its own
+rm -rf "$OUT/raw" "$OUT/summary.md" "$OUT/summary.csv" "$OUT/summary-cpu-work.csv"
 mkdir -p "$OUT/shapes" "$OUT/raw"
 # shellcheck disable=SC2086
 "$JAVA" -cp "$JAR" io.hts.benchmarks.ShapeExport "$OUT/shapes" $SHAPES > "$OUT/shapes/manifest.tsv" \

@@ -94,6 +94,12 @@ final class DynamicTask<T extends @Nullable Object> extends DynamicNode implemen
         this.staticDependencies = staticDependencies;
     }
 
+    /** Its own cancellation request, or null. */
+    @Nullable
+    TaskCancelledException cancelRequested() {
+        return cancelRequest;
+    }
+
     @Override
     String describe() {
         return "dynamic task '" + name + "' of run " + run.runId();

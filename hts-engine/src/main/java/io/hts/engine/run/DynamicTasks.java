@@ -246,12 +246,16 @@ final class DynamicTasks {
     private void refuseNotRunning(TaskContext holder, String name) {
         TaskState s;
         boolean live;
+        TaskCancelledException cancelled;
         if (holder instanceof TaskExecution e && e.run == run) {
             s = run.deps.state(e.index);
-            live = s == TaskState.RUNNING && !e.timedOut();
+            // RUNNING is the task's: the attempt must be its latest (a failed one's context, kept, is not)
+            live = s == TaskState.RUNNING && !e.timedOut() && run.recorder.attemptsOf(e.index) == e.attempt;
+            cancelled = run.propagation.taskCancelRequest(e.index);
         } else if (holder instanceof DynamicTask<?> d && d.run == run) {
             s = d.state();
             live = s == TaskState.RUNNING;
+            cancelled = d.cancelRequested();
         } else {
             throw new IllegalArgumentException("task '" + name + "' is added to " + describeRun() + " through " + holder
                     + ", which is not a task of that run");
@@ -262,6 +266,13 @@ final class DynamicTasks {
                             + s + (s == TaskState.RUNNING ? ", timed out" : "")
                             + "): only a running task adds tasks to its run;"
                             + " task '" + name + "' was not added");
+        }
+        if (cancelled != null) {
+            // asked to stop while it runs: it starts no new work, as a stopping run does not
+            throw new TaskCancelledException(
+                    "task '" + name + "' was not added: task '" + holder.taskName() + "' of " + describeRun()
+                            + " was cancelled while it ran",
+                    cancelled);
         }
     }
 

@@ -284,10 +284,7 @@ public final class GraphRun implements RunResults {
         if (dynamic != null) {
             dynamic.interruptRunning();
         }
-        scheduler.runCancelled(id);
-        if (extension != null) {
-            extension.cancelled(cause);
-        }
+        scheduler.runCancelled(id); // the slices elsewhere were cancelled by the stop (Propagation.stop)
         return true;
     }
 

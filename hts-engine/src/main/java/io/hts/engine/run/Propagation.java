@@ -114,6 +114,7 @@ final class Propagation {
         if (!run.state.stop(cause)) {
             return;
         }
+        stopSlices(cause); // a fail-fast stop (a dynamic task's failure) does not wait for slices elsewhere
         run.state.counted(sweepNotStarted(cause));
     }
 

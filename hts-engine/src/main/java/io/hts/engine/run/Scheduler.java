@@ -104,10 +104,8 @@ public final class Scheduler implements AutoCloseable {
         this.watchdog = b.stallTimeout != null ? new StallWatchdog(this, b.stallTimeout) : null;
         this.admission = new RunAdmission(pool, this::drain);
         this.cluster = b.cluster;
-        this.extension = b.cluster == null ? null : SchedulerHooks.install(this, b.cluster, b.clusterSettings);
-        if (extension != null) {
-            extension.started(); // last: slices other members send may run from now on
-        }
+        this.extension = SchedulerHooks.install(this, b.cluster, b.clusterSettings, admission::shutdown);
+        SchedulerHooks.start(extension, admission::shutdown); // last: slices may run from now on
     }
 
     /** A builder; defaults: one worker per processor, the default policy, fail-fast, profiling on. */
