@@ -15,7 +15,6 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -55,7 +54,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Edges.</b> An edge between dynamic tasks is decided by one compare-and-set on the
  * dependency's successor list against its sealing ({@link DynamicTask}). An edge to a static task
- * goes on that task's list here ({@code staticDependents}, one slot per static task, made with the
+ * goes on that task's list in {@link StaticDependents} (one slot per static task, made with the
  * first such edge); the static task's end reaches it through {@link TaskWatchers#ended}, which
  * every end of a static task calls, and only while its volatile flag is set: an adder pushes its
  * edge, sets the flag ({@link TaskWatchers#dependents}), then reads the static task's state; the
@@ -82,7 +81,7 @@ final class DynamicTasks {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             DYNAMIC = l.findVarHandle(GraphRun.class, "dynamic", DynamicTasks.class);
-            STATIC_DEPENDENTS = l.findVarHandle(DynamicTasks.class, "staticDependents", AtomicReferenceArray.class);
+            STATIC_DEPENDENTS = l.findVarHandle(DynamicTasks.class, "staticDependents", StaticDependents.class);
         } catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
         }
@@ -94,8 +93,8 @@ final class DynamicTasks {
     private final GraphRun run;
     private final EventBus bus;
     private final DynamicTable<DynamicTask<?>> table = new DynamicTable<>();
-    /** Per static task: null, a stack of edges to dynamic tasks, or SEALED; made with the first such edge. */
-    private volatile @Nullable AtomicReferenceArray<@Nullable Object> staticDependents;
+    /** The edges from static tasks to dynamic ones; made with the first such edge. */
+    private volatile @Nullable StaticDependents staticDependents;
 
     private DynamicTasks(GraphRun run) {
         this.run = run;
@@ -292,66 +291,22 @@ final class DynamicTasks {
 
     // ================================================================== static dependencies
 
-    /** Makes {@code t} wait for static task {@code s} (see the class comment: edges). */
+    /** Makes {@code t} wait for static task {@code s} (see the class comment: edges, and {@link StaticDependents}). */
     void dependOnStatic(int s, DynamicTask<?> t) {
-        AtomicReferenceArray<@Nullable Object> slots = staticDependents();
-        while (true) {
-            Object head = slots.get(s);
-            if (head == DynamicNode.SEALED) {
-                decide(s, run.deps.state(s), t); // final: the list is sealed only after the task's end
-                return;
-            }
-            if (slots.compareAndSet(s, head, new DynamicNode.Edge(t, head))) {
-                break;
-            }
+        StaticDependents d = staticDependents;
+        if (d == null) {
+            STATIC_DEPENDENTS.compareAndSet(this, null, new StaticDependents(run, this));
+            d = Objects.requireNonNull(staticDependents);
         }
-        run.watchers.dependents(this); // after the push, before the look at the state: the Dekker pair
-        if (run.deps.state(s).isTerminal()) {
-            staticEnded(s); // the ender may not have seen the push: one of the two takes the list
-        }
+        d.add(s, t);
     }
 
-    /**
-     * Static task {@code s} is final: whoever takes its list of dynamic dependents (its ender, from
-     * {@link TaskWatchers#ended}, or an adder that found it final) decides their edges.
-     */
+    /** Static task {@code s} is final: its dynamic dependents, if any, are decided (from {@link TaskWatchers#ended}). */
     void staticEnded(int s) {
-        AtomicReferenceArray<@Nullable Object> slots = staticDependents;
-        if (slots == null) {
-            return;
+        StaticDependents d = staticDependents;
+        if (d != null) {
+            d.ended(s);
         }
-        Object head = slots.get(s);
-        if (head == null || head == DynamicNode.SEALED) {
-            return; // none yet: a later adder finds the task final itself
-        }
-        Object list = slots.getAndSet(s, DynamicNode.SEALED);
-        if (list == null || list == DynamicNode.SEALED) {
-            return;
-        }
-        TaskState state = run.deps.state(s);
-        for (Object e = list; e != null; e = ((DynamicNode.Edge) e).next) {
-            decide(s, state, ((DynamicNode.Edge) e).to);
-        }
-    }
-
-    private void decide(int s, TaskState state, DynamicTask<?> t) {
-        if (state == TaskState.SUCCEEDED) {
-            if (t.dependencyDone()) {
-                dispatch(t.readied(), null);
-            }
-        } else {
-            t.cancelNotStarted(becauseEnded(run.topology.name(s), state, run.errorOf(s)));
-        }
-    }
-
-    private AtomicReferenceArray<@Nullable Object> staticDependents() {
-        AtomicReferenceArray<@Nullable Object> slots = staticDependents;
-        if (slots == null) {
-            STATIC_DEPENDENTS.compareAndSet(
-                    this, null, new AtomicReferenceArray<@Nullable Object>(run.topology.size()));
-            slots = staticDependents;
-        }
-        return Objects.requireNonNull(slots);
     }
 
     // ================================================================== dispatch, stop, events
