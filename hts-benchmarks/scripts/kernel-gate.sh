@@ -96,7 +96,7 @@ fi
 BASELINE_JAR=$BASE_JAR BASELINE_NAME="$SHORT ($BASELINE)" in_own_group bash "$SCRIPT_DIR/native-peer.sh"
 
 # 3 and 4. the ratios, and the verdict
-python3 - "$OUT" "$METHODS" "$GATED" "$TOLERANCE" "$SHORT" "$(git -C "$ROOT" rev-parse --short HEAD)" <<'PY'
+python3 - "$OUT" "$METHODS" "$GATED" "$TOLERANCE" "$SHORT" "$(git -C "$ROOT" rev-parse --short HEAD)$([[ -n $(git -C "$ROOT" status --porcelain --untracked-files=no) ]] && echo ' with uncommitted changes')" <<'PY'
 import csv, os, sys
 out, methods, gated, tolerance, base, head = sys.argv[1], sys.argv[2].split(), set(sys.argv[3].split()), float(sys.argv[4]), sys.argv[5], sys.argv[6]
 rows = {}
