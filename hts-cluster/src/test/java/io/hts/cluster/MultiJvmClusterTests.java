@@ -104,9 +104,14 @@ class MultiJvmClusterTests {
         scheduler = Scheduler.builder().threads(2).cluster(engine).build();
         SweepGraph sweep = new SweepGraph(GRAPH, SHARDS, SLICE, i -> {});
         scheduler.register(sweep.graph);
+        // A member is listed as soon as its scheduler serves, before it registers the graph (the
+        // member that lacks a graph and is still sent slices is issue 38's); so the sweep waits for
+        // both members to say they registered it ("SERVING", printed after register).
         await().atMost(WAIT)
-                .alias("three members serving; output: " + output)
-                .until(() -> engine.members().size() == 3);
+                .alias("three members serving, the graph registered on each; output: " + output)
+                .until(() -> engine.members().size() == 3
+                        && output.stream().anyMatch(l -> l.startsWith("run: SERVING"))
+                        && output.stream().anyMatch(l -> l.startsWith("block: SERVING")));
 
         GraphRun run = scheduler.submit(sweep.graph);
         await().atMost(WAIT)
