@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hts.autoconfigure.support.DashboardApp;
 import io.hts.engine.graph.RunStatus;
 import io.hts.engine.run.GraphRun;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.junit.jupiter.api.Test;
@@ -39,8 +40,14 @@ class DashboardWritableBrowserTests extends WritableDashboardBrowserTests {
         DashboardPages.eventually(() -> assertThat(
                         browser.driver().findElement(By.id("run-missing")).getText())
                 .contains("not among the runs the profiler keeps"));
-        // the browser logs the 404 of a run that is not there, and nothing else
-        assertThat(browser.consoleErrors()).allMatch(e -> e.contains("htsprofiler/987654") && e.contains("404"));
+        // the browser logs the 404 of a run that is not there, and nothing else; its log may deliver
+        // the entry late, so it is awaited here (else the next test's console check would see it)
+        List<String> errors = new ArrayList<>();
+        DashboardPages.eventually(() -> {
+            errors.addAll(browser.consoleErrors());
+            assertThat(errors).anyMatch(e -> e.contains("htsprofiler/987654") && e.contains("404"));
+        });
+        assertThat(errors).allMatch(e -> e.contains("htsprofiler/987654") && e.contains("404"));
     }
 
     @Test
