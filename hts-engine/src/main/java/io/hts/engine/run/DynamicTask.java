@@ -300,7 +300,7 @@ final class DynamicTask<T extends @Nullable Object> extends DynamicNode implemen
         cause = why; // right after the transition; error() waits it out
         body = null;
         run.state.taskCancelled();
-        if (events[0]++ < DynamicTasks.MAX_EVENTS_PER_SWEEP || run.recorder.wantsRoutine()) {
+        if (events[0]++ < Propagation.MAX_EVENTS_PER_SWEEP || run.recorder.wantsRoutine()) {
             tasks.publish(EventType.TASK_CANCELLED, this, -1, why, null);
         }
     }

@@ -9,7 +9,6 @@ import io.hts.engine.graph.TaskContext;
 import io.hts.engine.graph.TaskState;
 import io.hts.engine.observe.EventType;
 import io.hts.engine.observe.TaskTiming;
-import io.hts.engine.observe.internal.EventBus;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
@@ -87,18 +86,13 @@ final class DynamicTasks {
         }
     }
 
-    /** Above this many cancellations in one sweep, one summary event stands for the rest (as {@link Propagation}'s). */
-    static final int MAX_EVENTS_PER_SWEEP = 1000;
-
     private final GraphRun run;
-    private final EventBus bus;
     private final DynamicTable<DynamicTask<?>> table = new DynamicTable<>();
     /** The edges from static tasks to dynamic ones; made with the first such edge. */
     private volatile @Nullable StaticDependents staticDependents;
 
     private DynamicTasks(GraphRun run) {
         this.run = run;
-        this.bus = run.scheduler.eventBus();
     }
 
     /** The dynamic tasks of {@code run}, made on first use. */
@@ -355,46 +349,24 @@ final class DynamicTasks {
 
     void publish(
             EventType type, @Nullable DynamicTask<?> t, int lane, @Nullable Throwable error, @Nullable String detail) {
-        if (!bus.wants(type)) {
-            return;
-        }
-        boolean listened = bus.hasListeners(); // listeners are user code
-        if (listened) {
-            UserCode.enter(run.scheduler);
-        }
-        try {
-            bus.publish(
-                    type,
-                    run.runId(),
-                    run.topology.name(),
-                    t != null ? t.name : null,
-                    t != null ? t.index() : -1,
-                    lane >= 0 ? Device.CPU : null,
-                    lane,
-                    t != null ? 1 : 0,
-                    error,
-                    null,
-                    detail);
-        } finally {
-            if (listened) {
-                UserCode.exit();
-            }
-        }
+        run.recorder.publish(
+                type,
+                t != null ? t.name : null,
+                t != null ? t.index() : -1,
+                lane >= 0 ? Device.CPU : null,
+                lane,
+                t != null ? 1 : 0,
+                error,
+                null,
+                detail);
     }
 
     void summarize(int cancelled, Throwable cause) {
-        if (cancelled > MAX_EVENTS_PER_SWEEP && !bus.wantsRoutine()) {
-            publish(
-                    EventType.TASK_CANCELLED,
-                    null,
-                    -1,
-                    cause,
-                    (cancelled - MAX_EVENTS_PER_SWEEP) + " more dynamic tasks cancelled (events not shown)");
-        }
+        Propagation.summarize(run.recorder, cancelled, cause, "dynamic tasks");
     }
 
     TaskCancelledException becauseFailed(String name, Throwable failure) {
-        return new TaskCancelledException("cancelled because task '" + name + "' failed", failure);
+        return Propagation.becauseFailed(name, failure);
     }
 
     /** The cause of a dependent of a task that ended {@code state} (FAILED or CANCELLED) with {@code cause}. */

@@ -44,7 +44,7 @@ final class Propagation {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Propagation.class);
 
     /** Above this many cancellations in one sweep, one summary event stands for the rest. */
-    private static final int MAX_EVENTS_PER_SWEEP = 1000;
+    static final int MAX_EVENTS_PER_SWEEP = 1000;
 
     private final GraphRun run;
     private final GraphTopology topology;
@@ -301,8 +301,16 @@ final class Propagation {
     }
 
     private void summarize(int cancelled, Throwable cause) {
-        if (cancelled > MAX_EVENTS_PER_SWEEP && !run.recorder.wantsRoutine()) {
-            run.recorder.publish(
+        summarize(run.recorder, cancelled, cause, "tasks");
+    }
+
+    /**
+     * After a sweep that cancelled {@code cancelled} tasks (of the graph, or {@code what} else): one
+     * event for those beyond {@link #MAX_EVENTS_PER_SWEEP}, when routine events are not wanted.
+     */
+    static void summarize(RunRecorder recorder, int cancelled, Throwable cause, String what) {
+        if (cancelled > MAX_EVENTS_PER_SWEEP && !recorder.wantsRoutine()) {
+            recorder.publish(
                     EventType.TASK_CANCELLED,
                     -1,
                     null,
@@ -310,12 +318,17 @@ final class Propagation {
                     0,
                     cause,
                     null,
-                    (cancelled - MAX_EVENTS_PER_SWEEP) + " more tasks cancelled (events not shown)");
+                    (cancelled - MAX_EVENTS_PER_SWEEP) + " more " + what + " cancelled (events not shown)");
         }
     }
 
     private TaskCancelledException becauseFailed(int i, Throwable failure) {
-        return new TaskCancelledException("cancelled because task '" + topology.name(i) + "' failed", failure);
+        return becauseFailed(topology.name(i), failure);
+    }
+
+    /** The cause given to the tasks cancelled because task {@code name} failed. */
+    static TaskCancelledException becauseFailed(String name, Throwable failure) {
+        return new TaskCancelledException("cancelled because task '" + name + "' failed", failure);
     }
 
     /** For the log of a listener or release failure. */

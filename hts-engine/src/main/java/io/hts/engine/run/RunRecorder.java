@@ -140,9 +140,28 @@ final class RunRecorder {
         }
     }
 
-    /** Publishes an event when anyone wants it; never throws. */
+    /** Publishes an event of task {@code i} of the graph (-1: of the run) when anyone wants it; never throws. */
     void publish(
             EventType type,
+            int i,
+            @Nullable Device device,
+            int lane,
+            int attempt,
+            @Nullable Throwable error,
+            @Nullable DeviceDecision decision,
+            @Nullable String detail) {
+        if (bus.wants(type)) {
+            publish(type, i >= 0 ? topology.name(i) : null, i, device, lane, attempt, error, decision, detail);
+        }
+    }
+
+    /**
+     * Publishes an event of the task named {@code name} with index {@code i} (a task of the graph, or
+     * one added while the run runs), or of the run (null, -1), when anyone wants it; never throws.
+     */
+    void publish(
+            EventType type,
+            @Nullable String name,
             int i,
             @Nullable Device device,
             int lane,
@@ -158,18 +177,7 @@ final class RunRecorder {
             UserCode.enter(run.scheduler);
         }
         try {
-            bus.publish(
-                    type,
-                    run.runId(),
-                    topology.name(),
-                    i >= 0 ? topology.name(i) : null,
-                    i,
-                    device,
-                    lane,
-                    attempt,
-                    error,
-                    decision,
-                    detail);
+            bus.publish(type, run.runId(), topology.name(), name, i, device, lane, attempt, error, decision, detail);
         } finally {
             if (listened) {
                 UserCode.exit();

@@ -6,7 +6,9 @@ import io.hts.engine.graph.TaskGraph;
 import io.hts.engine.run.internal.ExtensionFactory;
 import io.hts.engine.run.internal.SchedulerExtension;
 import io.hts.engine.run.internal.SchedulerHandle;
+import java.security.CodeSource;
 import java.util.Iterator;
+import java.util.Objects;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.concurrent.ScheduledExecutorService;
@@ -113,10 +115,9 @@ final class SchedulerHooks implements SchedulerHandle {
         if (provider.getModule() != ExtensionFactory.class.getModule()) {
             return false;
         }
-        java.security.CodeSource mine =
-                ExtensionFactory.class.getProtectionDomain().getCodeSource();
-        java.security.CodeSource theirs = provider.getProtectionDomain().getCodeSource();
-        return mine == null || theirs == null || java.util.Objects.equals(mine.getLocation(), theirs.getLocation());
+        CodeSource mine = ExtensionFactory.class.getProtectionDomain().getCodeSource();
+        CodeSource theirs = provider.getProtectionDomain().getCodeSource();
+        return mine == null || theirs == null || Objects.equals(mine.getLocation(), theirs.getLocation());
     }
 
     @Override

@@ -390,7 +390,7 @@ class DynamicTasksTests {
         g.task("root").cpu(ctx -> {
             DynamicTask<String> z = DynamicTasks.spawn(ctx, "sleeper", x -> {
                 running.countDown();
-                Thread.sleep(30_000); // interrupted by the cancel
+                new CountDownLatch(1).await(); // never counted down: only the cancel's interrupt ends it
                 return "slept";
             });
             sleeper.set(z);
@@ -442,7 +442,7 @@ class DynamicTasksTests {
                     return null;
                 });
                 GraphRun run = s.submit(g);
-                Thread.sleep(0, ThreadLocalRandom.current().nextInt(999_999));
+                spinMicros(ThreadLocalRandom.current().nextInt(1000)); // the cancel at a random moment
                 if (ThreadLocalRandom.current().nextBoolean()) {
                     spinMicros(ThreadLocalRandom.current().nextInt(3000));
                 }

@@ -397,7 +397,7 @@ class Review34DynamicTasksBreakTests {
                 if (k == depth - 1) {
                     innermost.countDown();
                     if (block) {
-                        Thread.sleep(20_000); // interrupted by the cancel reaching this nested run
+                        new CountDownLatch(1).await(); // only the cancel reaching this nested run ends it
                     }
                     return depth;
                 }
