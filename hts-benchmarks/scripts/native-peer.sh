@@ -70,6 +70,10 @@
 #   OUT=/tmp/native-peer-<UTC date and time>   where raw results, logs and the summary go
 #   MVN_ARGS="-q"         extra Maven arguments for step 2 (e.g. "-q -o" offline)
 #   SKIP_BUILD=0          1: reuse hts-benchmarks/target/benchmarks.jar as it is
+#   BENCH_CP=""           a Java class path holding the benchmarks, JMH and their dependencies, used
+#                         instead of benchmarks.jar (implies SKIP_BUILD=1): e.g. the device kit's
+#                         .device/mods/hts-benchmarks/classes and .device/lib/*, on a machine with no
+#                         Maven; BASELINE_JAR may be such a class path too
 #   CXX=g++  CXXFLAGS="-std=c++17 -O2 -DNDEBUG -pthread"  TBB_LIBS="-ltbb"   the TBB peer's build
 #   TF_CXXFLAGS="-std=c++20 -O2 -DNDEBUG -pthread"   the Taskflow peer's build (Taskflow 4 needs C++20)
 #
@@ -110,7 +114,8 @@ TBB_LIBS=${TBB_LIBS:--ltbb}
 TF_CXXFLAGS=${TF_CXXFLAGS:--std=c++20 -O2 -DNDEBUG -pthread}
 
 NATIVE=$MODULE/native
-JAR=$MODULE/target/benchmarks.jar
+JAR=${BENCH_CP:-$MODULE/target/benchmarks.jar}
+[[ -z ${BENCH_CP:-} ]] || SKIP_BUILD=1
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
 
 die() { echo "native-peer: $*" >&2; exit 1; }
@@ -170,8 +175,10 @@ if [[ $SKIP_BUILD != 1 ]]; then
   (cd "$ROOT" && ./mvnw $MVN_ARGS -pl hts-benchmarks -am package -DskipTests -Djcstress.skip=true) \
     || die "the Maven build failed"
 fi
-[[ -f $JAR ]] || die "no $JAR (run without SKIP_BUILD=1)"
-[[ -z $BASELINE_JAR || -f $BASELINE_JAR ]] || die "no BASELINE_JAR $BASELINE_JAR"
+# a jar, or a class path (BENCH_CP): every entry must exist
+on_path() { local e; local IFS=:; for e in $1; do [[ -e $e ]] || return 1; done; }
+on_path "$JAR" || die "no $JAR (run without SKIP_BUILD=1)"
+[[ -z $BASELINE_JAR ]] || on_path "$BASELINE_JAR" || die "no BASELINE_JAR $BASELINE_JAR"
 
 # ---------------------------------------------------------------- 3. the shapes
 # an OUT used before: its earlier raw results and summary go, so that this run is judged on its own
@@ -223,7 +230,7 @@ run_jmh() { # round shape [jar suffix]: this revision's jar, or with a suffix th
   file=$OUT/raw/round$1-$2-jmh${4:-}
   say "round $1/$ROUNDS $2: JMH ${class##*.}.$regex${4:+ (baseline)}"
   # shellcheck disable=SC2086
-  "$JAVA" -jar "$jar" "^${class//./\\.}\\.$regex\$" -wi "$WI" -w "${W}s" -i "$I" -r "${R}s" \
+  "$JAVA" -cp "$jar" org.openjdk.jmh.Main "^${class//./\\.}\\.$regex\$" -wi "$WI" -w "${W}s" -i "$I" -r "${R}s" \
       -jvmArgsAppend "$JVM_ARGS -XX:ActiveProcessorCount=$THREADS" $JMH_OPTS -rf json -rff "$file.json" \
       > "$file.txt" 2>&1 || die "JMH failed; see $file.txt"
   grep -E '^Empty' "$file.txt" | sed 's/^/    /' || true
@@ -257,7 +264,7 @@ run_cpu_jmh() { # round shape [jar suffix]
   regex="($(echo $CPU_METHODS | tr ' ' '|'))"
   say "CPU work round $1/$CPU_ROUNDS $2: JMH CpuWorkBenchmark.$regex${4:+ (baseline)}"
   # shellcheck disable=SC2086
-  "$JAVA" -jar "$jar" "^io\\.hts\\.benchmarks\\.CpuWorkBenchmark\\.$regex\$" -p shape="$2" -p workMicros="$CPU_WORK_US" \
+  "$JAVA" -cp "$jar" org.openjdk.jmh.Main "^io\\.hts\\.benchmarks\\.CpuWorkBenchmark\\.$regex\$" -p shape="$2" -p workMicros="$CPU_WORK_US" \
       -wi "$CPU_WI" -i "$CPU_I" -jvmArgsAppend "$CPU_JVM_ARGS -XX:ActiveProcessorCount=$THREADS" $JMH_OPTS \
       -rf json -rff "$file.json" > "$file.txt" 2>&1 || die "JMH failed; see $file.txt"
   grep -E '^CpuWork' "$file.txt" | sed 's/^/    /' || true

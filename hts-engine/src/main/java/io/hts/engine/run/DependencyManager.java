@@ -66,17 +66,37 @@ final class DependencyManager {
     private final GraphTopology topology;
     private final int[] words;
 
+    /** The words of a run of {@code topology} at its start (made afresh: for a one-off run, or a test). */
     DependencyManager(GraphTopology topology) {
+        this(topology, initialWords(topology));
+    }
+
+    /**
+     * A run's words at its start, a copy of {@code initial} (from {@link #initialWords}, made once
+     * per graph): one block copy per run instead of a pass over the topology.
+     */
+    DependencyManager(GraphTopology topology, int[] initial) {
         this.topology = topology;
-        this.words = new int[topology.slots()];
+        this.words = initial.clone();
+    }
+
+    /**
+     * Every task's word before its run starts (CREATED, its in-degree), laid out by {@link
+     * GraphTopology#slot(int)}: made once per graph, and copied by each run.
+     *
+     * @throws IllegalArgumentException naming a task with more dependencies than a word counts
+     */
+    static int[] initialWords(GraphTopology topology) {
+        int[] words = new int[topology.slots()];
         for (int i = 0, n = topology.size(); i < n; i++) {
             int in = topology.inDegree(i);
             if (in > COUNT_MASK) {
                 throw new IllegalArgumentException("task '" + topology.name(i) + "' has " + in
                         + " dependencies; at most " + COUNT_MASK + " are supported (join them through barriers)");
             }
-            words[topology.slot(i)] = in;
+            words[topology.slot(i)] = word(CREATED, in);
         }
+        return words;
     }
 
     private static int word(int state, int count) {

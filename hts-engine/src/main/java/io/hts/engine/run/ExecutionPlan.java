@@ -58,6 +58,8 @@ final class ExecutionPlan {
 
     final CompiledGraph graph;
     final byte[] flags;
+    /** Every task's state word at a run's start, which each run copies ({@link DependencyManager#initialWords}). */
+    final int[] initialWords;
     /**
      * Each task's CPU body (null for a barrier or a GPU-only task), in one dense array: a worker
      * starting a task reads one entry here instead of following the graph's task object to it.
@@ -104,6 +106,7 @@ final class ExecutionPlan {
             @Nullable SchedulerExtension schedulerExtension) {
         this.graph = graph;
         int n = graph.size();
+        this.initialWords = DependencyManager.initialWords(graph.topology());
         this.flags = new byte[n];
         this.cpuBodies = new TaskBody<?>[n];
         this.extension = schedulerExtension == null ? null : schedulerExtension.graph(graph);

@@ -92,7 +92,7 @@ public final class GraphRun implements RunResults {
         this.pool = scheduler.pool();
         this.id = id;
         this.failureMode = failureMode;
-        this.deps = new DependencyManager(topology);
+        this.deps = new DependencyManager(topology, plan.initialWords);
         this.results = new TaskResults(topology, deps);
         this.state = new RunState(this, topology.size());
         this.recorder = new RunRecorder(this, profiling);
