@@ -70,20 +70,16 @@ final class RunCompletion {
             run.scheduler.runFinished(run, profile);
             run.recorder.runFinished(profile);
             failure = outcome == RunStatus.SUCCEEDED ? null : exception(outcome);
-            run.recorder.publish(
-                    switch (outcome) {
-                        case SUCCEEDED -> EventType.RUN_SUCCEEDED;
-                        case CANCELLED -> EventType.RUN_CANCELLED;
-                        default -> EventType.RUN_FAILED;
-                    },
-                    -1,
-                    null,
-                    -1,
-                    0,
-                    failure,
-                    null,
-                    Elapsed.count(run.topology.size(), "task") + " in "
-                            + Elapsed.of(Duration.ofNanos(now - run.recorder.submitNanos)));
+            EventType endEvent = switch (outcome) {
+                case SUCCEEDED -> EventType.RUN_SUCCEEDED;
+                case CANCELLED -> EventType.RUN_CANCELLED;
+                default -> EventType.RUN_FAILED;
+            };
+            if (run.recorder.wants(endEvent)) { // its detail is made only for someone who reads it
+                String detail = Elapsed.count(run.topology.size(), "task") + " in "
+                        + Elapsed.of(Duration.ofNanos(now - run.recorder.submitNanos));
+                run.recorder.publish(endEvent, -1, null, -1, 0, failure, null, detail);
+            }
             if (failure != null) {
                 run.scheduler.failedRuns().ended(run, outcome, failure, now - run.recorder.submitNanos); // never throws
             }

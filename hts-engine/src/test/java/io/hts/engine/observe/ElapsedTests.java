@@ -3,6 +3,8 @@ package io.hts.engine.observe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.Locale;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /** Issue 15 item 11: durations and counts in messages and event details read as a person writes them. */
@@ -52,5 +54,59 @@ class ElapsedTests {
         assertThat(Elapsed.of(Duration.ofNanos(99_950))).isEqualTo("100 us");
         assertThat(Elapsed.of(Duration.ofNanos(45_670_000))).isEqualTo("45.7 ms");
         assertThat(Elapsed.of(Duration.ofNanos(456_700_000))).isEqualTo("457 ms");
+    }
+
+    /**
+     * The digits are the formatter's ({@code %.2f}, {@code %.1f}, {@code %.0f}, trailing zeros
+     * dropped), which Elapsed no longer calls (it cost a run's end hundreds of microseconds): a
+     * million random durations over every unit, and every nanosecond count around the rounding
+     * edges of each unit, read the same both ways.
+     */
+    @Test
+    void theDigitsAreTheFormattersForEveryDuration() {
+        SplittableRandom random = new SplittableRandom(34);
+        for (int k = 0; k < 1_000_000; k++) {
+            long nanos = (long) Math.pow(10, random.nextDouble(3, 11.5)) + random.nextLong(0, 1000);
+            assertThat(Elapsed.of(Duration.ofNanos(nanos))).as("%d ns", nanos).isEqualTo(formatted(nanos));
+        }
+        for (long edge : new long[] {
+            1_000L, 10_000L, 100_000L, 999_500L, 10_000_000L, 100_000_000L, 999_500_000L, 10_000_000_000L
+        }) {
+            for (long nanos = edge - 600; nanos <= edge + 600; nanos++) {
+                assertThat(Elapsed.of(Duration.ofNanos(nanos)))
+                        .as("%d ns", nanos)
+                        .isEqualTo(formatted(nanos));
+            }
+        }
+    }
+
+    /** What Elapsed.of gave below a minute when it formatted with String.format and a regex. */
+    private static String formatted(long n) {
+        if (n < 1_000) {
+            return n + " ns";
+        }
+        if (n < 999_500) {
+            return formattedDecimal(n / 1e3) + " us";
+        }
+        if (n < 999_500_000) {
+            return formattedDecimal(n / 1e6) + " ms";
+        }
+        if (n < 60_000_000_000L) {
+            return formattedDecimal(n / 1e9) + " s";
+        }
+        return Elapsed.of(Duration.ofNanos(n)); // minutes and hours have no decimals
+    }
+
+    private static String formattedDecimal(double v) {
+        String s = v < 10
+                ? String.format(Locale.ROOT, "%.2f", v)
+                : v < 100 ? String.format(Locale.ROOT, "%.1f", v) : String.format(Locale.ROOT, "%.0f", v);
+        if (s.contains(".")) {
+            s = s.replaceAll("0+$", "");
+            if (s.endsWith(".")) {
+                s = s.substring(0, s.length() - 1);
+            }
+        }
+        return s;
     }
 }
