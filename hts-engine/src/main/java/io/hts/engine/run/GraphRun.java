@@ -411,20 +411,11 @@ public final class GraphRun implements RunResults {
                 placement.callerStarts();
             }
             try {
-                // Every root is made ready (in order: the first declared takes a resource first)
-                // before any is submitted: a submission wakes a worker, and on a machine with few
-                // cores a woken worker took the caller's core while the caller still held roots
-                // back (a 5,000-task DAG's 50 roots: a worker started up to 4 ms late).
-                PoolTask[] ready = new PoolTask[roots];
-                int n = 0;
                 for (int k = 0; k < roots; k++) {
                     PoolTask t = placement.rootReady(topology.root(k));
                     if (t != null) {
-                        ready[n++] = t;
+                        pool.submit(t);
                     }
-                }
-                for (int k = 0; k < n; k++) {
-                    pool.submit(ready[k]);
                 }
             } finally {
                 if (offer) {
