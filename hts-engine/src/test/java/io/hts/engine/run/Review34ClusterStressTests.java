@@ -80,6 +80,13 @@ class Review34ClusterStressTests {
 
     @Test
     void randomDistributedRuns() throws Exception {
+        Long replay = Long.getLong("hts.stress.seed"); // a failure's seed, to run that round again
+        if (replay != null) {
+            for (int again = 0; again < 50; again++) {
+                oneRound(replay);
+            }
+            return;
+        }
         long base = ThreadLocalRandom.current().nextLong();
         for (int round = 0; round < 200; round++) {
             oneRound(base + round);
